@@ -1,0 +1,120 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is everything the command can be told, from flags or their
+// environment twins (a flag given on the command line wins).
+type Config struct {
+	Addr             string
+	DB               string
+	Demo             bool
+	DemoPassword     string
+	OpenAIKey        string
+	OpenAIBaseURL    string
+	ChatModel        string
+	ConsolidateModel string
+	SessionIdle      time.Duration
+	Retention        time.Duration
+	ShutdownTimeout  time.Duration
+	LogFormat        string
+	LogLevel         string
+	SecureCookies    bool
+}
+
+// envDefault returns the first non-empty environment value among names.
+func envDefault(getenv func(string) string, def string, names ...string) string {
+	for _, n := range names {
+		if v := getenv(n); v != "" {
+			return v
+		}
+	}
+	return def
+}
+
+func envDuration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	return d, nil
+}
+
+func envBool(getenv func(string) string, name string, def bool) (bool, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("%s: %w", name, err)
+	}
+	return b, nil
+}
+
+// parseServeConfig reads the serve flags from args with getenv as defaults.
+func parseServeConfig(name string, args []string, getenv func(string) string, stderr io.Writer) (Config, error) {
+	var c Config
+	var errs []string
+	dur := func(env string, def time.Duration) time.Duration {
+		d, err := envDuration(getenv, env, def)
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+		return d
+	}
+	boolean := func(env string, def bool) bool {
+		b, err := envBool(getenv, env, def)
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+		return b
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.Addr, "addr", envDefault(getenv, ":8080", "CONCIERGE_ADDR"), "address to listen on (CONCIERGE_ADDR)")
+	fs.StringVar(&c.DB, "db", envDefault(getenv, "concierge.db", "CONCIERGE_DB", "DATABASE_URL"),
+		"SQLite file, or a postgres:// URL (CONCIERGE_DB, DATABASE_URL)")
+	fs.BoolVar(&c.Demo, "demo", boolean("CONCIERGE_DEMO", true), "seed demo accounts into a new database (CONCIERGE_DEMO)")
+	noDemo := fs.Bool("no-demo", false, "do not seed demo accounts")
+	fs.StringVar(&c.DemoPassword, "demo-password", envDefault(getenv, "demo", "CONCIERGE_DEMO_PASSWORD"), "password of the demo accounts (CONCIERGE_DEMO_PASSWORD)")
+	fs.StringVar(&c.OpenAIBaseURL, "openai-base-url", envDefault(getenv, "", "OPENAI_BASE_URL"), "OpenAI-compatible API base URL (OPENAI_BASE_URL)")
+	fs.StringVar(&c.ChatModel, "model", envDefault(getenv, "gpt-4o-mini", "CONCIERGE_MODEL"), "chat model name (CONCIERGE_MODEL)")
+	fs.StringVar(&c.ConsolidateModel, "consolidation-model", envDefault(getenv, "", "CONCIERGE_CONSOLIDATION_MODEL"),
+		"model for consolidation; defaults to the chat model (CONCIERGE_CONSOLIDATION_MODEL)")
+	fs.DurationVar(&c.SessionIdle, "session-idle", dur("CONCIERGE_SESSION_IDLE", 30*time.Minute), "close chat sessions idle this long (CONCIERGE_SESSION_IDLE)")
+	fs.DurationVar(&c.Retention, "retention", dur("CONCIERGE_RETENTION", 90*24*time.Hour), "keep transcripts and prompt snapshots this long (CONCIERGE_RETENTION)")
+	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", dur("CONCIERGE_SHUTDOWN_TIMEOUT", 15*time.Second), "time to drain requests on shutdown (CONCIERGE_SHUTDOWN_TIMEOUT)")
+	fs.StringVar(&c.LogFormat, "log-format", envDefault(getenv, "text", "CONCIERGE_LOG_FORMAT"), "log format: text or json (CONCIERGE_LOG_FORMAT)")
+	fs.StringVar(&c.LogLevel, "log-level", envDefault(getenv, "info", "CONCIERGE_LOG_LEVEL"), "log level: debug, info, warn, error (CONCIERGE_LOG_LEVEL)")
+	fs.BoolVar(&c.SecureCookies, "secure-cookies", boolean("CONCIERGE_SECURE_COOKIES", false), "mark cookies Secure, for TLS behind a proxy (CONCIERGE_SECURE_COOKIES)")
+	if len(errs) > 0 {
+		return c, fmt.Errorf("bad environment: %s", strings.Join(errs, "; "))
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %s", strings.Join(fs.Args(), " "))
+	}
+	if *noDemo {
+		c.Demo = false
+	}
+	// The key is read from the environment only, never from a flag, so it
+	// does not show in process listings.
+	c.OpenAIKey = getenv("OPENAI_API_KEY")
+	if c.ConsolidateModel == "" {
+		c.ConsolidateModel = c.ChatModel
+	}
+	return c, nil
+}

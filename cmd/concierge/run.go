@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"concierge/handlers"
+	"concierge/models"
+)
+
+const usage = `Usage: concierge [command] [flags]
+
+Commands:
+  serve        serve the web app and API (the default)
+  migrate      apply pending database migrations and exit
+  user add     create an account: --email, --name, --role, password from --password or stdin
+  healthcheck  exit 0 when the server at --addr answers /healthz (for containers)
+
+Run "concierge serve -h" for the server's flags.
+`
+
+// run is the whole program; main only supplies the process's context,
+// arguments, environment and streams.
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := "serve"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return serve(ctx, args, getenv, stdout, stderr)
+	case "migrate":
+		return migrate(ctx, args, getenv, stdout, stderr)
+	case "user":
+		if len(args) == 0 || args[0] != "add" {
+			return errors.New(`unknown user command; try "concierge user add"`)
+		}
+		return userAdd(ctx, args[1:], getenv, stdin, stdout, stderr)
+	case "healthcheck":
+		return healthcheck(ctx, args, getenv, stderr)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("unknown command %q", cmd)
+	}
+}
+
+func newLogger(cfg Config, w io.Writer) (*slog.Logger, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		return nil, fmt.Errorf("log level %q: %w", cfg.LogLevel, err)
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	switch cfg.LogFormat {
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("log format %q: want text or json", cfg.LogFormat)
+}
+
+// openStore opens and migrates the database.
+func openStore(ctx context.Context, dsn string) (*models.Store, error) {
+	store, err := models.Open(dsn)
+	if err != nil {
+		return nil, err
+	}
+	if err := store.Migrate(ctx); err != nil {
+		store.Close()
+		return nil, err
+	}
+	return store, nil
+}
+
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseServeConfig("serve", args, getenv, stderr)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	log, err := newLogger(cfg, stderr)
+	if err != nil {
+		return err
+	}
+	started := time.Now()
+	store, err := openStore(ctx, cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if cfg.Demo {
+		seeded, err := store.SeedDemo(ctx, cfg.DemoPassword)
+		if err != nil {
+			return err
+		}
+		if seeded {
+			log.Info("seeded demo accounts into the new database", "accounts", len(models.DemoAccounts))
+		}
+	}
+
+	hcfg := handlers.DefaultConfig()
+	hcfg.SecureCookies = cfg.SecureCookies
+	hcfg.DemoEnabled = cfg.Demo
+	hcfg.Offline = cfg.OpenAIKey == ""
+	srv := handlers.NewServer(hcfg, store, log)
+
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	httpServer := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+	}
+	url := "http://" + displayAddr(ln.Addr())
+	fmt.Fprintf(stdout, "Concierge is listening on %s\n", url)
+	if cfg.Demo {
+		fmt.Fprintf(stdout, "Demo accounts are enabled: sign in at %s/login as john@example.com (traveler), support@example.com or admin@example.com, password %q\n",
+			url, cfg.DemoPassword)
+	}
+	model := "offline (no OPENAI_API_KEY set)"
+	if cfg.OpenAIKey != "" {
+		model = cfg.ChatModel
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "db", dbKind(store), "model", model,
+		"startup_ms", time.Since(started).Milliseconds())
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- httpServer.Serve(ln) }()
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	// Drain with a fresh context: the one we were given is already done.
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := httpServer.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+func dbKind(s *models.Store) string {
+	if s.IsPostgres() {
+		return "postgres"
+	}
+	return "sqlite:" + s.Path()
+}
+
+// displayAddr turns a listener address into one a browser can open.
+func displayAddr(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+func migrate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := parseServeConfig("migrate", args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, cfg.DB)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	v, err := store.SchemaVersion(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "database is at schema version %d\n", v)
+	return nil
+}
+
+func userAdd(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("user add", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	email := fs.String("email", "", "email address (required)")
+	name := fs.String("name", "", "display name (required)")
+	role := fs.String("role", "traveler", "traveler, support or admin")
+	password := fs.String("password", "", "password; read from the first line of stdin when empty")
+	db := fs.String("db", envDefault(getenv, "concierge.db", "CONCIERGE_DB", "DATABASE_URL"), "SQLite file or postgres:// URL")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *email == "" || *name == "" {
+		return errors.New("user add: --email and --name are required")
+	}
+	if !models.Role(*role).Valid() {
+		return fmt.Errorf("user add: role %q: want traveler, support or admin", *role)
+	}
+	if *password == "" {
+		line, err := bufio.NewReader(stdin).ReadString('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return fmt.Errorf("user add: read password: %w", err)
+		}
+		*password = strings.TrimRight(line, "\r\n")
+	}
+	if len(*password) < 8 {
+		return errors.New("user add: the password must have at least 8 characters")
+	}
+	store, err := openStore(ctx, *db)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	u, err := store.CreateUser(ctx, *email, *name, models.Role(*role), *password)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "created %s account %s (id %s)\n", u.Role, u.Email, u.ID)
+	return nil
+}
+
+func healthcheck(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("healthcheck", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", envDefault(getenv, ":8080", "CONCIERGE_ADDR"), "the server's listen address")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	host, port, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return fmt.Errorf("healthcheck: address %q: %w", *addr, err)
+	}
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+"/healthz", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("healthcheck: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("healthcheck: /healthz answered %d", resp.StatusCode)
+	}
+	return nil
+}

@@ -1,0 +1,232 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"concierge/models"
+	"concierge/views"
+)
+
+const sessionCookie = "concierge_session"
+
+const userKey = "concierge.user"
+
+// currentUser is the signed-in account, or nil.
+func currentUser(c echo.Context) *models.User {
+	u, _ := c.Get(userKey).(*models.User)
+	return u
+}
+
+// authenticate resolves the caller: a bearer token on the API, the session
+// cookie on pages. An unknown credential leaves the caller anonymous.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		if isAPI(c) {
+			if h := c.Request().Header.Get(echo.HeaderAuthorization); strings.HasPrefix(h, "Bearer ") {
+				if u, err := s.store.UserByAPIToken(ctx, strings.TrimSpace(strings.TrimPrefix(h, "Bearer "))); err == nil {
+					c.Set(userKey, u)
+				} else if !errors.Is(err, models.ErrNotFound) {
+					return err
+				}
+			}
+			return next(c)
+		}
+		if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
+			if u, err := s.store.UserByWebSession(ctx, ck.Value); err == nil {
+				c.Set(userKey, u)
+			} else if !errors.Is(err, models.ErrNotFound) {
+				return err
+			}
+		}
+		return next(c)
+	}
+}
+
+func hasRole(u *models.User, roles []string) bool {
+	if len(roles) == 0 {
+		return true
+	}
+	for _, r := range roles {
+		if string(u.Role) == r {
+			return true
+		}
+	}
+	return false
+}
+
+// requirePage lets signed-in callers with one of roles (any role when none
+// is named) through; others are sent to the login page or refused.
+func (s *Server) requirePage(roles ...string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			u := currentUser(c)
+			if u == nil {
+				return redirectToLogin(c)
+			}
+			if !hasRole(u, roles) {
+				return errForbidden
+			}
+			return next(c)
+		}
+	}
+}
+
+// requireAPI is requirePage for the JSON API: 401 without a valid token,
+// 403 for a role that may not call the endpoint.
+func (s *Server) requireAPI(roles ...string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			u := currentUser(c)
+			if u == nil {
+				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="concierge"`)
+				return errUnauthorized
+			}
+			if !hasRole(u, roles) {
+				return errForbidden
+			}
+			return next(c)
+		}
+	}
+}
+
+func redirectToLogin(c echo.Context) error {
+	target := "/login"
+	if r := c.Request(); r.Method == http.MethodGet && r.URL.Path != "/" {
+		target += "?next=" + url.QueryEscape(r.URL.RequestURI())
+	}
+	if c.Request().Header.Get("HX-Request") == "true" {
+		c.Response().Header().Set("HX-Redirect", target)
+		return c.NoContent(http.StatusUnauthorized)
+	}
+	return c.Redirect(http.StatusSeeOther, target)
+}
+
+// safeNext keeps post-login redirects on this site.
+func safeNext(next string) string {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+		return "/"
+	}
+	return next
+}
+
+func (s *Server) home(c echo.Context) error {
+	if currentUser(c).Role.IsStaff() {
+		return c.Redirect(http.StatusSeeOther, "/console")
+	}
+	return c.Redirect(http.StatusSeeOther, "/chat")
+}
+
+func (s *Server) loginPage(c echo.Context) error {
+	if currentUser(c) != nil {
+		return c.Redirect(http.StatusSeeOther, safeNext(c.QueryParam("next")))
+	}
+	f := views.LoginForm{Next: c.QueryParam("next"), DemoEnabled: s.cfg.DemoEnabled}
+	return render(c, http.StatusOK, views.LoginPage(s.page(c, "Sign in", ""), f))
+}
+
+// loginFailure says what went wrong without telling which part was wrong.
+func loginFailure(err error) *Error {
+	var locked *models.LockedError
+	if errors.As(err, &locked) {
+		wait := time.Until(locked.Until).Round(time.Second)
+		if wait < time.Second {
+			wait = time.Second
+		}
+		return newError(http.StatusTooManyRequests, "locked",
+			"Too many failed sign-ins for this account. Try again in "+wait.String()+".")
+	}
+	if errors.Is(err, models.ErrBadCredentials) {
+		return newError(http.StatusUnauthorized, "bad_credentials", "That email and password do not match.")
+	}
+	return nil
+}
+
+func (s *Server) login(c echo.Context) error {
+	email, password := c.FormValue("email"), c.FormValue("password")
+	u, err := s.store.Authenticate(c.Request().Context(), email, password, s.cfg.LoginPolicy)
+	if err != nil {
+		e := loginFailure(err)
+		if e == nil {
+			return err
+		}
+		s.log.Info("login refused", "request_id", requestID(c), "reason", e.Code)
+		f := views.LoginForm{Email: email, Error: e.Message, Next: c.FormValue("next"), DemoEnabled: s.cfg.DemoEnabled}
+		return render(c, e.Status, views.LoginPage(s.page(c, "Sign in", ""), f))
+	}
+	token, err := s.store.CreateWebSession(c.Request().Context(), u.ID, s.cfg.SessionTTL)
+	if err != nil {
+		return err
+	}
+	c.SetCookie(&http.Cookie{
+		Name: sessionCookie, Value: token, Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		Secure: s.cfg.SecureCookies || c.IsTLS(), Expires: time.Now().Add(s.cfg.SessionTTL),
+	})
+	s.log.Info("login", "request_id", requestID(c), "user_id", u.ID, "role", u.Role)
+	next := safeNext(c.FormValue("next"))
+	if next == "/" {
+		if u.Role.IsStaff() {
+			next = "/console"
+		} else {
+			next = "/chat"
+		}
+	}
+	return c.Redirect(http.StatusSeeOther, next)
+}
+
+func (s *Server) logout(c echo.Context) error {
+	if ck, err := c.Cookie(sessionCookie); err == nil {
+		if err := s.store.DeleteWebSession(c.Request().Context(), ck.Value); err != nil {
+			return err
+		}
+	}
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	return c.Redirect(http.StatusSeeOther, "/login")
+}
+
+// apiUser is how the API shows an account.
+type apiUser struct {
+	ID    string `json:"id"`
+	Role  string `json:"role"`
+	Name  string `json:"name"`
+	Email string `json:"email"`
+}
+
+func toAPIUser(u *models.User) apiUser {
+	return apiUser{ID: u.ID, Role: string(u.Role), Name: u.Name, Email: u.Email}
+}
+
+func (s *Server) apiToken(c echo.Context) error {
+	var req struct {
+		Email    string `json:"email"`
+		Password string `json:"password"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Email == "" || req.Password == "" {
+		return newError(http.StatusUnprocessableEntity, "invalid", "Give an email and a password.")
+	}
+	u, err := s.store.Authenticate(c.Request().Context(), req.Email, req.Password, s.cfg.LoginPolicy)
+	if err != nil {
+		if e := loginFailure(err); e != nil {
+			return e
+		}
+		return err
+	}
+	token, _, err := s.store.CreateAPIToken(c.Request().Context(), u.ID, s.cfg.TokenTTL)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"token": token, "user": toAPIUser(u)})
+}
+
+func (s *Server) apiMe(c echo.Context) error {
+	return c.JSON(http.StatusOK, map[string]any{"user": toAPIUser(currentUser(c))})
+}

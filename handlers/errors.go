@@ -1,0 +1,127 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"concierge/models"
+	"concierge/views"
+)
+
+// Error is a failure to show to the client: an HTTP status, a stable
+// machine-readable code and a message written for people.
+type Error struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
+
+func newError(status int, code, message string) *Error {
+	return &Error{Status: status, Code: code, Message: message}
+}
+
+// Common errors.
+var (
+	errUnauthorized = newError(http.StatusUnauthorized, "unauthorized", "Sign in to continue.")
+	errForbidden    = newError(http.StatusForbidden, "forbidden", "You do not have access to this.")
+	errNotFound     = newError(http.StatusNotFound, "not_found", "We could not find what you were looking for.")
+)
+
+// errorBody is the JSON shape of every API error.
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// toError maps any error to the Error the client sees; internal reports
+// whether it is our fault (and must be logged) rather than the client's.
+func toError(err error) (e *Error, internal bool) {
+	var he *echo.HTTPError
+	switch {
+	case errors.As(err, &e):
+		return e, e.Status >= 500
+	case errors.Is(err, models.ErrNotFound):
+		return errNotFound, false
+	case errors.As(err, &he):
+		switch he.Code {
+		case http.StatusNotFound:
+			return errNotFound, false
+		case http.StatusMethodNotAllowed:
+			return newError(he.Code, "method_not_allowed", "That method is not allowed here."), false
+		case http.StatusRequestEntityTooLarge:
+			return newError(he.Code, "too_large", "The request is too large."), false
+		case http.StatusTooManyRequests:
+			return newError(he.Code, "rate_limited", "Too many attempts. Wait a minute and try again."), false
+		case http.StatusForbidden, http.StatusBadRequest:
+			if strings.Contains(fmt.Sprint(he.Message), "csrf") {
+				return newError(http.StatusForbidden, "csrf", "Your form expired. Reload the page and try again."), false
+			}
+			return newError(he.Code, "bad_request", fmt.Sprint(he.Message)), false
+		case http.StatusUnauthorized:
+			return errUnauthorized, false
+		case http.StatusServiceUnavailable:
+			return newError(he.Code, "unavailable", "The service is not available right now."), true
+		}
+		if he.Code < 500 {
+			return newError(he.Code, "bad_request", http.StatusText(he.Code)), false
+		}
+	}
+	return newError(http.StatusInternalServerError, "internal", "Something went wrong on our side. Please try again."), true
+}
+
+func isAPI(c echo.Context) bool {
+	return strings.HasPrefix(c.Request().URL.Path, "/api/") || c.Request().URL.Path == "/healthz"
+}
+
+// handleError is the one place errors become responses: JSON for the API,
+// a friendly page for the browser, an alert fragment for htmx.
+func (s *Server) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	e, internal := toError(err)
+	if internal {
+		s.log.Error("request failed", "request_id", requestID(c), "route", c.Path(), "err", err)
+	}
+	if isAPI(c) {
+		var body errorBody
+		body.Error.Code, body.Error.Message = e.Code, e.Message
+		_ = c.JSON(e.Status, body)
+		return
+	}
+	if e.Status == http.StatusUnauthorized {
+		_ = redirectToLogin(c)
+		return
+	}
+	if c.Request().Header.Get("HX-Request") == "true" {
+		c.Response().Header().Set("HX-Retarget", "#flash")
+		c.Response().Header().Set("HX-Reswap", "innerHTML")
+		_ = render(c, e.Status, views.Flash("error", e.Message))
+		return
+	}
+	title := http.StatusText(e.Status)
+	_ = render(c, e.Status, views.ErrorPage(s.page(c, title, ""), e.Status, e.Message))
+}
+
+func requestID(c echo.Context) string {
+	return c.Response().Header().Get(echo.HeaderXRequestID)
+}
+
+// logAttrs is how a request is logged: ids, route, status and duration —
+// never bodies, queries or any message or note text.
+func logAttrs(c echo.Context, status int, latencyMS float64) []any {
+	attrs := []any{"request_id", requestID(c), "method", c.Request().Method, "route", c.Path(),
+		"status", status, "duration_ms", latencyMS}
+	if u := currentUser(c); u != nil {
+		attrs = append(attrs, "user_id", u.ID)
+	}
+	return attrs
+}

@@ -1,0 +1,46 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+
+	"concierge/static"
+	"concierge/views"
+)
+
+// render writes a templ component as an HTML response.
+func render(c echo.Context, status int, comp templ.Component) error {
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().WriteHeader(status)
+	return comp.Render(c.Request().Context(), c.Response())
+}
+
+// page builds the layout's view model for the current request.
+func (s *Server) page(c echo.Context, title, active string) views.Page {
+	p := views.Page{
+		Title:   title,
+		Active:  active,
+		Offline: s.cfg.Offline,
+		Assets: views.Assets{
+			CSS: s.assets.URL(static.CSS), JS: s.assets.URL(static.JS),
+			HTMX: s.assets.URL(static.HTMX), SSE: s.assets.URL(static.SSE),
+		},
+	}
+	if tok, ok := c.Get(middleware.DefaultCSRFConfig.ContextKey).(string); ok {
+		p.CSRF = tok
+	}
+	if u := currentUser(c); u != nil {
+		p.Viewer = &views.Viewer{Name: u.Name, Role: string(u.Role)}
+	}
+	return p
+}
+
+// notYet answers a page whose issue is still open with an honest notice.
+func (s *Server) notYet(title, what string, issue int) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		return render(c, http.StatusOK, views.NotYet(s.page(c, title, ""), what, issue))
+	}
+}

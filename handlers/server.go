@@ -1,0 +1,71 @@
+// Package handlers is Concierge's HTTP surface: the browser pages (templ +
+// htmx) and the JSON API, with authentication, CSRF protection, logging and
+// one error handler. Domain work is done by the packages it calls.
+package handlers
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"concierge/models"
+	"concierge/static"
+)
+
+// Config holds the server's settings.
+type Config struct {
+	// SecureCookies marks cookies Secure; set it when serving over TLS (a
+	// request that arrives over TLS gets Secure cookies regardless).
+	SecureCookies bool
+	// DemoEnabled shows the demo accounts on the login page.
+	DemoEnabled bool
+	// Offline says that the built-in offline model answers.
+	Offline bool
+	// SessionTTL is how long a browser login lasts.
+	SessionTTL time.Duration
+	// TokenTTL is how long an API token lasts.
+	TokenTTL time.Duration
+	// BodyLimit caps request bodies, e.g. "1M".
+	BodyLimit string
+	// LoginPolicy is the per-account lockout policy.
+	LoginPolicy models.LoginPolicy
+	// LoginRatePerMinute and LoginBurst limit login attempts per client IP.
+	LoginRatePerMinute float64
+	LoginBurst         int
+}
+
+// DefaultConfig returns the settings used when none are given.
+func DefaultConfig() Config {
+	return Config{
+		SessionTTL:         14 * 24 * time.Hour,
+		TokenTTL:           24 * time.Hour,
+		BodyLimit:          "1M",
+		LoginPolicy:        models.DefaultLoginPolicy,
+		LoginRatePerMinute: 20,
+		LoginBurst:         10,
+	}
+}
+
+// Server is Concierge's HTTP handler.
+type Server struct {
+	cfg    Config
+	store  *models.Store
+	log    *slog.Logger
+	assets *static.Assets
+	echo   *echo.Echo
+}
+
+// NewServer builds the server with every dependency given explicitly.
+func NewServer(cfg Config, store *models.Store, log *slog.Logger) *Server {
+	s := &Server{cfg: cfg, store: store, log: log, assets: static.New(), echo: echo.New()}
+	s.echo.HideBanner = true
+	s.echo.HidePort = true
+	s.echo.HTTPErrorHandler = s.handleError
+	s.routes()
+	return s
+}
+
+// ServeHTTP makes Server an http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }

@@ -1,0 +1,96 @@
+// Package dbtest opens real, migrated databases for tests: a fresh SQLite
+// file always, and a fresh PostgreSQL schema when CONCIERGE_TEST_POSTGRES
+// names a server.
+package dbtest
+
+import (
+	"context"
+	"database/sql"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver for schema setup
+
+	"concierge/models"
+)
+
+// PostgresEnv names the variable holding a PostgreSQL URL for tests.
+const PostgresEnv = "CONCIERGE_TEST_POSTGRES"
+
+// SQLite opens a migrated store on a new SQLite file in a temporary
+// directory, closed when the test ends.
+func SQLite(tb testing.TB) *models.Store {
+	tb.Helper()
+	s := open(tb, filepath.Join(tb.TempDir(), "test.db"))
+	return s
+}
+
+// Postgres opens a migrated store in a new, empty PostgreSQL schema that is
+// dropped when the test ends. It skips the test when CONCIERGE_TEST_POSTGRES
+// is unset, and fails it when CI=true demands PostgreSQL.
+func Postgres(tb testing.TB) *models.Store {
+	tb.Helper()
+	base := os.Getenv(PostgresEnv)
+	if base == "" {
+		if os.Getenv("CI") == "true" {
+			tb.Fatalf("%s must be set in CI", PostgresEnv)
+		}
+		tb.Skipf("PostgreSQL not configured: set %s=postgres://... to run this test against it", PostgresEnv)
+	}
+	schema := "t_" + models.NewID()
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		tb.Fatalf("open postgres: %v", err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		tb.Fatalf("create schema: %v", err)
+	}
+	tb.Cleanup(func() {
+		db, err := sql.Open("pgx", base)
+		if err != nil {
+			return
+		}
+		defer db.Close()
+		_, _ = db.Exec("DROP SCHEMA " + schema + " CASCADE")
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		tb.Fatalf("parse %s: %v", PostgresEnv, err)
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return open(tb, u.String())
+}
+
+func open(tb testing.TB, dsn string) *models.Store {
+	tb.Helper()
+	s, err := models.Open(dsn)
+	if err != nil {
+		tb.Fatalf("open %s: %v", redact(dsn), err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	if err := s.Migrate(context.Background()); err != nil {
+		tb.Fatalf("migrate: %v", err)
+	}
+	return s
+}
+
+func redact(dsn string) string {
+	if i := strings.Index(dsn, "@"); i >= 0 {
+		return "postgres://…" + dsn[i:]
+	}
+	return dsn
+}
+
+// Backends runs fn as a subtest against each available database: SQLite,
+// and PostgreSQL when configured.
+func Backends(t *testing.T, fn func(t *testing.T, s *models.Store)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
+}

@@ -1,0 +1,303 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+)
+
+// migration is one append-only schema change. Its SQL uses {{ts}}, {{bool}}
+// and {{text}} placeholders that each dialect fills in.
+type migration struct {
+	Version int
+	Name    string
+	SQL     string
+}
+
+// migrations is the schema's whole history, in order. Never edit or reorder a
+// released entry: append a new one.
+var migrations = []migration{
+	{1, "accounts and authentication", `
+CREATE TABLE users (
+	id TEXT PRIMARY KEY,
+	email TEXT NOT NULL,
+	name TEXT NOT NULL,
+	role TEXT NOT NULL,
+	password_hash TEXT NOT NULL,
+	failed_logins INTEGER NOT NULL DEFAULT 0,
+	locked_until {{ts}},
+	created_at {{ts}} NOT NULL,
+	updated_at {{ts}} NOT NULL
+);
+CREATE UNIQUE INDEX users_email ON users (email);
+CREATE TABLE web_sessions (
+	id TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	expires_at {{ts}} NOT NULL,
+	created_at {{ts}} NOT NULL
+);
+CREATE INDEX web_sessions_user ON web_sessions (user_id);
+CREATE TABLE api_tokens (
+	id TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	hash TEXT NOT NULL,
+	expires_at {{ts}} NOT NULL,
+	created_at {{ts}} NOT NULL,
+	last_used_at {{ts}}
+);
+CREATE UNIQUE INDEX api_tokens_hash ON api_tokens (hash);
+CREATE INDEX api_tokens_user ON api_tokens (user_id);
+`},
+	{2, "profiles, trips, notes and chat", `
+CREATE TABLE profiles (
+	user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+	data {{text}} NOT NULL,
+	updated_at {{ts}} NOT NULL
+);
+CREATE TABLE trips (
+	id TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	route TEXT NOT NULL,
+	start_date TEXT NOT NULL,
+	end_date TEXT NOT NULL,
+	purpose TEXT NOT NULL DEFAULT '',
+	flight TEXT NOT NULL DEFAULT '',
+	hotel TEXT NOT NULL DEFAULT '',
+	created_at {{ts}} NOT NULL
+);
+CREATE INDEX trips_user ON trips (user_id, start_date);
+CREATE TABLE chat_sessions (
+	id TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	title TEXT NOT NULL DEFAULT '',
+	status TEXT NOT NULL,
+	last_activity_at {{ts}} NOT NULL,
+	close_reason TEXT NOT NULL DEFAULT '',
+	closed_at {{ts}},
+	created_at {{ts}} NOT NULL
+);
+CREATE INDEX chat_sessions_user ON chat_sessions (user_id, created_at);
+CREATE INDEX chat_sessions_idle ON chat_sessions (status, last_activity_at);
+CREATE TABLE messages (
+	id TEXT PRIMARY KEY,
+	session_id TEXT NOT NULL REFERENCES chat_sessions (id) ON DELETE CASCADE,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	seq INTEGER NOT NULL,
+	turn INTEGER NOT NULL,
+	role TEXT NOT NULL,
+	content {{text}} NOT NULL,
+	tool_calls {{text}} NOT NULL DEFAULT '',
+	tool_call_id TEXT NOT NULL DEFAULT '',
+	failed {{bool}} NOT NULL DEFAULT FALSE,
+	created_at {{ts}} NOT NULL
+);
+CREATE UNIQUE INDEX messages_session_seq ON messages (session_id, seq);
+CREATE INDEX messages_created ON messages (created_at);
+CREATE TABLE turn_snapshots (
+	id TEXT PRIMARY KEY,
+	session_id TEXT NOT NULL REFERENCES chat_sessions (id) ON DELETE CASCADE,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	turn INTEGER NOT NULL,
+	round INTEGER NOT NULL,
+	model TEXT NOT NULL,
+	instructions {{text}} NOT NULL,
+	messages {{text}} NOT NULL,
+	response {{text}} NOT NULL,
+	prompt_tokens INTEGER NOT NULL,
+	completion_tokens INTEGER NOT NULL,
+	created_at {{ts}} NOT NULL
+);
+CREATE INDEX turn_snapshots_session ON turn_snapshots (session_id, turn, round);
+CREATE INDEX turn_snapshots_created ON turn_snapshots (created_at);
+CREATE TABLE notes (
+	id TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	kind TEXT NOT NULL,
+	text TEXT NOT NULL,
+	keywords TEXT NOT NULL,
+	scope TEXT NOT NULL,
+	last_update_date TEXT NOT NULL,
+	pinned {{bool}} NOT NULL DEFAULT FALSE,
+	source TEXT NOT NULL,
+	status TEXT NOT NULL,
+	superseded_by TEXT NOT NULL DEFAULT '',
+	expires_on TEXT NOT NULL DEFAULT '',
+	session_id TEXT NOT NULL DEFAULT '',
+	message_id TEXT NOT NULL DEFAULT '',
+	consolidation_id TEXT NOT NULL DEFAULT '',
+	created_at {{ts}} NOT NULL,
+	updated_at {{ts}} NOT NULL
+);
+CREATE INDEX notes_user ON notes (user_id, kind, status);
+CREATE INDEX notes_session ON notes (session_id);
+CREATE TABLE note_versions (
+	id TEXT PRIMARY KEY,
+	note_id TEXT NOT NULL REFERENCES notes (id) ON DELETE CASCADE,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	version INTEGER NOT NULL,
+	text TEXT NOT NULL,
+	keywords TEXT NOT NULL,
+	pinned {{bool}} NOT NULL DEFAULT FALSE,
+	status TEXT NOT NULL,
+	actor TEXT NOT NULL,
+	reason TEXT NOT NULL DEFAULT '',
+	created_at {{ts}} NOT NULL
+);
+CREATE INDEX note_versions_note ON note_versions (note_id, version);
+`},
+	{3, "consolidation, audit, erasure and blocked writes", `
+CREATE TABLE consolidation_jobs (
+	id TEXT PRIMARY KEY,
+	session_id TEXT NOT NULL REFERENCES chat_sessions (id) ON DELETE CASCADE,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	status TEXT NOT NULL,
+	attempts INTEGER NOT NULL DEFAULT 0,
+	locked_by TEXT NOT NULL DEFAULT '',
+	locked_until {{ts}},
+	error TEXT NOT NULL DEFAULT '',
+	created_at {{ts}} NOT NULL,
+	started_at {{ts}},
+	finished_at {{ts}}
+);
+CREATE UNIQUE INDEX consolidation_jobs_session ON consolidation_jobs (session_id);
+CREATE INDEX consolidation_jobs_status ON consolidation_jobs (status, locked_until);
+CREATE TABLE consolidation_reports (
+	id TEXT PRIMARY KEY,
+	job_id TEXT NOT NULL,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	session_id TEXT NOT NULL,
+	engine TEXT NOT NULL,
+	fallback_reason TEXT NOT NULL DEFAULT '',
+	report {{text}} NOT NULL,
+	created_at {{ts}} NOT NULL
+);
+CREATE INDEX consolidation_reports_user ON consolidation_reports (user_id, created_at);
+CREATE UNIQUE INDEX consolidation_reports_job ON consolidation_reports (job_id);
+CREATE TABLE audit_events (
+	id TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	actor_id TEXT NOT NULL DEFAULT '',
+	actor_kind TEXT NOT NULL,
+	action TEXT NOT NULL,
+	note_id TEXT NOT NULL DEFAULT '',
+	reason TEXT NOT NULL DEFAULT '',
+	before {{text}} NOT NULL DEFAULT '',
+	after {{text}} NOT NULL DEFAULT '',
+	session_id TEXT NOT NULL DEFAULT '',
+	message_id TEXT NOT NULL DEFAULT '',
+	consolidation_id TEXT NOT NULL DEFAULT '',
+	created_at {{ts}} NOT NULL
+);
+CREATE INDEX audit_events_user ON audit_events (user_id, created_at);
+CREATE INDEX audit_events_created ON audit_events (created_at);
+CREATE TABLE erasure_requests (
+	id TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL DEFAULT '',
+	requested_by TEXT NOT NULL,
+	status TEXT NOT NULL,
+	executed_by TEXT NOT NULL DEFAULT '',
+	reason TEXT NOT NULL DEFAULT '',
+	receipt {{text}} NOT NULL DEFAULT '',
+	created_at {{ts}} NOT NULL,
+	completed_at {{ts}}
+);
+CREATE INDEX erasure_requests_status ON erasure_requests (status, created_at);
+CREATE TABLE blocked_writes (
+	id TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	session_id TEXT NOT NULL DEFAULT '',
+	category TEXT NOT NULL,
+	created_at {{ts}} NOT NULL
+);
+CREATE INDEX blocked_writes_created ON blocked_writes (created_at, category);
+`},
+}
+
+// LatestSchemaVersion is the version a fully migrated database has.
+func LatestSchemaVersion() int { return migrations[len(migrations)-1].Version }
+
+func (s *Store) dialectSQL(sql string) string {
+	r := strings.NewReplacer("{{ts}}", "DATETIME", "{{bool}}", "BOOLEAN", "{{text}}", "TEXT")
+	if s.postgres {
+		r = strings.NewReplacer("{{ts}}", "TIMESTAMPTZ", "{{bool}}", "BOOLEAN", "{{text}}", "TEXT")
+	}
+	return r.Replace(sql)
+}
+
+// schemaMigration is the row recorded for each applied migration.
+type schemaMigration struct {
+	Version   int `gorm:"primaryKey;autoIncrement:false"`
+	Name      string
+	AppliedAt time.Time
+}
+
+func (schemaMigration) TableName() string { return "schema_migrations" }
+
+// Migrate applies every migration the database has not seen yet.
+func (s *Store) Migrate(ctx context.Context) error {
+	return s.MigrateTo(ctx, LatestSchemaVersion())
+}
+
+// MigrateTo applies pending migrations up to and including version, each in
+// its own transaction, and records them in schema_migrations. On PostgreSQL an
+// advisory lock keeps two instances from migrating at once.
+func (s *Store) MigrateTo(ctx context.Context, version int) error {
+	db := s.db.WithContext(ctx)
+	if s.postgres {
+		// A session-level lock needs one connection for lock, work and unlock.
+		conn, err := s.sqlDB.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("models: migrate: %w", err)
+		}
+		defer conn.Close()
+		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(727001)"); err != nil {
+			return fmt.Errorf("models: migrate lock: %w", err)
+		}
+		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(727001)")
+	}
+	if err := db.Exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ` + s.dialectSQL("{{ts}}") + ` NOT NULL)`).Error; err != nil {
+		return fmt.Errorf("models: create schema_migrations: %w", err)
+	}
+	var applied []schemaMigration
+	if err := db.Order("version").Find(&applied).Error; err != nil {
+		return fmt.Errorf("models: read schema_migrations: %w", err)
+	}
+	done := map[int]bool{}
+	for _, m := range applied {
+		done[m.Version] = true
+	}
+	for _, m := range migrations {
+		if m.Version > version || done[m.Version] {
+			continue
+		}
+		err := db.Transaction(func(tx *gorm.DB) error {
+			for _, stmt := range strings.Split(s.dialectSQL(m.SQL), ";") {
+				if strings.TrimSpace(stmt) == "" {
+					continue
+				}
+				if err := tx.Exec(stmt).Error; err != nil {
+					return err
+				}
+			}
+			return tx.Create(&schemaMigration{Version: m.Version, Name: m.Name, AppliedAt: s.now()}).Error
+		})
+		if err != nil {
+			return fmt.Errorf("models: migration %d (%s): %w", m.Version, m.Name, err)
+		}
+	}
+	return nil
+}
+
+// SchemaVersion reports the highest migration applied to the database.
+func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+	var v int
+	err := s.db.WithContext(ctx).Raw("SELECT COALESCE(MAX(version), 0) FROM schema_migrations").Scan(&v).Error
+	if err != nil {
+		return 0, fmt.Errorf("models: schema version: %w", err)
+	}
+	return v, nil
+}

@@ -1,0 +1,355 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"concierge/memory"
+)
+
+// Actor is who makes a change: an account (by id and kind) or a process.
+type Actor struct {
+	ID   string
+	Kind string // one of the Actor* constants
+}
+
+// Provenance says where a change came from.
+type Provenance struct {
+	SessionID       string
+	MessageID       string
+	ConsolidationID string
+}
+
+// Domain converts a stored note to the memory domain's note.
+func (n *Note) Domain() memory.Note {
+	var kw []string
+	_ = json.Unmarshal([]byte(n.Keywords), &kw)
+	if kw == nil {
+		kw = []string{}
+	}
+	return memory.Note{
+		ID: n.ID, Text: n.Text, Keywords: kw, Scope: memory.Scope(n.Scope),
+		LastUpdateDate: n.LastUpdateDate, Pinned: n.Pinned, Source: memory.Source(n.Source),
+		ExpiresOn: n.ExpiresOn,
+	}
+}
+
+func encodeKeywords(kw []string) string {
+	if kw == nil {
+		kw = []string{}
+	}
+	b, _ := json.Marshal(kw)
+	return string(b)
+}
+
+func domainNotes(rows []Note) []memory.Note {
+	out := make([]memory.Note, len(rows))
+	for i := range rows {
+		out[i] = rows[i].Domain()
+	}
+	return out
+}
+
+// notePayload is what the audit trail records of a note's content.
+func notePayload(n *Note) string {
+	b, _ := json.Marshal(map[string]any{
+		"id": n.ID, "text": n.Text, "keywords": json.RawMessage(n.Keywords), "pinned": n.Pinned,
+		"scope": n.Scope, "status": n.Status, "last_update_date": n.LastUpdateDate,
+	})
+	return string(b)
+}
+
+// GlobalNotes returns a user's active global notes, oldest first.
+func (s *Store) GlobalNotes(ctx context.Context, userID string) ([]memory.Note, error) {
+	rows, err := s.GlobalNoteRows(ctx, userID, false)
+	if err != nil {
+		return nil, err
+	}
+	return domainNotes(rows), nil
+}
+
+// GlobalNoteRows returns a user's global notes as stored, with superseded
+// ones too when withSuperseded is set.
+func (s *Store) GlobalNoteRows(ctx context.Context, userID string, withSuperseded bool) ([]Note, error) {
+	db := s.db.WithContext(ctx).Where("user_id = ? AND kind = ?", userID, KindGlobal)
+	if !withSuperseded {
+		db = db.Where("status = ?", StatusActive)
+	}
+	var rows []Note
+	if err := db.Order("last_update_date, created_at, id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("models: global notes: %w", err)
+	}
+	return rows, nil
+}
+
+// SessionNotes returns a chat session's active notes in the order they were made.
+func (s *Store) SessionNotes(ctx context.Context, sessionID string) ([]memory.Note, error) {
+	rows, err := s.SessionNoteRows(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return domainNotes(rows), nil
+}
+
+// SessionNoteRows returns a chat session's active notes as stored.
+func (s *Store) SessionNoteRows(ctx context.Context, sessionID string) ([]Note, error) {
+	var rows []Note
+	err := s.db.WithContext(ctx).Where("session_id = ? AND kind = ? AND status = ?", sessionID, KindSession, StatusActive).
+		Order("created_at, id").Find(&rows).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: session notes: %w", err)
+	}
+	return rows, nil
+}
+
+// CountNotes counts a user's active global notes and a session's active notes.
+func (s *Store) CountNotes(ctx context.Context, userID, sessionID string) (global, session int, err error) {
+	var g, sn int64
+	if err = s.db.WithContext(ctx).Model(&Note{}).Where("user_id = ? AND kind = ? AND status = ?", userID, KindGlobal, StatusActive).Count(&g).Error; err != nil {
+		return 0, 0, fmt.Errorf("models: count notes: %w", err)
+	}
+	if sessionID != "" {
+		if err = s.db.WithContext(ctx).Model(&Note{}).Where("session_id = ? AND kind = ? AND status = ?", sessionID, KindSession, StatusActive).Count(&sn).Error; err != nil {
+			return 0, 0, fmt.Errorf("models: count notes: %w", err)
+		}
+	}
+	return int(g), int(sn), nil
+}
+
+// NoteByID returns one of a user's notes.
+func (s *Store) NoteByID(ctx context.Context, userID, id string) (*Note, error) {
+	var n Note
+	if err := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).Take(&n).Error; err != nil {
+		return nil, fmt.Errorf("models: note %s: %w", id, notFound(err))
+	}
+	return &n, nil
+}
+
+// NewNote describes a note to create.
+type NewNote struct {
+	UserID string
+	Kind   string // KindGlobal or KindSession
+	Note   memory.Note
+	Prov   Provenance
+}
+
+// CreateNote stores a note, its first history entry and an audit event, in
+// one transaction.
+func (s *Store) CreateNote(ctx context.Context, nn NewNote, actor Actor, reason string) (*Note, error) {
+	var out *Note
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var err error
+		out, err = s.createNoteTx(tx, nn, actor, reason)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: create note: %w", err)
+	}
+	return out, nil
+}
+
+func (s *Store) createNoteTx(tx *gorm.DB, nn NewNote, actor Actor, reason string) (*Note, error) {
+	now := s.now()
+	d := nn.Note
+	if d.ID == "" {
+		d.ID = s.newID()
+	}
+	if d.LastUpdateDate == "" {
+		d.LastUpdateDate = now.Format(memory.DateLayout)
+	}
+	if d.Scope == "" {
+		d.Scope = memory.ScopeDurable
+	}
+	n := &Note{
+		ID: d.ID, UserID: nn.UserID, Kind: nn.Kind, Text: d.Text, Keywords: encodeKeywords(d.Keywords),
+		Scope: string(d.Scope), LastUpdateDate: d.LastUpdateDate, Pinned: d.Pinned, Source: string(d.Source),
+		Status: StatusActive, ExpiresOn: d.ExpiresOn, SessionID: nn.Prov.SessionID, MessageID: nn.Prov.MessageID,
+		ConsolidationID: nn.Prov.ConsolidationID, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := tx.Create(n).Error; err != nil {
+		return nil, err
+	}
+	if err := s.addVersionTx(tx, n, actor, reason); err != nil {
+		return nil, err
+	}
+	return n, s.auditTx(tx, AuditEvent{
+		UserID: nn.UserID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note.create", NoteID: n.ID,
+		Reason: reason, After: notePayload(n), SessionID: nn.Prov.SessionID, MessageID: nn.Prov.MessageID,
+		ConsolidationID: nn.Prov.ConsolidationID,
+	})
+}
+
+func (s *Store) addVersionTx(tx *gorm.DB, n *Note, actor Actor, reason string) error {
+	var last int
+	if err := tx.Model(&NoteVersion{}).Where("note_id = ?", n.ID).Select("COALESCE(MAX(version), 0)").Scan(&last).Error; err != nil {
+		return err
+	}
+	return tx.Create(&NoteVersion{
+		ID: s.newID(), NoteID: n.ID, UserID: n.UserID, Version: last + 1, Text: n.Text, Keywords: n.Keywords,
+		Pinned: n.Pinned, Status: n.Status, Actor: actor.Kind, Reason: reason, CreatedAt: s.now(),
+	}).Error
+}
+
+func (s *Store) auditTx(tx *gorm.DB, ev AuditEvent) error {
+	ev.ID = s.newID()
+	ev.CreatedAt = s.now()
+	return tx.Create(&ev).Error
+}
+
+// NotePatch is a partial change to a note; nil fields stay as they are.
+type NotePatch struct {
+	Text     *string
+	Keywords []string
+	Pinned   *bool
+}
+
+// UpdateNote changes a note, records a new history entry and an audit event
+// with the content before and after.
+func (s *Store) UpdateNote(ctx context.Context, userID, id string, p NotePatch, actor Actor, reason string) (*Note, error) {
+	var out Note
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&out).Error; err != nil {
+			return notFound(err)
+		}
+		before := notePayload(&out)
+		if p.Text != nil {
+			out.Text = *p.Text
+		}
+		if p.Keywords != nil {
+			out.Keywords = encodeKeywords(p.Keywords)
+		}
+		if p.Pinned != nil {
+			out.Pinned = *p.Pinned
+		}
+		out.UpdatedAt = s.now()
+		if p.Text != nil || p.Keywords != nil {
+			out.LastUpdateDate = out.UpdatedAt.Format(memory.DateLayout)
+		}
+		if err := tx.Save(&out).Error; err != nil {
+			return err
+		}
+		if err := s.addVersionTx(tx, &out, actor, reason); err != nil {
+			return err
+		}
+		return s.auditTx(tx, AuditEvent{UserID: userID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note.update",
+			NoteID: id, Reason: reason, Before: before, After: notePayload(&out)})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: update note %s: %w", id, err)
+	}
+	return &out, nil
+}
+
+// DeleteNote hard-deletes a note: the row and its history go, its text is
+// scrubbed from audit payloads and consolidation reports, and an audit event
+// without content records who deleted it and why.
+func (s *Store) DeleteNote(ctx context.Context, userID, id string, actor Actor, reason string) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var n Note
+		if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&n).Error; err != nil {
+			return notFound(err)
+		}
+		if err := tx.Where("note_id = ?", id).Delete(&NoteVersion{}).Error; err != nil {
+			return err
+		}
+		if err := tx.Delete(&n).Error; err != nil {
+			return err
+		}
+		if err := s.redactNoteTx(tx, userID, id); err != nil {
+			return err
+		}
+		return s.auditTx(tx, AuditEvent{UserID: userID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note.delete",
+			NoteID: id, Reason: reason, SessionID: n.SessionID})
+	})
+	if err != nil {
+		return fmt.Errorf("models: delete note %s: %w", id, err)
+	}
+	return s.Scrub(ctx, "notes", "note_versions", "audit_events", "consolidation_reports")
+}
+
+// redactNoteTx removes the text of note id from every JSON payload of the
+// user's audit events and consolidation reports.
+func (s *Store) redactNoteTx(tx *gorm.DB, userID, id string) error {
+	var events []AuditEvent
+	if err := tx.Where("user_id = ?", userID).Find(&events).Error; err != nil {
+		return err
+	}
+	for _, ev := range events {
+		before, b1 := redactJSON(ev.Before, id)
+		after, b2 := redactJSON(ev.After, id)
+		if b1 || b2 {
+			if err := tx.Model(&AuditEvent{}).Where("id = ?", ev.ID).Updates(map[string]any{"before": before, "after": after}).Error; err != nil {
+				return err
+			}
+		}
+	}
+	var reports []ConsolidationReport
+	if err := tx.Where("user_id = ?", userID).Find(&reports).Error; err != nil {
+		return err
+	}
+	for _, r := range reports {
+		if red, changed := redactJSON(r.Report, id); changed {
+			if err := tx.Model(&ConsolidationReport{}).Where("id = ?", r.ID).Update("report", red).Error; err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// DeletedText replaces the text of a deleted note wherever it was recorded.
+const DeletedText = "(deleted)"
+
+// redactJSON walks a JSON document and blanks the text and keywords of every
+// object whose "id" is id. It reports whether anything changed.
+func redactJSON(doc, id string) (string, bool) {
+	if doc == "" {
+		return doc, false
+	}
+	var v any
+	if err := json.Unmarshal([]byte(doc), &v); err != nil {
+		return doc, false
+	}
+	changed := false
+	var walk func(any)
+	walk = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			if t["id"] == id {
+				if _, ok := t["text"]; ok {
+					t["text"] = DeletedText
+					changed = true
+				}
+				if _, ok := t["keywords"]; ok {
+					t["keywords"] = []string{}
+					changed = true
+				}
+			}
+			for _, c := range t {
+				walk(c)
+			}
+		case []any:
+			for _, c := range t {
+				walk(c)
+			}
+		}
+	}
+	walk(v)
+	if !changed {
+		return doc, false
+	}
+	b, _ := json.Marshal(v)
+	return string(b), true
+}
+
+// NoteHistory returns a note's versions, oldest first.
+func (s *Store) NoteHistory(ctx context.Context, noteID string) ([]NoteVersion, error) {
+	var vs []NoteVersion
+	if err := s.db.WithContext(ctx).Where("note_id = ?", noteID).Order("version").Find(&vs).Error; err != nil {
+		return nil, fmt.Errorf("models: note history: %w", err)
+	}
+	return vs, nil
+}

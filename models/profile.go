@@ -1,0 +1,75 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"gorm.io/gorm"
+
+	"concierge/memory"
+)
+
+// Profile returns a user's profile (empty when none was stored).
+func (s *Store) Profile(ctx context.Context, userID string) (memory.Profile, error) {
+	var p Profile
+	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Take(&p).Error
+	if err != nil {
+		if notFound(err) == ErrNotFound {
+			return memory.Profile{}, nil
+		}
+		return nil, fmt.Errorf("models: profile: %w", err)
+	}
+	out := memory.Profile{}
+	if err := json.Unmarshal([]byte(p.Data), &out); err != nil {
+		return nil, fmt.Errorf("models: profile %s: %w", userID, err)
+	}
+	return out, nil
+}
+
+// SetProfile replaces a user's profile and records the change in the audit trail.
+func (s *Store) SetProfile(ctx context.Context, userID string, profile memory.Profile, actor Actor, reason string) error {
+	data, err := json.Marshal(profile)
+	if err != nil {
+		return fmt.Errorf("models: set profile: %w", err)
+	}
+	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var old Profile
+		before := ""
+		if err := tx.Where("user_id = ?", userID).Take(&old).Error; err == nil {
+			before = old.Data
+		}
+		if err := tx.Save(&Profile{UserID: userID, Data: string(data), UpdatedAt: s.now()}).Error; err != nil {
+			return err
+		}
+		return s.auditTx(tx, AuditEvent{UserID: userID, ActorID: actor.ID, ActorKind: actor.Kind,
+			Action: "profile.update", Reason: reason, Before: before, After: string(data)})
+	})
+	if err != nil {
+		return fmt.Errorf("models: set profile: %w", err)
+	}
+	return nil
+}
+
+// CreateTrip stores a trip.
+func (s *Store) CreateTrip(ctx context.Context, userID string, t memory.Trip) error {
+	row := &Trip{ID: s.newID(), UserID: userID, Route: t.Route, StartDate: t.StartDate, EndDate: t.EndDate,
+		Purpose: t.Purpose, Flight: t.Flight, Hotel: t.Hotel, CreatedAt: s.now()}
+	if err := s.db.WithContext(ctx).Create(row).Error; err != nil {
+		return fmt.Errorf("models: create trip: %w", err)
+	}
+	return nil
+}
+
+// Trips returns a user's most recent trips, newest first, at most limit.
+func (s *Store) Trips(ctx context.Context, userID string, limit int) ([]memory.Trip, error) {
+	var rows []Trip
+	if err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("start_date DESC, id").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("models: trips: %w", err)
+	}
+	out := make([]memory.Trip, len(rows))
+	for i, r := range rows {
+		out[i] = memory.Trip{Route: r.Route, StartDate: r.StartDate, EndDate: r.EndDate, Purpose: r.Purpose, Flight: r.Flight, Hotel: r.Hotel}
+	}
+	return out, nil
+}

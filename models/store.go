@@ -1,0 +1,177 @@
+package models
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"gorm.io/driver/postgres"
+	"gorm.io/driver/sqlite"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+)
+
+// ErrNotFound is returned when a looked-up row does not exist.
+var ErrNotFound = errors.New("not found")
+
+// ErrConflict is returned when a write collides with existing data.
+var ErrConflict = errors.New("conflict")
+
+// Store owns every query Concierge makes. It is safe for concurrent use.
+type Store struct {
+	db       *gorm.DB
+	sqlDB    *sql.DB
+	postgres bool
+	path     string // SQLite file path, empty for PostgreSQL
+
+	dummyOnce sync.Once
+	dummy     []byte
+
+	// Now and NewID are injectable so tests are deterministic.
+	Now   func() time.Time
+	NewID func() string
+}
+
+// IsPostgres reports whether the store talks to PostgreSQL.
+func (s *Store) IsPostgres() bool { return s.postgres }
+
+// Path is the SQLite database file, or "" on PostgreSQL.
+func (s *Store) Path() string { return s.path }
+
+// DB exposes the GORM handle to tests in this package's test helpers.
+func (s *Store) DB() *gorm.DB { return s.db }
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (s *Store) newID() string {
+	if s.NewID != nil {
+		return s.NewID()
+	}
+	return NewID()
+}
+
+var idEncoding = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
+
+// NewID returns an opaque, unguessable identifier: 128 random bits in
+// lowercase base32 (26 characters).
+func NewID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(fmt.Sprintf("models: crypto/rand failed: %v", err))
+	}
+	return idEncoding.EncodeToString(b[:])
+}
+
+// IsPostgresURL reports whether dsn selects PostgreSQL.
+func IsPostgresURL(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// Open connects to the database dsn names: a postgres:// URL or a SQLite file
+// path. SQLite is opened with WAL, a busy timeout, foreign keys, secure_delete
+// and immediate write transactions, so concurrent requests wait instead of
+// failing with "database is locked".
+func Open(dsn string) (*Store, error) {
+	cfg := &gorm.Config{
+		Logger:                 logger.Discard,
+		SkipDefaultTransaction: true,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+	}
+	s := &Store{}
+	var dialector gorm.Dialector
+	if IsPostgresURL(dsn) {
+		s.postgres = true
+		dialector = postgres.Open(dsn)
+	} else {
+		if dsn == "" {
+			return nil, errors.New("models: open: empty database path")
+		}
+		s.path = strings.TrimPrefix(dsn, "file:")
+		if i := strings.IndexByte(s.path, '?'); i >= 0 {
+			s.path = s.path[:i]
+		}
+		dialector = sqlite.Open("file:" + s.path +
+			"?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_secure_delete=on&_synchronous=NORMAL&_txlock=immediate")
+	}
+	db, err := gorm.Open(dialector, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("models: open: %w", err)
+	}
+	s.db = db
+	s.sqlDB, err = db.DB()
+	if err != nil {
+		return nil, fmt.Errorf("models: open: %w", err)
+	}
+	if s.postgres {
+		s.sqlDB.SetMaxOpenConns(20)
+		s.sqlDB.SetMaxIdleConns(10)
+	} else {
+		// WAL lets readers run beside the single writer; a small pool keeps
+		// writers queueing on busy_timeout rather than piling up.
+		s.sqlDB.SetMaxOpenConns(8)
+		s.sqlDB.SetMaxIdleConns(8)
+	}
+	s.sqlDB.SetConnMaxLifetime(time.Hour)
+	if err := s.Ping(context.Background()); err != nil {
+		s.sqlDB.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := s.sqlDB.PingContext(ctx); err != nil {
+		return fmt.Errorf("models: ping: %w", err)
+	}
+	return nil
+}
+
+// Close closes the database; on SQLite it first folds the WAL back into the
+// main file.
+func (s *Store) Close() error {
+	if !s.postgres {
+		_ = s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error
+	}
+	return s.sqlDB.Close()
+}
+
+// Scrub makes deleted bytes go away from the database files: on SQLite,
+// secure_delete has already zeroed freed pages, and a truncating WAL
+// checkpoint removes the old page images from the log. On PostgreSQL a
+// VACUUM of the affected tables lets their dead tuples be reused.
+func (s *Store) Scrub(ctx context.Context, tables ...string) error {
+	db := s.db.WithContext(ctx)
+	if !s.postgres {
+		if err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error; err != nil {
+			return fmt.Errorf("models: scrub: %w", err)
+		}
+		return nil
+	}
+	for _, t := range tables {
+		if err := db.Exec("VACUUM " + t).Error; err != nil {
+			return fmt.Errorf("models: vacuum %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+func notFound(err error) error {
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return ErrNotFound
+	}
+	return err
+}

@@ -1,0 +1,233 @@
+package models_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"concierge/memory"
+	"concierge/models"
+	"concierge/models/dbtest"
+)
+
+var ctx = context.Background()
+
+func TestUserRoundTrip(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		u, err := s.CreateUser(ctx, " Ada@Example.com ", "Ada Lovelace", models.RoleSupport, "secret-pass")
+		if err != nil {
+			t.Fatalf("CreateUser: %v", err)
+		}
+		if len(u.ID) != 26 {
+			t.Errorf("id %q: want 26 opaque characters", u.ID)
+		}
+		got, err := s.UserByEmail(ctx, "ada@example.com")
+		if err != nil {
+			t.Fatalf("UserByEmail: %v", err)
+		}
+		if got.ID != u.ID || got.Name != "Ada Lovelace" || got.Role != models.RoleSupport {
+			t.Errorf("got %+v, want the created user", got)
+		}
+		if _, err := s.CreateUser(ctx, "ada@example.com", "Twin", models.RoleTraveler, "secret-pass"); !errors.Is(err, models.ErrConflict) {
+			t.Errorf("duplicate email: got %v, want ErrConflict", err)
+		}
+		found, err := s.SearchUsers(ctx, "LOVE", 10)
+		if err != nil || len(found) != 1 {
+			t.Errorf("SearchUsers: got %d users, err %v; want 1", len(found), err)
+		}
+		if _, err := s.UserByID(ctx, models.NewID()); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("unknown id: got %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestAuthenticateLockout(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+		s.Now = func() time.Time { return now }
+		if _, err := s.CreateUser(ctx, "lock@example.com", "Lock", models.RoleTraveler, "right-pass"); err != nil {
+			t.Fatal(err)
+		}
+		policy := models.LoginPolicy{FreeAttempts: 3, BaseLock: time.Minute, MaxLock: 10 * time.Minute}
+		if _, err := s.Authenticate(ctx, "lock@example.com", "right-pass", policy); err != nil {
+			t.Fatalf("good password: %v", err)
+		}
+		if _, err := s.Authenticate(ctx, "nobody@example.com", "x", policy); !errors.Is(err, models.ErrBadCredentials) {
+			t.Fatalf("unknown account: got %v, want ErrBadCredentials", err)
+		}
+		for i := 0; i < 3; i++ {
+			if _, err := s.Authenticate(ctx, "lock@example.com", "wrong", policy); !errors.Is(err, models.ErrBadCredentials) {
+				t.Fatalf("attempt %d: got %v, want ErrBadCredentials", i, err)
+			}
+		}
+		var locked *models.LockedError
+		if _, err := s.Authenticate(ctx, "lock@example.com", "right-pass", policy); !errors.As(err, &locked) {
+			t.Fatalf("after 3 failures: got %v, want LockedError", err)
+		}
+		if want := now.Add(time.Minute); !locked.Until.Equal(want) {
+			t.Errorf("locked until %v, want %v", locked.Until, want)
+		}
+		now = now.Add(2 * time.Minute)
+		if _, err := s.Authenticate(ctx, "lock@example.com", "right-pass", policy); err != nil {
+			t.Fatalf("after the lock expired: %v", err)
+		}
+	})
+}
+
+func TestTokensExpire(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+		s.Now = func() time.Time { return now }
+		u, err := s.CreateUser(ctx, "tok@example.com", "Tok", models.RoleTraveler, "right-pass")
+		if err != nil {
+			t.Fatal(err)
+		}
+		token, _, err := s.CreateAPIToken(ctx, u.ID, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.UserByAPIToken(ctx, token); err != nil || got.ID != u.ID {
+			t.Fatalf("fresh token: got %v, %v", got, err)
+		}
+		var stored int64
+		s.DB().Model(&models.APIToken{}).Where("hash = ?", token).Count(&stored)
+		if stored != 0 {
+			t.Errorf("the raw token is stored; only its hash may be")
+		}
+		now = now.Add(61 * time.Minute)
+		if _, err := s.UserByAPIToken(ctx, token); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("expired token: got %v, want ErrNotFound", err)
+		}
+		if n, err := s.DeleteExpiredCredentials(ctx); err != nil || n != 1 {
+			t.Errorf("DeleteExpiredCredentials = %d, %v; want 1", n, err)
+		}
+	})
+}
+
+func TestNotesLifecycle(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		u, err := s.CreateUser(ctx, "n@example.com", "N", models.RoleTraveler, "right-pass")
+		if err != nil {
+			t.Fatal(err)
+		}
+		staff := models.Actor{ID: "staff1", Kind: models.ActorSupport}
+		n, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
+			Note: memory.Note{Text: "Likes the canary phrase zebra-umbrella.", Keywords: []string{"canary"}, Source: memory.SourceStaff}}, staff, "customer asked")
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := "Likes quiet rooms."
+		if _, err := s.UpdateNote(ctx, u.ID, n.ID, models.NotePatch{Text: &text}, staff, "typo"); err != nil {
+			t.Fatal(err)
+		}
+		hist, err := s.NoteHistory(ctx, n.ID)
+		if err != nil || len(hist) != 2 {
+			t.Fatalf("history: %d versions, %v; want 2", len(hist), err)
+		}
+		notes, err := s.GlobalNotes(ctx, u.ID)
+		if err != nil || len(notes) != 1 || notes[0].Text != text || notes[0].Keywords[0] != "canary" {
+			t.Fatalf("GlobalNotes = %+v, %v", notes, err)
+		}
+		if err := s.DeleteNote(ctx, u.ID, n.ID, staff, "customer asked"); err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range []string{"notes", "note_versions", "audit_events"} {
+			var hits int64
+			s.DB().Table(table).Where("CAST(text AS TEXT) LIKE ?", "%zebra%").Count(&hits)
+			if table == "audit_events" {
+				s.DB().Table(table).Where("before LIKE ? OR after LIKE ?", "%zebra%", "%zebra%").Count(&hits)
+			}
+			if hits != 0 {
+				t.Errorf("%s still holds the deleted text (%d rows)", table, hits)
+			}
+		}
+		if _, err := s.NoteByID(ctx, u.ID, n.ID); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("deleted note: got %v, want ErrNotFound", err)
+		}
+	})
+}
+
+func TestSeedDemo(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		seeded, err := s.SeedDemo(ctx, "demo")
+		if err != nil || !seeded {
+			t.Fatalf("SeedDemo = %v, %v", seeded, err)
+		}
+		again, err := s.SeedDemo(ctx, "demo")
+		if err != nil || again {
+			t.Fatalf("second SeedDemo = %v, %v; want false (already seeded)", again, err)
+		}
+		john, err := s.Authenticate(ctx, "john@example.com", "demo", models.DefaultLoginPolicy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes, _ := s.GlobalNotes(ctx, john.ID)
+		if len(notes) != 5 {
+			t.Errorf("John has %d global notes, want 5", len(notes))
+		}
+		p, _ := s.Profile(ctx, john.ID)
+		if p["home_city"] != "San Francisco" || p["seat_preference"] != "aisle" {
+			t.Errorf("John's profile = %v", p)
+		}
+		trips, _ := s.Trips(ctx, john.ID, 3)
+		if len(trips) != 1 || !strings.Contains(trips[0].Route, "Paris") {
+			t.Errorf("John's trips = %+v", trips)
+		}
+	})
+}
+
+// TestMigrationUpgrade builds a database at schema version 1, the first
+// release, puts an account in it, then upgrades it to the latest schema.
+func TestMigrationUpgrade(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "old.db")
+	s, err := models.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MigrateTo(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.CreateUser(ctx, "old@example.com", "Old", models.RoleTraveler, "right-pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	s, err = models.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if v, _ := s.SchemaVersion(ctx); v != 1 {
+		t.Fatalf("schema version before upgrade = %d, want 1", v)
+	}
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("upgrade: %v", err)
+	}
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("second migrate must be a no-op: %v", err)
+	}
+	if v, _ := s.SchemaVersion(ctx); v != models.LatestSchemaVersion() {
+		t.Errorf("schema version = %d, want %d", v, models.LatestSchemaVersion())
+	}
+	if _, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
+		Note: memory.Note{Text: "Prefers trains.", Keywords: []string{"train"}}}, models.Actor{Kind: models.ActorSystem}, ""); err != nil {
+		t.Errorf("the upgraded schema cannot hold a note for the old account: %v", err)
+	}
+}
+
+func TestSQLitePragmas(t *testing.T) {
+	s := dbtest.SQLite(t)
+	for pragma, want := range map[string]string{"journal_mode": "wal", "foreign_keys": "1", "secure_delete": "1", "busy_timeout": "10000"} {
+		var got string
+		if err := s.DB().Raw("PRAGMA " + pragma).Scan(&got).Error; err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Errorf("PRAGMA %s = %q, want %q", pragma, got, want)
+		}
+	}
+}

@@ -1,0 +1,250 @@
+package models
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+	"gorm.io/gorm"
+)
+
+// ErrBadCredentials is returned when an email and password do not match.
+var ErrBadCredentials = errors.New("bad credentials")
+
+// LockedError is returned while an account is locked after failed logins.
+type LockedError struct{ Until time.Time }
+
+func (e *LockedError) Error() string {
+	return "account temporarily locked until " + e.Until.Format(time.RFC3339)
+}
+
+// LoginPolicy says how failed logins slow down guessing: after FreeAttempts
+// failures the account locks for BaseLock, doubling with every further
+// failure up to MaxLock.
+type LoginPolicy struct {
+	FreeAttempts int
+	BaseLock     time.Duration
+	MaxLock      time.Duration
+}
+
+// DefaultLoginPolicy locks after five failures, for 30 s doubling to 15 min.
+var DefaultLoginPolicy = LoginPolicy{FreeAttempts: 5, BaseLock: 30 * time.Second, MaxLock: 15 * time.Minute}
+
+// NormalizeEmail lowercases and trims an email address.
+func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
+
+// HashPassword hashes a password with bcrypt.
+func HashPassword(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+	if err != nil {
+		return "", fmt.Errorf("models: hash password: %w", err)
+	}
+	return string(h), nil
+}
+
+// CreateUser stores a new account with a bcrypt hash of password.
+func (s *Store) CreateUser(ctx context.Context, email, name string, role Role, password string) (*User, error) {
+	email = NormalizeEmail(email)
+	if email == "" || !strings.Contains(email, "@") {
+		return nil, fmt.Errorf("models: create user: invalid email")
+	}
+	if !role.Valid() {
+		return nil, fmt.Errorf("models: create user: invalid role %q", role)
+	}
+	if len(password) < 4 {
+		return nil, fmt.Errorf("models: create user: password too short")
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	u := &User{ID: s.newID(), Email: email, Name: strings.TrimSpace(name), Role: role, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	var n int64
+	if err := s.db.WithContext(ctx).Model(&User{}).Where("email = ?", email).Count(&n).Error; err != nil {
+		return nil, fmt.Errorf("models: create user: %w", err)
+	}
+	if n > 0 {
+		return nil, fmt.Errorf("models: create user %s: %w", email, ErrConflict)
+	}
+	if err := s.db.WithContext(ctx).Create(u).Error; err != nil {
+		return nil, fmt.Errorf("models: create user: %w", err)
+	}
+	return u, nil
+}
+
+// UserByID looks up an account.
+func (s *Store) UserByID(ctx context.Context, id string) (*User, error) {
+	var u User
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&u).Error; err != nil {
+		return nil, fmt.Errorf("models: user %s: %w", id, notFound(err))
+	}
+	return &u, nil
+}
+
+// UserByEmail looks up an account by email.
+func (s *Store) UserByEmail(ctx context.Context, email string) (*User, error) {
+	var u User
+	if err := s.db.WithContext(ctx).Where("email = ?", NormalizeEmail(email)).Take(&u).Error; err != nil {
+		return nil, fmt.Errorf("models: user by email: %w", notFound(err))
+	}
+	return &u, nil
+}
+
+// SearchUsers finds accounts whose name or email contains q (all when q is
+// empty), ordered by name, at most limit.
+func (s *Store) SearchUsers(ctx context.Context, q string, limit int) ([]User, error) {
+	db := s.db.WithContext(ctx).Order("name, email").Limit(limit)
+	if q = strings.ToLower(strings.TrimSpace(q)); q != "" {
+		like := "%" + strings.NewReplacer("%", `\%`, "_", `\_`).Replace(q) + "%"
+		db = db.Where(`LOWER(name) LIKE ? ESCAPE '\' OR email LIKE ? ESCAPE '\'`, like, like)
+	}
+	var users []User
+	if err := db.Find(&users).Error; err != nil {
+		return nil, fmt.Errorf("models: search users: %w", err)
+	}
+	return users, nil
+}
+
+// SetUserRole changes an account's role.
+func (s *Store) SetUserRole(ctx context.Context, id string, role Role) error {
+	if !role.Valid() {
+		return fmt.Errorf("models: set role: invalid role %q", role)
+	}
+	res := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", id).Updates(map[string]any{"role": role, "updated_at": s.now()})
+	if res.Error != nil {
+		return fmt.Errorf("models: set role: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("models: set role %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// Authenticate checks an email and password under the lockout policy. A
+// failure of either kind costs the same bcrypt work, so timing does not tell
+// whether the account exists.
+func (s *Store) Authenticate(ctx context.Context, email, password string, policy LoginPolicy) (*User, error) {
+	u, err := s.UserByEmail(ctx, email)
+	if errors.Is(err, ErrNotFound) {
+		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
+		return nil, ErrBadCredentials
+	}
+	if err != nil {
+		return nil, err
+	}
+	now := s.now()
+	if u.LockedUntil.After(now) {
+		return nil, &LockedError{Until: u.LockedUntil}
+	}
+	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
+		failed := u.FailedLogins + 1
+		upd := map[string]any{"failed_logins": failed}
+		if over := failed - policy.FreeAttempts; over >= 0 {
+			lock := policy.BaseLock << min(over, 20)
+			if lock > policy.MaxLock || lock <= 0 {
+				lock = policy.MaxLock
+			}
+			upd["locked_until"] = now.Add(lock)
+		}
+		if err := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", u.ID).Updates(upd).Error; err != nil {
+			return nil, fmt.Errorf("models: record failed login: %w", err)
+		}
+		return nil, ErrBadCredentials
+	}
+	if u.FailedLogins > 0 {
+		if err := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", u.ID).
+			Updates(map[string]any{"failed_logins": 0, "locked_until": time.Time{}}).Error; err != nil {
+			return nil, fmt.Errorf("models: reset failed logins: %w", err)
+		}
+	}
+	return u, nil
+}
+
+// dummyHash is a bcrypt hash of a random string, compared against when the
+// account does not exist so that the answer takes as long as a real check.
+func (s *Store) dummyHash() []byte {
+	s.dummyOnce.Do(func() {
+		s.dummy, _ = bcrypt.GenerateFromPassword([]byte(NewID()), bcrypt.DefaultCost)
+	})
+	return s.dummy
+}
+
+func hashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateAPIToken issues a bearer token for user that expires after ttl. The
+// token is returned once; only its hash is stored.
+func (s *Store) CreateAPIToken(ctx context.Context, userID string, ttl time.Duration) (string, *APIToken, error) {
+	token := "cnc_" + NewID() + NewID()
+	now := s.now()
+	t := &APIToken{ID: s.newID(), UserID: userID, Hash: hashToken(token), ExpiresAt: now.Add(ttl), CreatedAt: now}
+	if err := s.db.WithContext(ctx).Create(t).Error; err != nil {
+		return "", nil, fmt.Errorf("models: create token: %w", err)
+	}
+	return token, t, nil
+}
+
+// UserByAPIToken resolves a bearer token to its account; expired and unknown
+// tokens are ErrNotFound.
+func (s *Store) UserByAPIToken(ctx context.Context, token string) (*User, error) {
+	var t APIToken
+	err := s.db.WithContext(ctx).Where("hash = ? AND expires_at > ?", hashToken(token), s.now()).Take(&t).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: token: %w", notFound(err))
+	}
+	return s.UserByID(ctx, t.UserID)
+}
+
+// CreateWebSession starts a browser login and returns the cookie value.
+func (s *Store) CreateWebSession(ctx context.Context, userID string, ttl time.Duration) (string, error) {
+	token := NewID() + NewID()
+	now := s.now()
+	ws := &WebSession{ID: hashToken(token), UserID: userID, ExpiresAt: now.Add(ttl), CreatedAt: now}
+	if err := s.db.WithContext(ctx).Create(ws).Error; err != nil {
+		return "", fmt.Errorf("models: create web session: %w", err)
+	}
+	return token, nil
+}
+
+// UserByWebSession resolves a session cookie value to its account.
+func (s *Store) UserByWebSession(ctx context.Context, token string) (*User, error) {
+	var ws WebSession
+	err := s.db.WithContext(ctx).Where("id = ? AND expires_at > ?", hashToken(token), s.now()).Take(&ws).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: web session: %w", notFound(err))
+	}
+	return s.UserByID(ctx, ws.UserID)
+}
+
+// DeleteWebSession ends a browser login.
+func (s *Store) DeleteWebSession(ctx context.Context, token string) error {
+	return s.db.WithContext(ctx).Where("id = ?", hashToken(token)).Delete(&WebSession{}).Error
+}
+
+// DeleteExpiredCredentials removes expired web sessions and API tokens.
+func (s *Store) DeleteExpiredCredentials(ctx context.Context) (int64, error) {
+	var total int64
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		now := s.now()
+		r := tx.Where("expires_at <= ?", now).Delete(&WebSession{})
+		if r.Error != nil {
+			return r.Error
+		}
+		total += r.RowsAffected
+		r = tx.Where("expires_at <= ?", now).Delete(&APIToken{})
+		total += r.RowsAffected
+		return r.Error
+	})
+	if err != nil {
+		return 0, fmt.Errorf("models: delete expired credentials: %w", err)
+	}
+	return total, nil
+}

@@ -1,0 +1,62 @@
+// Package views holds Concierge's templ components. Components take view
+// models built by handlers and never touch the database.
+package views
+
+// Viewer is the signed-in person as the layout shows them.
+type Viewer struct {
+	Name string
+	Role string // traveler, support or admin
+}
+
+// IsStaff reports whether the viewer may use the console.
+func (v *Viewer) IsStaff() bool { return v != nil && (v.Role == "support" || v.Role == "admin") }
+
+// Assets are the cache-busted URLs of the static files.
+type Assets struct {
+	CSS, JS, HTMX, SSE string
+}
+
+// Page is what every full page needs from its handler.
+type Page struct {
+	Title   string
+	Viewer  *Viewer // nil when nobody is signed in
+	CSRF    string
+	Active  string // the navigation entry to highlight
+	Offline bool   // the built-in offline model answers
+	Assets  Assets
+}
+
+// NavItem is one entry of the top navigation.
+type NavItem struct {
+	Key, Label, Href string
+}
+
+// Nav lists the navigation entries for the viewer's role.
+func (p Page) Nav() []NavItem {
+	if p.Viewer == nil {
+		return nil
+	}
+	if p.Viewer.IsStaff() {
+		items := []NavItem{
+			{"customers", "Customers", "/console"},
+			{"audit", "Audit", "/console/audit"},
+			{"health", "Memory health", "/console/health"},
+		}
+		if p.Viewer.Role == "admin" {
+			items = append(items, NavItem{"erasure", "Erasure", "/console/erasure"}, NavItem{"accounts", "Accounts", "/console/accounts"})
+		}
+		return items
+	}
+	return []NavItem{
+		{"chat", "Chat", "/chat"},
+		{"memory", "What Concierge remembers", "/memory"},
+	}
+}
+
+// LoginForm is the login page's state.
+type LoginForm struct {
+	Email       string
+	Error       string
+	Next        string
+	DemoEnabled bool
+}
