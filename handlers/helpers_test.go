@@ -1,0 +1,131 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"concierge/handlers"
+	"concierge/models"
+	"concierge/models/dbtest"
+)
+
+// env is a running server on a fresh, seeded SQLite database.
+type env struct {
+	t     *testing.T
+	store *models.Store
+	srv   *httptest.Server
+}
+
+func newEnv(t *testing.T, mutate ...func(*handlers.Config)) *env {
+	t.Helper()
+	store := dbtest.SQLite(t)
+	if _, err := store.SeedDemo(context.Background(), "demo"); err != nil {
+		t.Fatal(err)
+	}
+	cfg := handlers.DefaultConfig()
+	cfg.DemoEnabled = true
+	cfg.Offline = true
+	for _, m := range mutate {
+		m(&cfg)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	srv := httptest.NewServer(handlers.NewServer(cfg, store, log))
+	t.Cleanup(srv.Close)
+	return &env{t: t, store: store, srv: srv}
+}
+
+// browser is a client with a cookie jar that does not follow redirects.
+type browser struct {
+	e      *env
+	client *http.Client
+}
+
+func (e *env) browser() *browser {
+	jar, _ := cookiejar.New(nil)
+	return &browser{e: e, client: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}}
+}
+
+var csrfInput = regexp.MustCompile(`name="_csrf" value="([^"]+)"`)
+
+// get fetches a page and returns status, body and the CSRF token it carries.
+func (b *browser) get(path string) (int, string, string) {
+	b.e.t.Helper()
+	resp, err := b.client.Get(b.e.srv.URL + path)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	token := ""
+	if m := csrfInput.FindSubmatch(body); m != nil {
+		token = string(m[1])
+	}
+	return resp.StatusCode, string(body), token
+}
+
+func (b *browser) post(path string, form url.Values) *http.Response {
+	b.e.t.Helper()
+	resp, err := b.client.PostForm(b.e.srv.URL+path, form)
+	if err != nil {
+		b.e.t.Fatal(err)
+	}
+	b.e.t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+// login signs in through the login form and returns the redirect target.
+func (b *browser) login(email, password string) *http.Response {
+	b.e.t.Helper()
+	_, _, token := b.get("/login")
+	if token == "" {
+		b.e.t.Fatal("login page has no CSRF token")
+	}
+	return b.post("/login", url.Values{"email": {email}, "password": {password}, "_csrf": {token}})
+}
+
+// apiCall sends a JSON request with an optional bearer token.
+func (e *env) apiCall(method, path, token, body string) (int, map[string]any) {
+	e.t.Helper()
+	req, _ := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+// token signs in through the API and returns a bearer token.
+func (e *env) token(email string) string {
+	e.t.Helper()
+	status, out := e.apiCall("POST", "/api/v1/auth/token", "", `{"email":"`+email+`","password":"demo"}`)
+	if status != http.StatusOK {
+		e.t.Fatalf("token for %s: status %d: %v", email, status, out)
+	}
+	return out["token"].(string)
+}
+
+func errorCode(out map[string]any) string {
+	e, _ := out["error"].(map[string]any)
+	code, _ := e["code"].(string)
+	return code
+}
