@@ -1,0 +1,133 @@
+package memory
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// Encoding names returned by EncodingFor.
+const (
+	EncodingO200k    = "o200k_base"
+	EncodingCl100k   = "cl100k_base"
+	EncodingEstimate = "estimate"
+)
+
+// charsPerToken is the fallback ratio for unknown models. Real BPE
+// vocabularies average about four characters per token on English; three
+// over-counts on purpose so that budgets are never exceeded.
+const charsPerToken = 3
+
+// EncodingFor names the tokenizer NewTokenCounter uses for model:
+// EncodingO200k, EncodingCl100k or EncodingEstimate for unknown models.
+func EncodingFor(model string) string {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:] // "openai/gpt-4o" as routers spell it
+	}
+	m = strings.TrimPrefix(m, "ft:")
+	hasFamily := func(families ...string) bool {
+		for _, f := range families {
+			if m == f || strings.HasPrefix(m, f+"-") || strings.HasPrefix(m, f+".") || strings.HasPrefix(m, f+":") {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case hasFamily("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "o1", "o3", "o4", "gpt-oss"):
+		return EncodingO200k
+	case hasFamily("gpt-4", "gpt-3.5", "gpt-35", "text-embedding-3", "text-embedding-ada"):
+		return EncodingCl100k
+	}
+	return EncodingEstimate
+}
+
+// NewTokenCounter returns the token counter for model: the real tiktoken
+// encoding for OpenAI families (o200k_base for gpt-4o, gpt-4.1, gpt-5 and the
+// o-series; cl100k_base for gpt-4 and gpt-3.5) and, for any other model, a
+// conservative estimate of one token per three bytes, rounded up. Counters
+// are shared per encoding, remember recent counts and are safe for
+// concurrent use.
+func NewTokenCounter(model string) TokenCounter {
+	switch EncodingFor(model) {
+	case EncodingO200k:
+		return o200kCounter()
+	case EncodingCl100k:
+		return cl100kCounter()
+	}
+	return estimateCounter{}
+}
+
+// The encodings are built once per process on first use: building one
+// compiles its split expression and loads a vocabulary of 100k–200k entries,
+// far too slow to repeat per request. They are immutable caches, not state.
+var (
+	o200kCounter  = sync.OnceValue(func() TokenCounter { return newTiktokenCounter(tokenizer.O200kBase) })
+	cl100kCounter = sync.OnceValue(func() TokenCounter { return newTiktokenCounter(tokenizer.Cl100kBase) })
+)
+
+// estimateCounter counts ceil(bytes/3): an over-estimate for every BPE
+// vocabulary we know, and the byte length already penalises non-Latin text.
+type estimateCounter struct{}
+
+func (estimateCounter) Count(text string) int {
+	return (len(text) + charsPerToken - 1) / charsPerToken
+}
+
+// memoLimit bounds the count cache; when full it is emptied rather than
+// evicted entry by entry, which keeps the hot path a single map lookup.
+const (
+	memoLimit      = 8192
+	memoMaxTextLen = 4096
+)
+
+type tiktokenCounter struct {
+	codec tokenizer.Codec // nil when the encoding could not be built
+
+	mu   sync.RWMutex
+	memo map[string]int
+}
+
+func newTiktokenCounter(enc tokenizer.Encoding) *tiktokenCounter {
+	c, err := tokenizer.Get(enc)
+	if err != nil {
+		c = nil // fall back to the estimate; the encodings are embedded, so this is not expected
+	}
+	return &tiktokenCounter{codec: c, memo: make(map[string]int)}
+}
+
+// Count returns the exact number of tokens of text. The same strings (notes,
+// earlier messages) are counted on every turn, so counts are memoised: a BPE
+// count costs microseconds, a map lookup nanoseconds.
+func (t *tiktokenCounter) Count(text string) int {
+	if text == "" {
+		return 0
+	}
+	if t.codec == nil {
+		return estimateCounter{}.Count(text)
+	}
+	cacheable := len(text) <= memoMaxTextLen
+	if cacheable {
+		t.mu.RLock()
+		n, ok := t.memo[text]
+		t.mu.RUnlock()
+		if ok {
+			return n
+		}
+	}
+	n, err := t.codec.Count(text)
+	if err != nil {
+		return estimateCounter{}.Count(text)
+	}
+	if cacheable {
+		t.mu.Lock()
+		if len(t.memo) >= memoLimit {
+			clear(t.memo)
+		}
+		t.memo[text] = n
+		t.mu.Unlock()
+	}
+	return n
+}
