@@ -12,35 +12,80 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"concierge/agent"
+	"concierge/agent/offline"
 	"concierge/handlers"
+	"concierge/memory"
 	"concierge/models"
 	"concierge/models/dbtest"
 )
 
-// env is a running server on a fresh, seeded SQLite database.
+// env is a running server on a fresh, seeded SQLite database, with the
+// offline model unless a test gives another provider.
 type env struct {
-	t     *testing.T
-	store *models.Store
-	srv   *httptest.Server
+	t      *testing.T
+	store  *models.Store
+	srv    *httptest.Server
+	worker *agent.Worker
+}
+
+// envOptions change what newEnv builds.
+type envOptions struct {
+	cfg       func(*handlers.Config)
+	provider  agent.Provider
+	completer memory.Completer
+	agentCfg  func(*agent.Config)
+	store     *models.Store
 }
 
 func newEnv(t *testing.T, mutate ...func(*handlers.Config)) *env {
 	t.Helper()
-	store := dbtest.SQLite(t)
+	opt := envOptions{}
+	if len(mutate) > 0 {
+		opt.cfg = mutate[0]
+	}
+	return newEnvWith(t, opt)
+}
+
+func newEnvWith(t *testing.T, opt envOptions) *env {
+	t.Helper()
+	store := opt.store
+	if store == nil {
+		store = dbtest.SQLite(t)
+	}
 	if _, err := store.SeedDemo(context.Background(), "demo"); err != nil {
 		t.Fatal(err)
 	}
 	cfg := handlers.DefaultConfig()
 	cfg.DemoEnabled = true
-	cfg.Offline = true
-	for _, m := range mutate {
-		m(&cfg)
+	cfg.Offline = opt.provider == nil
+	if opt.cfg != nil {
+		opt.cfg(&cfg)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv := httptest.NewServer(handlers.NewServer(cfg, store, log))
-	t.Cleanup(srv.Close)
-	return &env{t: t, store: store, srv: srv}
+	provider := opt.provider
+	if provider == nil {
+		provider = offline.New(memory.NewTokenCounter("gpt-4o-mini"))
+	}
+	acfg := agent.DefaultConfig("gpt-4o-mini")
+	if opt.agentCfg != nil {
+		opt.agentCfg(&acfg)
+	}
+	ag := agent.New(acfg, store, provider, log)
+	wcfg := agent.DefaultWorkerConfig()
+	wcfg.Poll = 50 * time.Millisecond
+	worker := agent.NewWorker(wcfg, store, opt.completer, log)
+	ctx, cancel := context.WithCancel(context.Background())
+	worker.Start(ctx)
+	srv := httptest.NewServer(handlers.NewServer(cfg, store, ag, worker, log))
+	t.Cleanup(func() {
+		srv.Close()
+		cancel()
+		worker.Wait()
+	})
+	return &env{t: t, store: store, srv: srv, worker: worker}
 }
 
 // browser is a client with a cookie jar that does not follow redirects.

@@ -10,6 +10,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"concierge/agent"
+
 	"concierge/models"
 	"concierge/static"
 )
@@ -52,14 +54,16 @@ func DefaultConfig() Config {
 type Server struct {
 	cfg    Config
 	store  *models.Store
+	agent  *agent.Agent
+	worker *agent.Worker
 	log    *slog.Logger
 	assets *static.Assets
 	echo   *echo.Echo
 }
 
 // NewServer builds the server with every dependency given explicitly.
-func NewServer(cfg Config, store *models.Store, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, store: store, log: log, assets: static.New(), echo: echo.New()}
+func NewServer(cfg Config, store *models.Store, ag *agent.Agent, worker *agent.Worker, log *slog.Logger) *Server {
+	s := &Server{cfg: cfg, store: store, agent: ag, worker: worker, log: log, assets: static.New(), echo: echo.New()}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError

@@ -13,7 +13,11 @@ import (
 	"strings"
 	"time"
 
+	"concierge/agent"
+	"concierge/agent/offline"
+	"concierge/agent/openai"
 	"concierge/handlers"
+	"concierge/memory"
 	"concierge/models"
 )
 
@@ -112,11 +116,20 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 
+	provider, completer := newModels(cfg)
+	ag := agent.New(agent.DefaultConfig(cfg.ChatModel), store, provider, log)
+	wcfg := agent.DefaultWorkerConfig()
+	wcfg.SessionIdle, wcfg.Retention, wcfg.Lease, wcfg.Workers = cfg.SessionIdle, cfg.Retention, cfg.JobLease, cfg.Workers
+	worker := agent.NewWorker(wcfg, store, completer, log)
+	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopWorkers()
+	worker.Start(workerCtx)
+
 	hcfg := handlers.DefaultConfig()
 	hcfg.SecureCookies = cfg.SecureCookies
 	hcfg.DemoEnabled = cfg.Demo
 	hcfg.Offline = cfg.OpenAIKey == ""
-	srv := handlers.NewServer(hcfg, store, log)
+	srv := handlers.NewServer(hcfg, store, ag, worker, log)
 
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
@@ -133,17 +146,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		fmt.Fprintf(stdout, "Demo accounts are enabled: sign in at %s/login as john@example.com (traveler), support@example.com or admin@example.com, password %q\n",
 			url, cfg.DemoPassword)
 	}
-	model := "offline (no OPENAI_API_KEY set)"
-	if cfg.OpenAIKey != "" {
-		model = cfg.ChatModel
-	}
-	log.Info("serving", "addr", ln.Addr().String(), "db", dbKind(store), "model", model,
+	log.Info("serving", "addr", ln.Addr().String(), "db", dbKind(store), "model", provider.Name(),
 		"startup_ms", time.Since(started).Milliseconds())
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- httpServer.Serve(ln) }()
 	select {
 	case err := <-serveErr:
+		stopWorkers()
+		worker.Wait()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -151,11 +162,28 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	if err := httpServer.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	shutdownErr := httpServer.Shutdown(shutdownCtx)
+	// Then the background workers: a job cut short is picked up again by
+	// the next instance to start, because nothing of it was committed.
+	stopWorkers()
+	worker.Wait()
+	if shutdownErr != nil {
+		return fmt.Errorf("shutdown: %w", shutdownErr)
 	}
 	log.Info("stopped")
 	return nil
+}
+
+// newModels picks the chat provider and the consolidation completer: the
+// OpenAI-compatible server when a key is set, else the offline model and the
+// rules engine.
+func newModels(cfg Config) (agent.Provider, memory.Completer) {
+	if cfg.OpenAIKey == "" {
+		return offline.New(memory.NewTokenCounter(cfg.ChatModel)), nil
+	}
+	chat := openai.New(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ChatModel, Timeout: cfg.ModelTimeout})
+	consolidation := openai.New(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ConsolidateModel, Timeout: cfg.ModelTimeout})
+	return chat, consolidation
 }
 
 func dbKind(s *models.Store) string {

@@ -1,0 +1,298 @@
+// Package agent runs Concierge's chat turns end to end — store the message,
+// assemble the memory state and instructions, call the model with the
+// save_memory_note tool, check and apply its calls, store the answer and the
+// exact request — and the background consolidation of closed sessions.
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"concierge/memory"
+	"concierge/models"
+)
+
+// Config tunes the turn loop.
+type Config struct {
+	Model            string // chat model name, passed to the provider and the tokenizer
+	MaxRounds        int    // model calls per turn at most (tool rounds + final answer)
+	MaxUserTurns     int    // short-term memory: user turns kept in the history
+	HistoryBudget    int    // tokens for the history, answer reserve included
+	ReserveForAnswer int    // tokens kept free for the answer
+	GlobalBudget     int    // tokens for GLOBAL notes in the instructions
+	Limits           memory.Limits
+}
+
+// DefaultConfig returns the turn loop's defaults.
+func DefaultConfig(model string) Config {
+	return Config{
+		Model: model, MaxRounds: 4, MaxUserTurns: memory.DefaultMaxUserTurns,
+		HistoryBudget: 12000, ReserveForAnswer: 1500, GlobalBudget: memory.DefaultGlobalBudget,
+		Limits: memory.Limits{MaxSessionNotes: memory.DefaultMaxSessionNotes, MaxGlobalNotes: memory.DefaultMaxGlobalNotes},
+	}
+}
+
+// Agent runs chat turns. It is safe for concurrent use; turns of one session
+// run one at a time.
+type Agent struct {
+	cfg      Config
+	store    *models.Store
+	provider Provider
+	counter  memory.TokenCounter
+	log      *slog.Logger
+	now      func() time.Time
+
+	mu    sync.Mutex
+	locks map[string]*sessionLock
+}
+
+type sessionLock struct {
+	mu   sync.Mutex
+	refs int
+}
+
+// New builds an Agent.
+func New(cfg Config, store *models.Store, provider Provider, log *slog.Logger) *Agent {
+	return &Agent{cfg: cfg, store: store, provider: provider, counter: memory.NewTokenCounter(cfg.Model),
+		log: log, now: time.Now, locks: map[string]*sessionLock{}}
+}
+
+// ProviderName names the model behind the agent.
+func (a *Agent) ProviderName() string { return a.provider.Name() }
+
+// lock serialises the turns of one session within this process.
+func (a *Agent) lock(sessionID string) func() {
+	a.mu.Lock()
+	l := a.locks[sessionID]
+	if l == nil {
+		l = &sessionLock{}
+		a.locks[sessionID] = l
+	}
+	l.refs++
+	a.mu.Unlock()
+	l.mu.Lock()
+	return func() {
+		l.mu.Unlock()
+		a.mu.Lock()
+		if l.refs--; l.refs == 0 {
+			delete(a.locks, sessionID)
+		}
+		a.mu.Unlock()
+	}
+}
+
+// TurnResult is what one turn produced.
+type TurnResult struct {
+	Reply   string
+	Turn    int
+	Saved   []memory.Note
+	Blocked []string // refusal categories, never the refused text
+	Usage   Usage
+}
+
+// ModelError is a failure of the model during a turn. The user's message is
+// already stored; the turn can be retried.
+type ModelError struct {
+	Err error
+}
+
+func (e *ModelError) Error() string { return "model call failed: " + e.Err.Error() }
+func (e *ModelError) Unwrap() error { return e.Err }
+
+// Turn runs one chat turn for the session's owner. The user's message is
+// stored before anything else, so a failure later loses nothing; sending the
+// same text again after a failed turn retries it instead of storing it twice.
+// onDelta, when not nil, receives the answer's text as it is generated.
+func (a *Agent) Turn(ctx context.Context, sessionID, content string, onDelta func(string)) (*TurnResult, error) {
+	unlock := a.lock(sessionID)
+	defer unlock()
+
+	cs, err := a.store.ChatSessionByID(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if cs.Status != models.SessionOpen {
+		return nil, models.ErrSessionClosed
+	}
+	history, err := a.store.Messages(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	userMsg, retry := pendingRetry(history, content)
+	if !retry {
+		userMsg = &models.Message{SessionID: sessionID, Role: string(memory.RoleUser), Content: content, Turn: lastTurn(history) + 1}
+		if err := a.store.AppendMessage(ctx, userMsg); err != nil {
+			return nil, err
+		}
+		history = append(history, *userMsg)
+	}
+	res, err := a.run(ctx, cs, userMsg, history, onDelta)
+	if err != nil {
+		a.log.Warn("turn failed", "session_id", sessionID, "turn", userMsg.Turn, "err_kind", fmt.Sprintf("%T", errors.Unwrap(err)))
+		return nil, err
+	}
+	a.log.Info("turn", "session_id", sessionID, "user_id", cs.UserID, "turn", res.Turn, "saved", len(res.Saved),
+		"blocked", len(res.Blocked), "prompt_tokens", res.Usage.PromptTokens, "completion_tokens", res.Usage.CompletionTokens)
+	return res, nil
+}
+
+// pendingRetry reports whether the transcript's last user message has this
+// content and never got a final answer (only, perhaps, tool rounds).
+func pendingRetry(history []models.Message, content string) (*models.Message, bool) {
+	for i := len(history) - 1; i >= 0; i-- {
+		m := history[i]
+		if m.Role == string(memory.RoleUser) {
+			if m.Content == content {
+				return &m, true
+			}
+			return nil, false
+		}
+		if m.Role == string(memory.RoleAssistant) && m.ToolCalls == "" {
+			return nil, false // answered
+		}
+	}
+	return nil, false
+}
+
+func lastTurn(history []models.Message) int {
+	if n := len(history); n > 0 {
+		return history[n-1].Turn
+	}
+	return 0
+}
+
+// run is the model loop of one turn.
+func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, stored []models.Message, onDelta func(string)) (*TurnResult, error) {
+	profile, err := a.store.Profile(ctx, cs.UserID)
+	if err != nil {
+		return nil, err
+	}
+	global, err := a.store.GlobalNotes(ctx, cs.UserID)
+	if err != nil {
+		return nil, err
+	}
+	trips, err := a.store.Trips(ctx, cs.UserID, memory.MaxTrips)
+	if err != nil {
+		return nil, err
+	}
+	history := make([]memory.Message, len(stored))
+	for i := range stored {
+		history[i] = stored[i].Domain()
+	}
+	res := &TurnResult{Turn: userMsg.Turn}
+	tools := []memory.Tool{memory.SaveNoteTool()}
+	for round := 1; round <= a.cfg.MaxRounds; round++ {
+		session, err := a.store.SessionNotes(ctx, cs.ID)
+		if err != nil {
+			return nil, err
+		}
+		kept, trimmed := memory.Trim(history, memory.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
+			TokenBudget: a.cfg.HistoryBudget, ReserveForAnswer: a.cfg.ReserveForAnswer, Counter: a.counter})
+		instructions := memory.BuildInstructions(memory.NewState(profile, global, session, trips), memory.InjectOptions{
+			Counter: a.counter, GlobalBudget: a.cfg.GlobalBudget, Today: a.now().UTC().Format(memory.DateLayout),
+			LatestMessage: userMsg.Content, Trimmed: trimmed,
+		})
+		if round == a.cfg.MaxRounds {
+			tools = nil // the last round must answer in words
+		}
+		req := Request{Model: a.cfg.Model, Instructions: instructions, Messages: kept, Tools: tools, MaxTokens: a.cfg.ReserveForAnswer}
+		resp, err := a.provider.Complete(ctx, req, onDelta)
+		if err != nil {
+			return nil, &ModelError{Err: err}
+		}
+		res.Usage.PromptTokens += resp.Usage.PromptTokens
+		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
+		if err := a.snapshot(ctx, cs, userMsg.Turn, round, req, resp); err != nil {
+			return nil, err
+		}
+		assistant := &models.Message{SessionID: cs.ID, Role: string(memory.RoleAssistant), Content: resp.Content,
+			ToolCalls: models.EncodeToolCalls(resp.ToolCalls), Turn: userMsg.Turn}
+		if err := a.store.AppendMessage(ctx, assistant); err != nil {
+			return nil, err
+		}
+		history = append(history, assistant.Domain())
+		if len(resp.ToolCalls) == 0 {
+			res.Reply = resp.Content
+			return res, nil
+		}
+		for _, call := range resp.ToolCalls {
+			result, note, blocked := a.applyToolCall(ctx, cs, userMsg, call)
+			if note != nil {
+				res.Saved = append(res.Saved, *note)
+			}
+			if blocked != "" {
+				res.Blocked = append(res.Blocked, blocked)
+			}
+			toolMsg := &models.Message{SessionID: cs.ID, Role: string(memory.RoleTool), Content: result, ToolCallID: call.ID, Turn: userMsg.Turn}
+			if err := a.store.AppendMessage(ctx, toolMsg); err != nil {
+				return nil, err
+			}
+			history = append(history, toolMsg.Domain())
+		}
+	}
+	return nil, &ModelError{Err: errors.New("the model kept calling tools without answering")}
+}
+
+func (a *Agent) snapshot(ctx context.Context, cs *models.ChatSession, turn, round int, req Request, resp Response) error {
+	msgs, _ := json.Marshal(req.Messages)
+	out, _ := json.Marshal(resp)
+	return a.store.SaveSnapshot(ctx, &models.TurnSnapshot{SessionID: cs.ID, UserID: cs.UserID, Turn: turn, Round: round,
+		Model: a.provider.Name(), Instructions: req.Instructions, Messages: string(msgs), Response: string(out),
+		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens})
+}
+
+// toolResult is what the model is told after each tool call.
+type toolResult struct {
+	OK       bool   `json:"ok"`
+	ID       string `json:"id,omitempty"`
+	Scope    string `json:"scope,omitempty"`
+	Error    string `json:"error,omitempty"`
+	Category string `json:"category,omitempty"`
+	Message  string `json:"message,omitempty"`
+}
+
+func (r toolResult) String() string {
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// applyToolCall checks one tool call through the guardrails and, when it
+// passes, stores the session note. It returns the tool result for the model,
+// the saved note or the refusal category.
+func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, call memory.ToolCall) (string, *memory.Note, string) {
+	if call.Name != memory.SaveNoteToolName {
+		return toolResult{Error: "unknown_tool", Message: "There is no tool named " + fmt.Sprintf("%q", call.Name) + "; only save_memory_note exists."}.String(), nil, ""
+	}
+	args, err := memory.ParseSaveNoteArgs(call.Arguments)
+	if err != nil {
+		return toolResult{Error: "bad_arguments", Message: "The arguments were not valid: " + err.Error() +
+			`. Send a JSON object {"text": string, "keywords": [1-3 lowercase words], "scope": "durable" | "this_trip"}.`}.String(), nil, ""
+	}
+	globalCount, sessionCount, err := a.store.CountNotes(ctx, cs.UserID, cs.ID)
+	if err != nil {
+		return toolResult{Error: "unavailable", Message: "The note could not be saved right now."}.String(), nil, ""
+	}
+	checked, refusal := memory.CheckNote(args, sessionCount, globalCount, a.cfg.Limits)
+	if refusal != nil {
+		if err := a.store.RecordBlockedWrite(ctx, cs.UserID, cs.ID, refusal.Category); err != nil {
+			a.log.Error("record blocked write", "session_id", cs.ID, "err", err)
+		}
+		a.log.Info("memory write blocked", "session_id", cs.ID, "category", refusal.Category)
+		return toolResult{Error: "refused", Category: refusal.Category, Message: refusal.Message}.String(), nil, refusal.Category
+	}
+	n, err := a.store.CreateNote(ctx, models.NewNote{UserID: cs.UserID, Kind: models.KindSession,
+		Note: memory.Note{Text: checked.Text, Keywords: checked.Keywords, Scope: checked.Scope, Source: memory.SourceAssistant,
+			LastUpdateDate: a.now().UTC().Format(memory.DateLayout)},
+		Prov: models.Provenance{SessionID: cs.ID, MessageID: userMsg.ID}}, models.Actor{Kind: models.ActorAssistant}, "stated by the traveler")
+	if err != nil {
+		a.log.Error("save session note", "session_id", cs.ID, "err", err)
+		return toolResult{Error: "unavailable", Message: "The note could not be saved right now."}.String(), nil, ""
+	}
+	d := n.Domain()
+	return toolResult{OK: true, ID: n.ID, Scope: string(d.Scope)}.String(), &d, ""
+}

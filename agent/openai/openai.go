@@ -1,0 +1,294 @@
+// Package openai is the model provider for OpenAI and compatible servers
+// (Ollama, vLLM, llama.cpp, LM Studio) over Chat Completions with tool
+// calling, through github.com/openai/openai-go/v3.
+package openai
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"concierge/agent"
+	"concierge/memory"
+)
+
+// The defaults of Config, and the MaxRetries value that turns retries off
+// (0 means the default, as everywhere in Config).
+const (
+	DefaultTimeout    = 60 * time.Second
+	DefaultMaxRetries = 2
+	NoRetries         = -1
+)
+
+// Config says how to reach the model server.
+type Config struct {
+	// APIKey is sent as the bearer token; empty means OPENAI_API_KEY if set
+	// (openai-go reads it itself), else none, which local servers accept.
+	APIKey string
+	// BaseURL is the API root, such as https://api.openai.com/v1 or
+	// http://localhost:11434/v1; empty means OpenAI (or OPENAI_BASE_URL,
+	// which openai-go reads itself).
+	BaseURL string
+	// Model is used when a Request names none.
+	Model string
+	// Timeout bounds one Complete or CompleteJSON call, retries and
+	// streaming included; 0 means DefaultTimeout.
+	Timeout time.Duration
+	// MaxRetries is how often the client retries 408, 409, 429 and 5xx
+	// answers and connection errors; 0 means DefaultMaxRetries and
+	// NoRetries (any negative value) turns retries off.
+	MaxRetries int
+	// HTTPClient is optional.
+	HTTPClient *http.Client
+}
+
+// Provider is a chat model served over Chat Completions. It implements
+// agent.Provider and memory.Completer and is safe for concurrent use.
+type Provider struct {
+	client  sdk.Client
+	model   string
+	timeout time.Duration
+}
+
+var (
+	_ agent.Provider   = (*Provider)(nil)
+	_ memory.Completer = (*Provider)(nil)
+)
+
+// New returns a provider for cfg. It makes no network call.
+func New(cfg Config) *Provider {
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	retries := cfg.MaxRetries
+	switch {
+	case retries == 0:
+		retries = DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	opts := []option.RequestOption{
+		option.WithMaxRetries(retries),
+		// Bounds one attempt and tells the server (X-Stainless-Timeout); the
+		// context deadline each call sets bounds the whole call, retries and
+		// streaming included, which is what the traveler waits for.
+		option.WithRequestTimeout(timeout),
+	}
+	if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	if cfg.BaseURL != "" {
+		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, timeout: timeout}
+}
+
+// Name returns "openai:" and the configured model.
+func (p *Provider) Name() string { return "openai:" + p.model }
+
+// Complete sends req as one Chat Completions call. With onDelta it streams
+// and passes each piece of text to onDelta as it arrives. Tool call
+// arguments are returned exactly as the model wrote them, valid JSON or not.
+// Failures are *Error values, except the caller's own cancellation, which
+// is returned as the context's error.
+func (p *Provider) Complete(ctx context.Context, req agent.Request, onDelta func(string)) (agent.Response, error) {
+	params, err := p.params(req)
+	if err != nil {
+		return agent.Response{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	var cc *sdk.ChatCompletion
+	if onDelta != nil {
+		cc, err = p.stream(ctx, params, onDelta)
+	} else {
+		cc, err = p.create(ctx, params)
+	}
+	if err != nil {
+		return agent.Response{}, err
+	}
+	return toResponse(cc)
+}
+
+// CompleteJSON asks for a JSON object (response_format json_object) with a
+// system and a user message and returns the model's text as it is.
+func (p *Provider) CompleteJSON(ctx context.Context, system, user string) (string, error) {
+	if p.model == "" {
+		return "", &Error{Kind: KindBadRequest, Message: "No model is configured."}
+	}
+	params := sdk.ChatCompletionNewParams{
+		Model:    p.model,
+		Messages: []sdk.ChatCompletionMessageParamUnion{sdk.SystemMessage(system), sdk.UserMessage(user)},
+		ResponseFormat: sdk.ChatCompletionNewParamsResponseFormatUnion{
+			OfJSONObject: &shared.ResponseFormatJSONObjectParam{},
+		},
+	}
+	ctx, cancel := context.WithTimeout(ctx, p.timeout)
+	defer cancel()
+	cc, err := p.create(ctx, params)
+	if err != nil {
+		return "", err
+	}
+	res, err := toResponse(cc)
+	if err != nil {
+		return "", err
+	}
+	return res.Content, nil
+}
+
+// params turns an agent request into Chat Completions parameters.
+func (p *Provider) params(req agent.Request) (sdk.ChatCompletionNewParams, error) {
+	model := req.Model
+	if model == "" {
+		model = p.model
+	}
+	if model == "" {
+		return sdk.ChatCompletionNewParams{}, &Error{Kind: KindBadRequest, Message: "No model is configured."}
+	}
+	params := sdk.ChatCompletionNewParams{Model: model}
+	if req.Instructions != "" {
+		params.Messages = append(params.Messages, sdk.SystemMessage(req.Instructions))
+	}
+	for i, m := range req.Messages {
+		msg, err := toMessage(m)
+		if err != nil {
+			return sdk.ChatCompletionNewParams{}, &Error{Kind: KindBadRequest, Message: fmt.Sprintf("Message %d cannot be sent to the model.", i), err: err}
+		}
+		params.Messages = append(params.Messages, msg)
+	}
+	for _, t := range req.Tools {
+		def := shared.FunctionDefinitionParam{
+			Name:       t.Name,
+			Strict:     sdk.Bool(false), // our schemas use optional fields, which strict mode forbids
+			Parameters: shared.FunctionParameters(t.Parameters),
+		}
+		if t.Description != "" {
+			def.Description = sdk.String(t.Description)
+		}
+		params.Tools = append(params.Tools, sdk.ChatCompletionFunctionTool(def))
+	}
+	if len(params.Tools) > 0 {
+		params.ToolChoice.OfAuto = sdk.String(string(sdk.ChatCompletionToolChoiceOptionAutoAuto))
+	}
+	if req.MaxTokens > 0 {
+		params.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))
+	}
+	return params, nil
+}
+
+// toMessage converts one transcript message to its wire form.
+func toMessage(m memory.Message) (sdk.ChatCompletionMessageParamUnion, error) {
+	switch m.Role {
+	case memory.RoleUser:
+		return sdk.UserMessage(m.Content), nil
+	case memory.RoleTool:
+		return sdk.ToolMessage(m.Content, m.ToolCallID), nil
+	case memory.RoleAssistant:
+		var a sdk.ChatCompletionAssistantMessageParam
+		// The API wants content unless there are tool calls.
+		if m.Content != "" || len(m.ToolCalls) == 0 {
+			a.Content.OfString = sdk.String(m.Content)
+		}
+		for _, c := range m.ToolCalls {
+			args := c.Arguments
+			if args == "" {
+				args = "{}" // an empty string is not accepted back by every server
+			}
+			a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
+				OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+					ID:       c.ID,
+					Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: args},
+				},
+			})
+		}
+		return sdk.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
+	default:
+		return sdk.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
+	}
+}
+
+// create makes a plain (non-streaming) call.
+func (p *Provider) create(ctx context.Context, params sdk.ChatCompletionNewParams) (*sdk.ChatCompletion, error) {
+	var raw *http.Response
+	cc, err := p.client.Chat.Completions.New(ctx, params, option.WithResponseInto(&raw))
+	if err != nil {
+		return nil, classify(ctx, err, raw)
+	}
+	return cc, nil
+}
+
+// stream makes a streaming call, passing content to onDelta as it arrives,
+// and returns the accumulated completion.
+func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParams, onDelta func(string)) (*sdk.ChatCompletion, error) {
+	params.StreamOptions.IncludeUsage = sdk.Bool(true)
+	var raw *http.Response
+	stream := p.client.Chat.Completions.NewStreaming(ctx, params, option.WithResponseInto(&raw))
+	defer stream.Close()
+	var acc sdk.ChatCompletionAccumulator
+	chunks := 0
+	for stream.Next() {
+		chunk := stream.Current()
+		if !acc.AddChunk(chunk) {
+			return nil, &Error{Kind: KindUpstream, Message: msgInvalid, Retryable: true, err: fmt.Errorf("chunk %d could not be accumulated", chunks)}
+		}
+		chunks++
+		for _, c := range chunk.Choices {
+			if c.Index != 0 {
+				continue
+			}
+			if c.Delta.Content != "" {
+				onDelta(c.Delta.Content)
+			}
+			if c.Delta.Refusal != "" {
+				onDelta(c.Delta.Refusal) // shown as the answer, see toResponse
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return nil, classify(ctx, err, raw)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, classify(ctx, err, raw)
+	}
+	// A stream cut short ends like a finished one; only the missing
+	// finish_reason tells them apart.
+	if chunks == 0 || len(acc.Choices) == 0 || acc.Choices[0].FinishReason == "" {
+		return nil, &Error{Kind: KindUpstream, Message: "The model service's answer was cut off.", Retryable: true}
+	}
+	return &acc.ChatCompletion, nil
+}
+
+// toResponse takes the first choice of a completion.
+func toResponse(cc *sdk.ChatCompletion) (agent.Response, error) {
+	if cc == nil || len(cc.Choices) == 0 {
+		return agent.Response{}, &Error{Kind: KindUpstream, Message: msgInvalid, Retryable: true}
+	}
+	msg := cc.Choices[0].Message
+	res := agent.Response{
+		Content: msg.Content,
+		Usage:   agent.Usage{PromptTokens: int(cc.Usage.PromptTokens), CompletionTokens: int(cc.Usage.CompletionTokens)},
+	}
+	if res.Content == "" {
+		res.Content = msg.Refusal // a refusal is the text the traveler should see
+	}
+	for i, c := range msg.ToolCalls {
+		if c.Type != "" && c.Type != "function" {
+			continue // we only define function tools
+		}
+		id := c.ID
+		if id == "" {
+			id = fmt.Sprintf("call_%d", i) // some compatible servers omit ids; the reply must name one
+		}
+		res.ToolCalls = append(res.ToolCalls, memory.ToolCall{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments})
+	}
+	return res, nil
+}

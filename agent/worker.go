@@ -1,0 +1,211 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"concierge/memory"
+	"concierge/models"
+)
+
+// WorkerConfig tunes the background jobs.
+type WorkerConfig struct {
+	ID             string        // this instance's worker id, for job leases
+	Workers        int           // consolidation jobs run at once
+	Poll           time.Duration // how often to look for queued jobs
+	Lease          time.Duration // how long a claimed job stays with its worker
+	SessionIdle    time.Duration // close sessions idle this long (0: never)
+	Retention      time.Duration // delete transcripts older than this (0: keep)
+	SweepEvery     time.Duration // how often idle sessions and retention are checked
+	MaxGlobalNotes int
+}
+
+// DefaultWorkerConfig returns the background jobs' defaults.
+func DefaultWorkerConfig() WorkerConfig {
+	return WorkerConfig{ID: models.NewID(), Workers: 2, Poll: time.Second, Lease: 2 * time.Minute,
+		SessionIdle: 30 * time.Minute, Retention: 90 * 24 * time.Hour, SweepEvery: time.Minute,
+		MaxGlobalNotes: memory.DefaultMaxGlobalNotes}
+}
+
+// Worker runs consolidation jobs, closes idle sessions and applies the
+// retention period. Every step is safe when several instances run one.
+type Worker struct {
+	cfg       WorkerConfig
+	store     *models.Store
+	completer memory.Completer // nil: the rules engine only
+	log       *slog.Logger
+	now       func() time.Time
+
+	wake chan struct{}
+	wg   sync.WaitGroup
+
+	mu      sync.Mutex
+	waiters map[string][]chan struct{}
+}
+
+// NewWorker builds a Worker; completer may be nil.
+func NewWorker(cfg WorkerConfig, store *models.Store, completer memory.Completer, log *slog.Logger) *Worker {
+	return &Worker{cfg: cfg, store: store, completer: completer, log: log, now: time.Now,
+		wake: make(chan struct{}, 1), waiters: map[string][]chan struct{}{}}
+}
+
+// Start runs the workers until ctx is done; Wait waits for them to stop.
+func (w *Worker) Start(ctx context.Context) {
+	for i := 0; i < max(w.cfg.Workers, 1); i++ {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			w.loop(ctx)
+		}()
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		w.sweepLoop(ctx)
+	}()
+}
+
+// Wait blocks until every goroutine Start began has returned.
+func (w *Worker) Wait() { w.wg.Wait() }
+
+// Notify wakes a worker to look for jobs now.
+func (w *Worker) Notify() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Done returns a channel closed when this instance finishes job id (or
+// after it gives up on it); callers still read the outcome from the store.
+func (w *Worker) Done(jobID string) <-chan struct{} {
+	ch := make(chan struct{})
+	w.mu.Lock()
+	w.waiters[jobID] = append(w.waiters[jobID], ch)
+	w.mu.Unlock()
+	return ch
+}
+
+func (w *Worker) finished(jobID string) {
+	w.mu.Lock()
+	for _, ch := range w.waiters[jobID] {
+		close(ch)
+	}
+	delete(w.waiters, jobID)
+	w.mu.Unlock()
+}
+
+func (w *Worker) loop(ctx context.Context) {
+	t := time.NewTicker(w.cfg.Poll)
+	defer t.Stop()
+	for {
+		for w.RunOnce(ctx) {
+			if ctx.Err() != nil {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-w.wake:
+		}
+	}
+}
+
+// RunOnce claims and runs one job; it reports whether there was one.
+func (w *Worker) RunOnce(ctx context.Context) bool {
+	job, err := w.store.ClaimJob(ctx, w.cfg.ID, w.cfg.Lease)
+	if err != nil {
+		if !errors.Is(err, models.ErrNotFound) && ctx.Err() == nil {
+			w.log.Error("claim consolidation job", "err", err)
+		}
+		return false
+	}
+	defer w.finished(job.ID)
+	start := time.Now()
+	res, err := w.consolidate(ctx, job)
+	if err == nil {
+		_, err = w.store.ApplyConsolidation(ctx, job, w.cfg.ID, res)
+	}
+	if err != nil {
+		if errors.Is(err, models.ErrJobLost) || ctx.Err() != nil {
+			w.log.Warn("consolidation job interrupted", "job_id", job.ID)
+			return true
+		}
+		w.log.Error("consolidation job failed", "job_id", job.ID, "attempt", job.Attempts, "err", err)
+		if ferr := w.store.FailJob(context.WithoutCancel(ctx), job, w.cfg.ID, "consolidation failed; it will be retried"); ferr != nil {
+			w.log.Error("record job failure", "job_id", job.ID, "err", ferr)
+		}
+		return true
+	}
+	w.log.Info("consolidated session", "job_id", job.ID, "session_id", job.SessionID, "user_id", job.UserID,
+		"engine", res.Engine, "fallback", res.FallbackReason != "", "decisions", len(res.Decisions),
+		"global_notes", len(res.Global), "duration_ms", time.Since(start).Milliseconds())
+	return true
+}
+
+func (w *Worker) consolidate(ctx context.Context, job *models.ConsolidationJob) (memory.Result, error) {
+	global, err := w.store.GlobalNotes(ctx, job.UserID)
+	if err != nil {
+		return memory.Result{}, err
+	}
+	session, err := w.store.SessionNotes(ctx, job.SessionID)
+	if err != nil {
+		return memory.Result{}, err
+	}
+	opt := memory.ConsolidateOptions{Today: w.now().UTC().Format(memory.DateLayout), MaxGlobalNotes: w.cfg.MaxGlobalNotes, NewID: models.NewID}
+	if w.completer != nil && len(session) > 0 {
+		return memory.ConsolidateWithModel(ctx, w.completer, global, session, opt), nil
+	}
+	return memory.ConsolidateRules(global, session, opt), nil
+}
+
+func (w *Worker) sweepLoop(ctx context.Context) {
+	t := time.NewTicker(w.cfg.SweepEvery)
+	defer t.Stop()
+	for {
+		w.Sweep(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Sweep closes idle sessions and deletes expired transcripts and credentials.
+func (w *Worker) Sweep(ctx context.Context) {
+	now := w.now().UTC()
+	if w.cfg.SessionIdle > 0 {
+		idle, err := w.store.IdleSessions(ctx, now.Add(-w.cfg.SessionIdle), 100)
+		if err != nil && ctx.Err() == nil {
+			w.log.Error("find idle sessions", "err", err)
+		}
+		for _, cs := range idle {
+			if _, err := w.store.CloseSession(ctx, cs.ID, "idle"); err != nil {
+				w.log.Error("close idle session", "session_id", cs.ID, "err", err)
+				continue
+			}
+			w.log.Info("closed idle session", "session_id", cs.ID, "user_id", cs.UserID)
+		}
+		if len(idle) > 0 {
+			w.Notify()
+		}
+	}
+	if w.cfg.Retention > 0 {
+		if n, err := w.store.DeleteExpiredTranscripts(ctx, now.Add(-w.cfg.Retention)); err != nil {
+			if ctx.Err() == nil {
+				w.log.Error("apply retention", "err", err)
+			}
+		} else if n > 0 {
+			w.log.Info("deleted expired transcripts", "rows", n)
+		}
+	}
+	if n, err := w.store.DeleteExpiredCredentials(ctx); err == nil && n > 0 {
+		w.log.Info("deleted expired credentials", "rows", n)
+	}
+}

@@ -1,0 +1,246 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"concierge/agent"
+	"concierge/memory"
+	"concierge/models"
+)
+
+// MaxMessageChars bounds one chat message.
+const MaxMessageChars = 4000
+
+// closeWait is how long closing a session waits for its consolidation before
+// answering 202.
+const closeWait = 3 * time.Second
+
+// sessionFor loads a chat session the caller may see: its owner always,
+// staff when allowStaff. Others get 404, so ids of other people's sessions
+// are not confirmed.
+func (s *Server) sessionFor(c echo.Context, allowStaff bool) (*models.ChatSession, error) {
+	cs, err := s.store.ChatSessionByID(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return nil, err
+	}
+	u := currentUser(c)
+	if cs.UserID == u.ID || (allowStaff && u.Role.IsStaff()) {
+		return cs, nil
+	}
+	return nil, errNotFound
+}
+
+func (s *Server) apiCreateSession(c echo.Context) error {
+	cs, err := s.store.CreateChatSession(c.Request().Context(), currentUser(c).ID)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]string{"id": cs.ID, "status": cs.Status})
+}
+
+// validateMessage checks a chat message before it is stored.
+func validateMessage(content string) (string, error) {
+	content = strings.TrimSpace(content)
+	if content == "" {
+		return "", newError(http.StatusUnprocessableEntity, "invalid", "Write a message first.")
+	}
+	if utf8.RuneCountInString(content) > MaxMessageChars {
+		return "", newError(http.StatusRequestEntityTooLarge, "too_large", "Messages are limited to 4,000 characters.")
+	}
+	return content, nil
+}
+
+// turnError maps a failed turn to what the client is told.
+func turnError(err error) error {
+	var me *agent.ModelError
+	switch {
+	case errors.Is(err, models.ErrSessionClosed):
+		return newError(http.StatusConflict, "session_closed", "This conversation has ended. Start a new one to keep chatting.")
+	case errors.As(err, &me):
+		return newError(http.StatusBadGateway, "model_unavailable", agent.Explain(me)+" Your message is saved: send it again to retry.")
+	}
+	return err
+}
+
+// apiMemoryResult is the memory part of a turn's answer.
+type apiMemoryResult struct {
+	Saved   []memory.Note       `json:"saved"`
+	Blocked []map[string]string `json:"blocked"`
+}
+
+func turnJSON(res *agent.TurnResult) map[string]any {
+	blocked := make([]map[string]string, len(res.Blocked))
+	for i, cat := range res.Blocked {
+		blocked[i] = map[string]string{"reason": cat}
+	}
+	saved := res.Saved
+	if saved == nil {
+		saved = []memory.Note{}
+	}
+	return map[string]any{
+		"reply": res.Reply, "turn": res.Turn,
+		"memory": apiMemoryResult{Saved: saved, Blocked: blocked},
+		"usage":  res.Usage,
+	}
+}
+
+func (s *Server) apiPostMessage(c echo.Context) error {
+	cs, err := s.sessionFor(c, false)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Content string `json:"content"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	content, err := validateMessage(req.Content)
+	if err != nil {
+		return err
+	}
+	res, err := s.agent.Turn(c.Request().Context(), cs.ID, content, nil)
+	if err != nil {
+		return turnError(err)
+	}
+	return c.JSON(http.StatusOK, turnJSON(res))
+}
+
+// apiMessage is how the API shows a transcript entry.
+type apiMessage struct {
+	Role    string `json:"role"`
+	Content string `json:"content"`
+	Turn    int    `json:"turn"`
+}
+
+func (s *Server) apiGetSession(c echo.Context) error {
+	cs, err := s.sessionFor(c, true)
+	if err != nil {
+		return err
+	}
+	msgs, err := s.store.Messages(c.Request().Context(), cs.ID)
+	if err != nil {
+		return err
+	}
+	out := []apiMessage{}
+	for _, m := range msgs {
+		// The conversation as people had it: tool traffic is in /turns.
+		if m.Role == string(memory.RoleTool) || (m.Role == string(memory.RoleAssistant) && m.Content == "") {
+			continue
+		}
+		out = append(out, apiMessage{Role: m.Role, Content: m.Content, Turn: m.Turn})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"id": cs.ID, "user_id": cs.UserID, "status": cs.Status, "messages": out})
+}
+
+func (s *Server) apiGetTurns(c echo.Context) error {
+	cs, err := s.sessionFor(c, true)
+	if err != nil {
+		return err
+	}
+	snaps, err := s.store.Snapshots(c.Request().Context(), cs.ID)
+	if err != nil {
+		return err
+	}
+	type request struct {
+		Instructions string           `json:"instructions"`
+		Messages     []memory.Message `json:"messages"`
+	}
+	type turn struct {
+		Turn     int             `json:"turn"`
+		Round    int             `json:"round"`
+		Model    string          `json:"model"`
+		Request  request         `json:"request"`
+		Response json.RawMessage `json:"response"`
+		Usage    agent.Usage     `json:"usage"`
+	}
+	out := []turn{}
+	for _, sn := range snaps {
+		t := turn{Turn: sn.Turn, Round: sn.Round, Model: sn.Model, Request: request{Instructions: sn.Instructions},
+			Response: json.RawMessage(sn.Response), Usage: agent.Usage{PromptTokens: sn.PromptTokens, CompletionTokens: sn.CompletionTokens}}
+		if err := json.Unmarshal([]byte(sn.Messages), &t.Request.Messages); err != nil {
+			return err
+		}
+		out = append(out, t)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"turns": out})
+}
+
+func (s *Server) apiCloseSession(c echo.Context) error {
+	cs, err := s.sessionFor(c, true)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	reason := "ended by the traveler"
+	if u.ID != cs.UserID {
+		reason = "closed by " + string(u.Role)
+	}
+	status, job, report, err := s.closeAndWait(c.Request().Context(), cs.ID, reason)
+	if err != nil {
+		return err
+	}
+	if status != models.JobDone {
+		return c.JSON(http.StatusAccepted, map[string]any{"status": "closing", "job": job.ID})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"status": "closed", "job": job.ID, "consolidation": report})
+}
+
+// closeAndWait closes a session and waits a little for its consolidation.
+func (s *Server) closeAndWait(ctx context.Context, sessionID, reason string) (string, *models.ConsolidationJob, json.RawMessage, error) {
+	job, err := s.store.CloseSession(ctx, sessionID, reason)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	if job.Status != models.JobDone {
+		done := s.worker.Done(job.ID)
+		s.worker.Notify()
+		select {
+		case <-done:
+		case <-time.After(closeWait):
+		case <-ctx.Done():
+		}
+		if job, err = s.store.JobByID(ctx, job.ID); err != nil {
+			return "", nil, nil, err
+		}
+	}
+	if job.Status != models.JobDone {
+		return job.Status, job, nil, nil
+	}
+	rep, err := s.store.ReportForJob(ctx, job.ID)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return job.Status, job, json.RawMessage(rep.Report), nil
+}
+
+func (s *Server) apiGetConsolidation(c echo.Context) error {
+	ctx := c.Request().Context()
+	job, err := s.store.JobByID(ctx, c.Param("job"))
+	if err != nil {
+		return err
+	}
+	if u := currentUser(c); job.UserID != u.ID && !u.Role.IsStaff() {
+		return errNotFound
+	}
+	out := map[string]any{"status": job.Status, "job": job.ID, "attempts": job.Attempts}
+	if job.Status == models.JobFailed {
+		out["error"] = job.Error
+	}
+	if job.Status == models.JobDone {
+		rep, err := s.store.ReportForJob(ctx, job.ID)
+		if err != nil {
+			return err
+		}
+		out["report"] = json.RawMessage(rep.Report)
+	}
+	return c.JSON(http.StatusOK, out)
+}

@@ -1,0 +1,314 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"gorm.io/gorm"
+
+	"concierge/memory"
+)
+
+// ErrJobLost is returned when a worker tries to finish a job another worker
+// has taken over (its lease ran out).
+var ErrJobLost = errors.New("consolidation job no longer held by this worker")
+
+// CloseSession moves an open session to closing and enqueues its durable
+// consolidation job, in one transaction. Closing a session that is already
+// closing or closed returns its existing job. It is safe when two instances
+// race: only one update wins and a session has at most one job.
+func (s *Store) CloseSession(ctx context.Context, sessionID, reason string) (*ConsolidationJob, error) {
+	var job ConsolidationJob
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		var cs ChatSession
+		if err := tx.Where("id = ?", sessionID).Take(&cs).Error; err != nil {
+			return notFound(err)
+		}
+		now := s.now()
+		res := tx.Model(&ChatSession{}).Where("id = ? AND status = ?", sessionID, SessionOpen).
+			Updates(map[string]any{"status": SessionClosing, "close_reason": reason})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected == 0 {
+			return tx.Where("session_id = ?", sessionID).Take(&job).Error
+		}
+		job = ConsolidationJob{ID: s.newID(), SessionID: sessionID, UserID: cs.UserID, Status: JobQueued, CreatedAt: now}
+		return tx.Create(&job).Error
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: close session %s: %w", sessionID, notFound(err))
+	}
+	return &job, nil
+}
+
+// JobByID looks up a consolidation job.
+func (s *Store) JobByID(ctx context.Context, id string) (*ConsolidationJob, error) {
+	var j ConsolidationJob
+	if err := s.db.WithContext(ctx).Where("id = ?", id).Take(&j).Error; err != nil {
+		return nil, fmt.Errorf("models: job %s: %w", id, notFound(err))
+	}
+	return &j, nil
+}
+
+// ReportForJob returns the report a finished job wrote.
+func (s *Store) ReportForJob(ctx context.Context, jobID string) (*ConsolidationReport, error) {
+	var r ConsolidationReport
+	if err := s.db.WithContext(ctx).Where("job_id = ?", jobID).Take(&r).Error; err != nil {
+		return nil, fmt.Errorf("models: report for job %s: %w", jobID, notFound(err))
+	}
+	return &r, nil
+}
+
+// Reports lists a user's consolidation reports, newest first.
+func (s *Store) Reports(ctx context.Context, userID string, limit int) ([]ConsolidationReport, error) {
+	var out []ConsolidationReport
+	if err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("created_at DESC, id").Limit(limit).Find(&out).Error; err != nil {
+		return nil, fmt.Errorf("models: reports: %w", err)
+	}
+	return out, nil
+}
+
+// MaxJobAttempts is how often a job is tried before it is marked failed.
+const MaxJobAttempts = 5
+
+// ClaimJob takes the oldest job that is queued, or running under a lease that
+// ran out (its worker died), and leases it to worker until now+lease. Two
+// workers racing for one job cannot both win: the claim is a conditional
+// update. It returns ErrNotFound when there is nothing to do.
+func (s *Store) ClaimJob(ctx context.Context, worker string, lease time.Duration) (*ConsolidationJob, error) {
+	db := s.db.WithContext(ctx)
+	for range 5 {
+		now := s.now()
+		var cand ConsolidationJob
+		err := db.Where("(status = ?) OR (status = ? AND locked_until < ?)", JobQueued, JobRunning, now).
+			Order("created_at, id").Take(&cand).Error
+		if err != nil {
+			return nil, fmt.Errorf("models: claim job: %w", notFound(err))
+		}
+		res := db.Model(&ConsolidationJob{}).
+			// attempts changes on every claim, so it serves as the version
+			// that makes this update a compare-and-swap.
+			Where("id = ? AND status = ? AND attempts = ?", cand.ID, cand.Status, cand.Attempts).
+			Updates(map[string]any{"status": JobRunning, "locked_by": worker, "locked_until": now.Add(lease),
+				"attempts": cand.Attempts + 1, "started_at": now})
+		if res.Error != nil {
+			return nil, fmt.Errorf("models: claim job: %w", res.Error)
+		}
+		if res.RowsAffected == 1 {
+			return s.JobByID(ctx, cand.ID)
+		}
+		// Another worker won this one; look again.
+	}
+	return nil, fmt.Errorf("models: claim job: %w", ErrNotFound)
+}
+
+// FailJob records a failed attempt: the job goes back to the queue, or is
+// marked failed after MaxJobAttempts. The error text must not hold notes.
+func (s *Store) FailJob(ctx context.Context, job *ConsolidationJob, worker, reason string) error {
+	status := JobQueued
+	upd := map[string]any{"error": reason, "locked_by": "", "locked_until": time.Time{}}
+	if job.Attempts >= MaxJobAttempts {
+		status = JobFailed
+		upd["finished_at"] = s.now()
+	}
+	upd["status"] = status
+	res := s.db.WithContext(ctx).Model(&ConsolidationJob{}).Where("id = ? AND locked_by = ? AND status = ?", job.ID, worker, JobRunning).Updates(upd)
+	if res.Error != nil {
+		return fmt.Errorf("models: fail job %s: %w", job.ID, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrJobLost
+	}
+	return nil
+}
+
+// RetryJob puts a failed job back in the queue (staff re-run).
+func (s *Store) RetryJob(ctx context.Context, id string) error {
+	res := s.db.WithContext(ctx).Model(&ConsolidationJob{}).Where("id = ? AND status = ?", id, JobFailed).
+		Updates(map[string]any{"status": JobQueued, "attempts": 0, "error": "", "finished_at": nil})
+	if res.Error != nil {
+		return fmt.Errorf("models: retry job %s: %w", id, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return fmt.Errorf("models: retry job %s: %w", id, ErrConflict)
+	}
+	return nil
+}
+
+// ReportJSON is the stored and served shape of a consolidation report.
+type ReportJSON struct {
+	Engine         string            `json:"engine"`
+	FallbackReason string            `json:"fallback_reason,omitempty"`
+	Decisions      []memory.Decision `json:"decisions"`
+	GlobalNotes    []memory.Note     `json:"global_notes"`
+}
+
+// ApplyConsolidation writes a consolidation result in one transaction: the
+// session notes' fates, promoted, refreshed, pinned, superseded and forgotten
+// global notes with their history and audit events, the report, the job's
+// completion and the session's closing. It fails with ErrJobLost, applying
+// nothing, if worker no longer holds the job — so a job is applied once.
+func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, worker string, res memory.Result) (*ConsolidationReport, error) {
+	var report *ConsolidationReport
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		now := s.now()
+		// Take the job back from the queue first: this fails if another
+		// worker claimed it, before anything else is written.
+		claim := tx.Model(&ConsolidationJob{}).Where("id = ? AND locked_by = ? AND status = ?", job.ID, worker, JobRunning).
+			Updates(map[string]any{"status": JobDone, "finished_at": now, "error": "", "locked_until": time.Time{}})
+		if claim.Error != nil {
+			return claim.Error
+		}
+		if claim.RowsAffected == 0 {
+			return ErrJobLost
+		}
+		actor := Actor{ID: job.ID, Kind: ActorConsolidation}
+		prov := Provenance{SessionID: job.SessionID, ConsolidationID: job.ID}
+		for _, d := range res.Decisions {
+			if err := s.applyDecisionTx(tx, job, d, actor, prov); err != nil {
+				return fmt.Errorf("decision %s on %s: %w", d.Action, d.Note.ID, err)
+			}
+		}
+		for _, sup := range res.Superseded {
+			if err := s.setNoteFieldsTx(tx, job.UserID, sup.NoteID, map[string]any{"status": StatusSuperseded, "superseded_by": sup.ByID},
+				actor, "superseded by a newer note", "note.supersede", prov); err != nil {
+				return err
+			}
+		}
+		// Sync the resulting global notes: promoted notes become global,
+		// and refreshed dates or automatic pins are recorded.
+		for _, n := range res.Global {
+			if err := s.syncGlobalTx(tx, job, n, actor, prov); err != nil {
+				return fmt.Errorf("sync note %s: %w", n.ID, err)
+			}
+		}
+		body, err := json.Marshal(ReportJSON{Engine: res.Engine, FallbackReason: res.FallbackReason, Decisions: res.Decisions, GlobalNotes: res.Global})
+		if err != nil {
+			return err
+		}
+		report = &ConsolidationReport{ID: s.newID(), JobID: job.ID, UserID: job.UserID, SessionID: job.SessionID,
+			Engine: res.Engine, FallbackReason: res.FallbackReason, Report: string(body), CreatedAt: now}
+		if err := tx.Create(report).Error; err != nil {
+			return err
+		}
+		return tx.Model(&ChatSession{}).Where("id = ?", job.SessionID).
+			Updates(map[string]any{"status": SessionClosed, "closed_at": now}).Error
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: apply consolidation %s: %w", job.ID, err)
+	}
+	return report, nil
+}
+
+// applyDecisionTx records the fate of one input note.
+func (s *Store) applyDecisionTx(tx *gorm.DB, job *ConsolidationJob, d memory.Decision, actor Actor, prov Provenance) error {
+	var n Note
+	if err := tx.Where("id = ? AND user_id = ?", d.Note.ID, job.UserID).Take(&n).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil // deleted by its owner while the job ran: nothing to decide
+		}
+		return err
+	}
+	switch d.Action {
+	case memory.ActionPromoted:
+		return nil // syncGlobalTx turns it into a global note
+	case memory.ActionExpired, memory.ActionPruned:
+		if n.Kind == KindGlobal {
+			return s.forgetNoteTx(tx, &n, actor, d.Action)
+		}
+	case memory.ActionSuperseded:
+		if n.Kind == KindGlobal {
+			return nil // handled through Result.Superseded
+		}
+	}
+	if n.Kind != KindSession {
+		return nil
+	}
+	return s.setNoteFieldsTx(tx, job.UserID, n.ID, map[string]any{"status": StatusConsumed, "consolidation_id": job.ID},
+		actor, d.Why, "note."+d.Action, prov)
+}
+
+// forgetNoteTx removes an expired or pruned global note and its history.
+func (s *Store) forgetNoteTx(tx *gorm.DB, n *Note, actor Actor, action string) error {
+	if err := tx.Where("note_id = ?", n.ID).Delete(&NoteVersion{}).Error; err != nil {
+		return err
+	}
+	if err := tx.Delete(n).Error; err != nil {
+		return err
+	}
+	if err := s.redactNoteTx(tx, n.UserID, n.ID); err != nil {
+		return err
+	}
+	return s.auditTx(tx, AuditEvent{UserID: n.UserID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note." + action,
+		NoteID: n.ID, ConsolidationID: actor.ID})
+}
+
+// setNoteFieldsTx updates a note, adds a version and an audit event.
+func (s *Store) setNoteFieldsTx(tx *gorm.DB, userID, id string, fields map[string]any, actor Actor, reason, action string, prov Provenance) error {
+	var n Note
+	if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&n).Error; err != nil {
+		if errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil
+		}
+		return err
+	}
+	before := notePayload(&n)
+	fields["updated_at"] = s.now()
+	if err := tx.Model(&Note{}).Where("id = ?", id).Updates(fields).Error; err != nil {
+		return err
+	}
+	if err := tx.Where("id = ?", id).Take(&n).Error; err != nil {
+		return err
+	}
+	if err := s.addVersionTx(tx, &n, actor, reason); err != nil {
+		return err
+	}
+	return s.auditTx(tx, AuditEvent{UserID: userID, ActorID: actor.ID, ActorKind: actor.Kind, Action: action, NoteID: id,
+		Reason: reason, Before: before, After: notePayload(&n), SessionID: prov.SessionID, ConsolidationID: prov.ConsolidationID})
+}
+
+// syncGlobalTx makes the stored note match a resulting global note.
+func (s *Store) syncGlobalTx(tx *gorm.DB, job *ConsolidationJob, g memory.Note, actor Actor, prov Provenance) error {
+	var n Note
+	err := tx.Where("id = ? AND user_id = ?", g.ID, job.UserID).Take(&n).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		// A note the engine composed (the model engine may merge wording):
+		// create it as a global note with its provenance.
+		g.Source = memory.SourceConsolidation
+		_, err := s.createNoteTx(tx, NewNote{UserID: job.UserID, Kind: KindGlobal, Note: g, Prov: prov}, actor, "consolidation")
+		return err
+	}
+	if err != nil {
+		return err
+	}
+	fields := map[string]any{}
+	action := "note.update"
+	if n.Kind != KindGlobal || n.Status != StatusActive {
+		fields["kind"], fields["status"], fields["scope"] = KindGlobal, StatusActive, string(memory.ScopeDurable)
+		fields["source"], fields["consolidation_id"] = string(memory.SourceConsolidation), job.ID
+		action = "note.promote"
+	}
+	if n.Text != g.Text {
+		fields["text"] = g.Text
+	}
+	if kw := encodeKeywords(g.Keywords); kw != n.Keywords && len(g.Keywords) > 0 {
+		fields["keywords"] = kw
+	}
+	if g.LastUpdateDate != "" && g.LastUpdateDate != n.LastUpdateDate {
+		fields["last_update_date"] = g.LastUpdateDate
+	}
+	if g.Pinned != n.Pinned {
+		fields["pinned"] = g.Pinned
+		if action == "note.update" {
+			action = "note.pin"
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return s.setNoteFieldsTx(tx, job.UserID, g.ID, fields, actor, "consolidation", action, prov)
+}
