@@ -25,7 +25,8 @@ func (s *Server) page(c echo.Context, title, active string) views.Page {
 		Active:  active,
 		Offline: s.cfg.Offline,
 		Assets: views.Assets{
-			CSS: s.assets.URL(static.CSS), JS: s.assets.URL(static.JS),
+			CSS: s.assets.URL(static.CSS), ChatCSS: s.assets.URL(static.ChatCSS), ConsoleCSS: s.assets.URL(static.ConsoleCSS),
+			JS:   s.assets.URL(static.JS),
 			HTMX: s.assets.URL(static.HTMX), SSE: s.assets.URL(static.SSE),
 		},
 	}

@@ -23,16 +23,8 @@ func (s *Server) routes() {
 
 	// Middleware is attached per route: an Echo group with middleware would
 	// also catch every unknown path under its prefix.
-	traveler := s.requirePage("traveler")
-	e.GET("/chat", s.notYet("Chat", "The chat", 5), traveler)
-	e.GET("/memory", s.notYet("What Concierge remembers", "The memory page", 5), traveler)
-
-	staffPage, admin := s.requirePage("support", "admin"), s.requirePage("admin")
-	e.GET("/console", s.notYet("Customers", "The customer console", 6), staffPage)
-	e.GET("/console/audit", s.notYet("Audit", "The audit timeline", 6), staffPage)
-	e.GET("/console/health", s.notYet("Memory health", "The memory health dashboard", 6), staffPage)
-	e.GET("/console/erasure", s.notYet("Erasure", "The erasure queue", 6), admin)
-	e.GET("/console/accounts", s.notYet("Accounts", "The accounts list", 6), admin)
+	s.travelerRoutes(e)
+	s.consoleRoutes(e)
 
 	api := e.Group("/api/v1")
 	api.POST("/auth/token", s.apiToken, limited)

@@ -12,15 +12,17 @@ import (
 	"strings"
 )
 
-//go:embed app.css app.js vendor/*.js
+//go:embed *.css *.js vendor/*.js
 var files embed.FS
 
 // The names pages refer to.
 const (
-	CSS  = "app.css"
-	JS   = "app.js"
-	HTMX = "vendor/htmx-2.0.11.min.js"
-	SSE  = "vendor/htmx-ext-sse-2.2.4.js"
+	CSS        = "app.css"
+	ChatCSS    = "chat.css"
+	ConsoleCSS = "console.css"
+	JS         = "app.js"
+	HTMX       = "vendor/htmx-2.0.11.min.js"
+	SSE        = "vendor/htmx-ext-sse-2.2.4.js"
 )
 
 // Assets serves the embedded files; each has a URL carrying a hash of its

@@ -1,0 +1,178 @@
+package models
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"concierge/memory"
+)
+
+// Export is everything Concierge holds about one user, as JSON.
+type Export struct {
+	ExportedAt        time.Time         `json:"exported_at"`
+	User              ExportUser        `json:"user"`
+	Profile           memory.Profile    `json:"profile"`
+	Notes             []ExportNote      `json:"notes"`
+	Trips             []memory.Trip     `json:"trips"`
+	Sessions          []ExportSession   `json:"sessions"`
+	Reports           []json.RawMessage `json:"consolidation_reports"`
+	Audit             []ExportAudit     `json:"audit_events"`
+	Erasure           []ExportErasure   `json:"erasure_requests"`
+	BlockedByCategory map[string]int    `json:"blocked_writes_by_category"`
+}
+
+// ExportUser is the account part of an export.
+type ExportUser struct {
+	ID        string    `json:"id"`
+	Email     string    `json:"email"`
+	Name      string    `json:"name"`
+	Role      Role      `json:"role"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// ExportNote is a note with its kind, status and provenance.
+type ExportNote struct {
+	memory.Note
+	Kind      string    `json:"kind"`
+	Status    string    `json:"status"`
+	SessionID string    `json:"session_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// ExportSession is a chat session with its transcript.
+type ExportSession struct {
+	ID        string          `json:"id"`
+	Title     string          `json:"title"`
+	Status    string          `json:"status"`
+	CreatedAt time.Time       `json:"created_at"`
+	Messages  []ExportMessage `json:"messages"`
+}
+
+// ExportMessage is one transcript entry.
+type ExportMessage struct {
+	Role      string    `json:"role"`
+	Content   string    `json:"content"`
+	Turn      int       `json:"turn"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// ExportAudit is one audit event about the user.
+type ExportAudit struct {
+	At     time.Time `json:"at"`
+	Actor  string    `json:"actor"`
+	Action string    `json:"action"`
+	NoteID string    `json:"note_id,omitempty"`
+	Reason string    `json:"reason,omitempty"`
+}
+
+// ExportErasure is one erasure request of the user.
+type ExportErasure struct {
+	ID        string    `json:"id"`
+	Status    string    `json:"status"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// ExportUserData gathers all of a user's data.
+func (s *Store) ExportUserData(ctx context.Context, userID string) (*Export, error) {
+	u, err := s.UserByID(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	out := &Export{ExportedAt: s.now(), User: ExportUser{ID: u.ID, Email: u.Email, Name: u.Name, Role: u.Role, CreatedAt: u.CreatedAt},
+		BlockedByCategory: map[string]int{}}
+	if out.Profile, err = s.Profile(ctx, userID); err != nil {
+		return nil, err
+	}
+	db := s.db.WithContext(ctx)
+	var notes []Note
+	if err := db.Where("user_id = ?", userID).Order("created_at, id").Find(&notes).Error; err != nil {
+		return nil, fmt.Errorf("models: export notes: %w", err)
+	}
+	out.Notes = make([]ExportNote, len(notes))
+	for i := range notes {
+		out.Notes[i] = ExportNote{Note: notes[i].Domain(), Kind: notes[i].Kind, Status: notes[i].Status, SessionID: notes[i].SessionID, CreatedAt: notes[i].CreatedAt}
+	}
+	if out.Trips, err = s.Trips(ctx, userID, 1000); err != nil {
+		return nil, err
+	}
+	sessions, err := s.ChatSessions(ctx, userID, 100000)
+	if err != nil {
+		return nil, err
+	}
+	out.Sessions = make([]ExportSession, len(sessions))
+	for i, cs := range sessions {
+		msgs, err := s.Messages(ctx, cs.ID)
+		if err != nil {
+			return nil, err
+		}
+		es := ExportSession{ID: cs.ID, Title: cs.Title, Status: cs.Status, CreatedAt: cs.CreatedAt, Messages: []ExportMessage{}}
+		for _, m := range msgs {
+			es.Messages = append(es.Messages, ExportMessage{Role: m.Role, Content: m.Content, Turn: m.Turn, CreatedAt: m.CreatedAt})
+		}
+		out.Sessions[i] = es
+	}
+	reports, err := s.Reports(ctx, userID, 100000)
+	if err != nil {
+		return nil, err
+	}
+	out.Reports = make([]json.RawMessage, len(reports))
+	for i, r := range reports {
+		out.Reports[i] = json.RawMessage(r.Report)
+	}
+	var events []AuditEvent
+	if err := db.Where("user_id = ?", userID).Order("created_at, id").Find(&events).Error; err != nil {
+		return nil, fmt.Errorf("models: export audit: %w", err)
+	}
+	out.Audit = make([]ExportAudit, len(events))
+	for i, e := range events {
+		out.Audit[i] = ExportAudit{At: e.CreatedAt, Actor: e.ActorKind, Action: e.Action, NoteID: e.NoteID, Reason: e.Reason}
+	}
+	var reqs []ErasureRequest
+	if err := db.Where("user_id = ?", userID).Order("created_at").Find(&reqs).Error; err != nil {
+		return nil, fmt.Errorf("models: export erasure requests: %w", err)
+	}
+	out.Erasure = make([]ExportErasure, len(reqs))
+	for i, r := range reqs {
+		out.Erasure[i] = ExportErasure{ID: r.ID, Status: r.Status, CreatedAt: r.CreatedAt}
+	}
+	var blocked []struct {
+		Category string
+		N        int
+	}
+	if err := db.Model(&BlockedWrite{}).Select("category, COUNT(*) AS n").Where("user_id = ?", userID).Group("category").Scan(&blocked).Error; err != nil {
+		return nil, fmt.Errorf("models: export blocked writes: %w", err)
+	}
+	for _, b := range blocked {
+		out.BlockedByCategory[b.Category] = b.N
+	}
+	return out, nil
+}
+
+// CreateErasureRequest records a request to erase a user; a user has at most
+// one pending request, which is returned when it exists.
+func (s *Store) CreateErasureRequest(ctx context.Context, userID, requestedBy, reason string) (*ErasureRequest, error) {
+	var existing ErasureRequest
+	err := s.db.WithContext(ctx).Where("user_id = ? AND status = ?", userID, ErasurePending).Take(&existing).Error
+	if err == nil {
+		return &existing, nil
+	}
+	if notFound(err) != ErrNotFound {
+		return nil, fmt.Errorf("models: erasure request: %w", err)
+	}
+	r := &ErasureRequest{ID: s.newID(), UserID: userID, RequestedBy: requestedBy, Status: ErasurePending, Reason: reason, CreatedAt: s.now()}
+	if err := s.db.WithContext(ctx).Create(r).Error; err != nil {
+		return nil, fmt.Errorf("models: erasure request: %w", err)
+	}
+	return r, nil
+}
+
+// PendingErasureRequest returns a user's pending erasure request.
+func (s *Store) PendingErasureRequest(ctx context.Context, userID string) (*ErasureRequest, error) {
+	var r ErasureRequest
+	if err := s.db.WithContext(ctx).Where("user_id = ? AND status = ?", userID, ErasurePending).Take(&r).Error; err != nil {
+		return nil, fmt.Errorf("models: pending erasure request: %w", notFound(err))
+	}
+	return &r, nil
+}
