@@ -104,14 +104,47 @@ type ModelError struct {
 func (e *ModelError) Error() string { return "model call failed: " + e.Err.Error() }
 func (e *ModelError) Unwrap() error { return e.Err }
 
-// Turn runs one chat turn for the session's owner. The user's message is
-// stored before anything else, so a failure later loses nothing; sending the
-// same text again after a failed turn retries it instead of storing it twice.
-// onDelta, when not nil, receives the answer's text as it is generated.
+// Turn runs one chat turn for the session's owner: Submit, then Answer. The
+// user's message is stored before anything else, so a failure later loses
+// nothing; sending the same text again after a failed turn retries it
+// instead of storing it twice. onDelta, when not nil, receives the answer's
+// text as it is generated.
 func (a *Agent) Turn(ctx context.Context, sessionID, content string, onDelta func(string)) (*TurnResult, error) {
 	unlock := a.lock(sessionID)
 	defer unlock()
+	if _, err := a.submit(ctx, sessionID, content); err != nil {
+		return nil, err
+	}
+	return a.answer(ctx, sessionID, onDelta)
+}
 
+// Submit stores a user message without calling the model, for clients that
+// answer it separately (the browser streams the answer over its own
+// request). A message identical to an unanswered last one is not stored
+// twice. It returns the message's turn number.
+func (a *Agent) Submit(ctx context.Context, sessionID, content string) (int, error) {
+	unlock := a.lock(sessionID)
+	defer unlock()
+	m, err := a.submit(ctx, sessionID, content)
+	if err != nil {
+		return 0, err
+	}
+	return m.Turn, nil
+}
+
+// Answer runs the model for the session's last user message if it has no
+// answer yet; it is how a failed turn is retried. It returns ErrNothingToAnswer
+// when the last turn is already answered.
+func (a *Agent) Answer(ctx context.Context, sessionID string, onDelta func(string)) (*TurnResult, error) {
+	unlock := a.lock(sessionID)
+	defer unlock()
+	return a.answer(ctx, sessionID, onDelta)
+}
+
+// ErrNothingToAnswer is returned by Answer when no user message awaits an answer.
+var ErrNothingToAnswer = errors.New("no user message awaits an answer")
+
+func (a *Agent) submit(ctx context.Context, sessionID, content string) (*models.Message, error) {
 	cs, err := a.store.ChatSessionByID(ctx, sessionID)
 	if err != nil {
 		return nil, err
@@ -123,13 +156,31 @@ func (a *Agent) Turn(ctx context.Context, sessionID, content string, onDelta fun
 	if err != nil {
 		return nil, err
 	}
-	userMsg, retry := pendingRetry(history, content)
-	if !retry {
-		userMsg = &models.Message{SessionID: sessionID, Role: string(memory.RoleUser), Content: content, Turn: lastTurn(history) + 1}
-		if err := a.store.AppendMessage(ctx, userMsg); err != nil {
-			return nil, err
-		}
-		history = append(history, *userMsg)
+	if pending, _ := pendingUser(history); pending != nil && pending.Content == content {
+		return pending, nil
+	}
+	m := &models.Message{SessionID: sessionID, Role: string(memory.RoleUser), Content: content, Turn: lastTurn(history) + 1}
+	if err := a.store.AppendMessage(ctx, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (a *Agent) answer(ctx context.Context, sessionID string, onDelta func(string)) (*TurnResult, error) {
+	cs, err := a.store.ChatSessionByID(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	if cs.Status != models.SessionOpen {
+		return nil, models.ErrSessionClosed
+	}
+	history, err := a.store.Messages(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	userMsg, _ := pendingUser(history)
+	if userMsg == nil {
+		return nil, ErrNothingToAnswer
 	}
 	res, err := a.run(ctx, cs, userMsg, history, onDelta)
 	if err != nil {
@@ -141,22 +192,19 @@ func (a *Agent) Turn(ctx context.Context, sessionID, content string, onDelta fun
 	return res, nil
 }
 
-// pendingRetry reports whether the transcript's last user message has this
-// content and never got a final answer (only, perhaps, tool rounds).
-func pendingRetry(history []models.Message, content string) (*models.Message, bool) {
+// pendingUser returns the transcript's last user message, and its index,
+// when it never got a final answer (at most some tool rounds).
+func pendingUser(history []models.Message) (*models.Message, int) {
 	for i := len(history) - 1; i >= 0; i-- {
 		m := history[i]
 		if m.Role == string(memory.RoleUser) {
-			if m.Content == content {
-				return &m, true
-			}
-			return nil, false
+			return &m, i
 		}
 		if m.Role == string(memory.RoleAssistant) && m.ToolCalls == "" {
-			return nil, false // answered
+			return nil, -1 // answered
 		}
 	}
-	return nil, false
+	return nil, -1
 }
 
 func lastTurn(history []models.Message) int {
