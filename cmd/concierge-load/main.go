@@ -1,0 +1,135 @@
+// Command concierge-load measures chat turn latency through the JSON API of
+// a running Concierge: it signs in as a demo traveler, sends a fixed script
+// of messages in sessions of ten turns, closes each session, and prints
+// latency percentiles. It talks only to the URL it is given (loopback by
+// default) and stops after --turns turns or --timeout.
+//
+//	go run ./cmd/concierge &            # offline model, demo data
+//	go run ./cmd/concierge-load --turns 1000
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"time"
+)
+
+var script = []string{
+	"Remember that I am vegetarian",
+	"I prefer boutique hotels in walkable areas",
+	"Find me a flight to Lisbon next month",
+	"This time I'd like a window seat, I want to sleep",
+	"What do you know about me?",
+	"Budget is under $250 a night",
+	"No red-eyes please",
+	"Can you suggest restaurants near the hotel?",
+	"I usually fly United",
+	"Let's go with the second option",
+}
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "concierge-load:", err)
+		os.Exit(1)
+	}
+}
+
+type client struct {
+	base, token string
+	http        *http.Client
+}
+
+func (c *client) call(ctx context.Context, method, path string, body any, out any) (int, error) {
+	var r io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		r = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, r)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if out != nil {
+		_ = json.NewDecoder(resp.Body).Decode(out)
+	} else {
+		_, _ = io.Copy(io.Discard, resp.Body)
+	}
+	return resp.StatusCode, nil
+}
+
+func run(args []string, stdout io.Writer) error {
+	fs := flag.NewFlagSet("concierge-load", flag.ContinueOnError)
+	url := fs.String("url", "http://127.0.0.1:8080", "Concierge base URL (a server you run on this machine)")
+	email := fs.String("email", "john@example.com", "traveler account")
+	password := fs.String("password", "demo", "its password")
+	turns := fs.Int("turns", 1000, "turns to send")
+	timeout := fs.Duration("timeout", 10*time.Minute, "stop after this long")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	c := &client{base: *url, http: &http.Client{Timeout: time.Minute}}
+	var auth struct {
+		Token string `json:"token"`
+	}
+	if status, err := c.call(ctx, "POST", "/api/v1/auth/token", map[string]string{"email": *email, "password": *password}, &auth); err != nil || status != 200 {
+		return fmt.Errorf("sign in: status %d: %v", status, err)
+	}
+	c.token = auth.Token
+
+	lat := make([]time.Duration, 0, *turns)
+	var session string
+	start := time.Now()
+	for i := 0; i < *turns; i++ {
+		if i%len(script) == 0 {
+			if session != "" {
+				if _, err := c.call(ctx, "POST", "/api/v1/sessions/"+session+"/close", nil, nil); err != nil {
+					return err
+				}
+			}
+			var s struct {
+				ID string `json:"id"`
+			}
+			if status, err := c.call(ctx, "POST", "/api/v1/sessions", nil, &s); err != nil || status != 201 {
+				return fmt.Errorf("open session: status %d: %v", status, err)
+			}
+			session = s.ID
+		}
+		t0 := time.Now()
+		status, err := c.call(ctx, "POST", "/api/v1/sessions/"+session+"/messages", map[string]string{"content": script[i%len(script)]}, nil)
+		if errors.Is(err, context.DeadlineExceeded) {
+			break
+		}
+		if err != nil || status != 200 {
+			return fmt.Errorf("turn %d: status %d: %v", i, status, err)
+		}
+		lat = append(lat, time.Since(t0))
+	}
+	if len(lat) == 0 {
+		return errors.New("no turn completed")
+	}
+	total := time.Since(start)
+	slices.Sort(lat)
+	pct := func(p float64) time.Duration { return lat[int(p*float64(len(lat)-1))] }
+	fmt.Fprintf(stdout, "turns %d in %v (%.1f turns/s)\n", len(lat), total.Round(time.Millisecond), float64(len(lat))/total.Seconds())
+	fmt.Fprintf(stdout, "latency p50 %v  p90 %v  p99 %v  max %v\n", pct(0.5), pct(0.9), pct(0.99), pct(1))
+	return nil
+}
