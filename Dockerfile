@@ -13,7 +13,8 @@ COPY --from=build /out/concierge /usr/local/bin/concierge
 COPY --from=build --chown=65532:65532 /out/data /data
 WORKDIR /data
 VOLUME ["/data"]
-ENV CONCIERGE_ADDR=:8080 CONCIERGE_DB=/data/concierge.db
+# No demo accounts in an image: create accounts with "concierge user add".
+ENV CONCIERGE_ADDR=:8080 CONCIERGE_DB=/data/concierge.db CONCIERGE_DEMO=false
 EXPOSE 8080
 USER nonroot:nonroot
 HEALTHCHECK --interval=30s --timeout=5s --start-period=10s CMD ["/usr/local/bin/concierge", "healthcheck"]

@@ -228,10 +228,15 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 	if err != nil {
 		return nil, err
 	}
+	session, err := a.store.SessionNotes(ctx, cs.ID)
+	if err != nil {
+		return nil, err
+	}
 	history := make([]memory.Message, len(stored))
 	for i := range stored {
 		history[i] = stored[i].Domain()
 	}
+	forgetUndone(history, session)
 	res := &TurnResult{Turn: userMsg.Turn}
 	tools := []memory.Tool{memory.SaveNoteTool()}
 	for round := 1; round <= a.cfg.MaxRounds; round++ {
@@ -292,6 +297,26 @@ func (a *Agent) snapshot(ctx context.Context, cs *models.ChatSession, turn, roun
 	return a.store.SaveSnapshot(ctx, &models.TurnSnapshot{SessionID: cs.ID, UserID: cs.UserID, Turn: turn, Round: round,
 		Model: a.provider.Name(), Instructions: req.Instructions, Messages: string(msgs), Response: string(out),
 		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens})
+}
+
+// forgetUndone rewrites, in the history the model is given, the result of
+// every save whose note the traveler has since deleted (Undo), so the model
+// does not believe it still remembers it and saves it again if asked.
+func forgetUndone(history []memory.Message, session []memory.Note) {
+	live := make(map[string]bool, len(session))
+	for _, n := range session {
+		live[n.ID] = true
+	}
+	for i, m := range history {
+		if m.Role != memory.RoleTool {
+			continue
+		}
+		var r toolResult
+		if json.Unmarshal([]byte(m.Content), &r) != nil || !r.OK || r.ID == "" || live[r.ID] {
+			continue
+		}
+		history[i].Content = toolResult{Error: "deleted", Message: "The traveler removed this note; it is no longer remembered."}.String()
+	}
 }
 
 // toolResult is what the model is told after each tool call.

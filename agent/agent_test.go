@@ -289,3 +289,24 @@ func TestSweepClosesIdleSessions(t *testing.T) {
 		t.Errorf("after the worker ran: %s, want closed", cs.Status)
 	}
 }
+
+// TestUndoThenSayAgain deletes a saved note (the chat's Undo) and states
+// the fact again in the same session: it must be saved again.
+func TestUndoThenSayAgain(t *testing.T) {
+	store, uid, sid := seeded(t)
+	a := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, offline.New(nil), quietLog())
+	res, err := a.Turn(ctx, sid, "Remember that I am vegetarian", nil)
+	if err != nil || len(res.Saved) != 1 {
+		t.Fatalf("first save: %+v, %v", res, err)
+	}
+	if err := store.DeleteNote(ctx, uid, res.Saved[0].ID, models.Actor{ID: uid, Kind: models.ActorTraveler}, "undone"); err != nil {
+		t.Fatal(err)
+	}
+	res, err = a.Turn(ctx, sid, "Remember that I am vegetarian", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Saved) != 1 {
+		t.Errorf("after undo, saying it again saved %d notes (reply %q), want 1", len(res.Saved), res.Reply)
+	}
+}

@@ -79,14 +79,43 @@ func (w *Worker) Notify() {
 	}
 }
 
-// Done returns a channel closed when this instance finishes job id (or
-// after it gives up on it); callers still read the outcome from the store.
-func (w *Worker) Done(jobID string) <-chan struct{} {
+// Done returns a channel closed when this instance finishes job id, and a
+// function the caller must call when it stops waiting (the job may finish
+// on another instance, or before the call). Callers read the outcome from
+// the store.
+func (w *Worker) Done(jobID string) (<-chan struct{}, func()) {
 	ch := make(chan struct{})
 	w.mu.Lock()
 	w.waiters[jobID] = append(w.waiters[jobID], ch)
 	w.mu.Unlock()
-	return ch
+	cancel := func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		list := w.waiters[jobID]
+		for i, c := range list {
+			if c == ch {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(w.waiters, jobID)
+		} else {
+			w.waiters[jobID] = list
+		}
+	}
+	return ch, cancel
+}
+
+// Waiting counts the registered waiters, for tests.
+func (w *Worker) Waiting() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, l := range w.waiters {
+		n += len(l)
+	}
+	return n
 }
 
 func (w *Worker) finished(jobID string) {
@@ -132,8 +161,17 @@ func (w *Worker) RunOnce(ctx context.Context) bool {
 		_, err = w.store.ApplyConsolidation(ctx, job, w.cfg.ID, res)
 	}
 	if err != nil {
-		if errors.Is(err, models.ErrJobLost) || ctx.Err() != nil {
-			w.log.Warn("consolidation job interrupted", "job_id", job.ID)
+		if errors.Is(err, models.ErrJobLost) {
+			w.log.Warn("consolidation job taken over by another worker", "job_id", job.ID)
+			return true
+		}
+		if ctx.Err() != nil {
+			// Shutting down: hand the job back now rather than leaving it
+			// leased until the lease runs out.
+			if rerr := w.store.ReleaseJob(context.WithoutCancel(ctx), job, w.cfg.ID); rerr != nil {
+				w.log.Error("release consolidation job", "job_id", job.ID, "err", rerr)
+			}
+			w.log.Warn("consolidation job interrupted by shutdown", "job_id", job.ID)
 			return true
 		}
 		w.log.Error("consolidation job failed", "job_id", job.ID, "attempt", job.Attempts, "err", err)

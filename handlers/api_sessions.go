@@ -64,6 +64,8 @@ func turnError(err error) error {
 	switch {
 	case errors.Is(err, models.ErrSessionClosed):
 		return newError(http.StatusConflict, "session_closed", "This conversation has ended. Start a new one to keep chatting.")
+	case errors.Is(err, models.ErrConflict):
+		return newError(http.StatusConflict, "busy", "Another message in this conversation is being answered. Try again in a moment.")
 	case errors.As(err, &me):
 		return newError(http.StatusBadGateway, "model_unavailable", agent.Explain(me)+" Your message is saved: send it again to retry.")
 	}
@@ -201,12 +203,28 @@ func (s *Server) closeAndWait(ctx context.Context, sessionID, reason string) (st
 		return "", nil, nil, err
 	}
 	if job.Status != models.JobDone {
-		done := s.worker.Done(job.ID)
+		done, stopWaiting := s.worker.Done(job.ID)
+		defer stopWaiting()
 		s.worker.Notify()
-		select {
-		case <-done:
-		case <-time.After(closeWait):
-		case <-ctx.Done():
+		// The job may have finished before we started waiting, or finish on
+		// another instance: poll the store as well as waiting for ours.
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		deadline := time.After(closeWait)
+	wait:
+		for {
+			select {
+			case <-done:
+				break wait
+			case <-deadline:
+				break wait
+			case <-ctx.Done():
+				break wait
+			case <-tick.C:
+				if j, err := s.store.JobByID(ctx, job.ID); err == nil && j.Status == models.JobDone {
+					break wait
+				}
+			}
 		}
 		if job, err = s.store.JobByID(ctx, job.ID); err != nil {
 			return "", nil, nil, err

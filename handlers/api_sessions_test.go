@@ -116,6 +116,9 @@ func TestReferenceStoryThroughAPI(t *testing.T) {
 	if status != http.StatusOK || sess["status"] != "closed" || len(notesOf(sess["messages"])) != 4 {
 		t.Errorf("GET closed session = %d %v; want closed with 4 messages", status, sess)
 	}
+	if n := e.worker.Waiting(); n != 0 {
+		t.Errorf("%d close waiters left registered", n)
+	}
 	if status, out := e.apiCall("POST", "/api/v1/sessions/"+s1+"/messages", john, `{"content":"hello again"}`); status != http.StatusConflict {
 		t.Errorf("message to a closed session = %d %v, want 409", status, out)
 	}

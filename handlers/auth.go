@@ -108,9 +108,20 @@ func redirectToLogin(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, target)
 }
 
-// safeNext keeps post-login redirects on this site.
+// safeNext keeps post-login redirects on this site: a path, never a scheme,
+// a host, a backslash or a control character (browsers drop tabs and
+// newlines, which can turn "/\t/evil" into "//evil").
 func safeNext(next string) string {
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") {
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.ContainsAny(next, "\\\t\r\n") {
+		return "/"
+	}
+	for _, r := range next {
+		if r < 0x20 || r == 0x7f {
+			return "/"
+		}
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" {
 		return "/"
 	}
 	return next

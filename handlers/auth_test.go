@@ -78,11 +78,19 @@ func TestLogin(t *testing.T) {
 	})
 
 	t.Run("next stays on this site", func(t *testing.T) {
+		for _, next := range []string{"//evil.example/x", "/\tevil", "/\t/evil.example", "/\\evil.example", "https://evil.example", "javascript:alert(1)", "/ok\n//evil"} {
+			b := e.browser()
+			_, _, token := b.get("/login")
+			resp := b.post("/login", url.Values{"email": {"john@example.com"}, "password": {"demo"}, "_csrf": {token}, "next": {next}})
+			if got := resp.Header.Get("Location"); got != "/chat" {
+				t.Errorf("next=%q: Location %q, want /chat", next, got)
+			}
+		}
 		b := e.browser()
 		_, _, token := b.get("/login")
-		resp := b.post("/login", url.Values{"email": {"john@example.com"}, "password": {"demo"}, "_csrf": {token}, "next": {"//evil.example/x"}})
-		if got := resp.Header.Get("Location"); got != "/chat" {
-			t.Errorf("Location %q, want /chat", got)
+		resp := b.post("/login", url.Values{"email": {"john@example.com"}, "password": {"demo"}, "_csrf": {token}, "next": {"/memory?x=1"}})
+		if got := resp.Header.Get("Location"); got != "/memory?x=1" {
+			t.Errorf("a local next was not kept: %q", got)
 		}
 	})
 }
@@ -119,6 +127,18 @@ func TestLoginRateLimitPerIP(t *testing.T) {
 	}
 	if last != http.StatusTooManyRequests {
 		t.Errorf("fifth attempt from one address: %d, want 429", last)
+	}
+	// A forged X-Forwarded-For must not buy a fresh allowance.
+	req, _ := http.NewRequest("POST", e.srv.URL+"/api/v1/auth/token", strings.NewReader(`{"email":"ghost@example.com","password":"x"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Forwarded-For", "203.0.113.9")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("with a forged X-Forwarded-For: %d, want 429", resp.StatusCode)
 	}
 }
 

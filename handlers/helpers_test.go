@@ -61,6 +61,7 @@ func newEnvWith(t *testing.T, opt envOptions) *env {
 	cfg := handlers.DefaultConfig()
 	cfg.DemoEnabled = true
 	cfg.Offline = opt.provider == nil
+	cfg.LoginBurst = 1000 // tests sign in often from one address; TestLoginRateLimitPerIP sets its own
 	if opt.cfg != nil {
 		opt.cfg(&cfg)
 	}

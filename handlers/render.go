@@ -26,7 +26,7 @@ func (s *Server) page(c echo.Context, title, active string) views.Page {
 		Offline: s.cfg.Offline,
 		Assets: views.Assets{
 			CSS: s.assets.URL(static.CSS), ChatCSS: s.assets.URL(static.ChatCSS), ConsoleCSS: s.assets.URL(static.ConsoleCSS),
-			JS:   s.assets.URL(static.JS),
+			JS: s.assets.URL(static.JS), ChatJS: s.assets.URL(static.ChatJS),
 			HTMX: s.assets.URL(static.HTMX), SSE: s.assets.URL(static.SSE),
 		},
 	}

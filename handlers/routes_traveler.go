@@ -5,6 +5,19 @@ import "github.com/labstack/echo/v4"
 // travelerRoutes registers the traveler's pages: the chat and the memory page.
 func (s *Server) travelerRoutes(e *echo.Echo) {
 	traveler := s.requirePage("traveler")
-	e.GET("/chat", s.notYet("Chat", "The chat", 5), traveler)
-	e.GET("/memory", s.notYet("What Concierge remembers", "The memory page", 5), traveler)
+	e.GET("/chat", s.chatIndex, traveler)
+	e.POST("/chat/sessions", s.chatNew, traveler)
+	e.GET("/chat/:id", s.chatShow, traveler)
+	e.POST("/chat/:id/messages", s.chatSend, traveler)
+	e.GET("/chat/:id/stream", s.chatStream, traveler)   // text/event-stream of the pending answer
+	e.GET("/chat/:id/pending", s.chatPending, traveler) // a bubble that opens the stream again (Retry)
+	e.POST("/chat/:id/notes/:note/undo", s.chatUndo, traveler)
+	e.POST("/chat/:id/end", s.chatEnd, traveler)
+	e.GET("/chat/:id/outcome", s.chatOutcome, traveler)
+
+	e.GET("/memory", s.myMemory, traveler)
+	e.POST("/memory/notes/:note/delete", s.myMemoryDelete, traveler)
+	e.POST("/memory/notes/delete-all", s.myMemoryDeleteAll, traveler)
+	e.GET("/memory/export", s.myMemoryExport, traveler)
+	e.POST("/memory/erasure", s.myMemoryErase, traveler)
 }

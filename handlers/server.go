@@ -33,9 +33,18 @@ type Config struct {
 	BodyLimit string
 	// LoginPolicy is the per-account lockout policy.
 	LoginPolicy models.LoginPolicy
+	// TrustProxy takes the client address from X-Forwarded-For (set it only
+	// behind a proxy that overwrites that header); otherwise the address of
+	// the connection is used, which a client cannot forge.
+	TrustProxy bool
 	// LoginRatePerMinute and LoginBurst limit login attempts per client IP.
 	LoginRatePerMinute float64
 	LoginBurst         int
+	// Model names the chat model, for the console's token counts; empty
+	// means gpt-4o-mini. GlobalBudget is the GLOBAL notes token budget the
+	// agent uses (0: memory.DefaultGlobalBudget).
+	Model        string
+	GlobalBudget int
 }
 
 // DefaultConfig returns the settings used when none are given.
@@ -67,6 +76,10 @@ func NewServer(cfg Config, store *models.Store, ag *agent.Agent, worker *agent.W
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
+	s.echo.IPExtractor = echo.ExtractIPDirect()
+	if cfg.TrustProxy {
+		s.echo.IPExtractor = echo.ExtractIPFromXFFHeader()
+	}
 	s.routes()
 	return s
 }

@@ -70,6 +70,10 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 		}
 		return tx.Model(&ChatSession{}).Where("id = ?", m.SessionID).Updates(upd).Error
 	})
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		// Another instance appended to this session at the same moment.
+		err = ErrConflict
+	}
 	if err != nil {
 		return fmt.Errorf("models: append message to %s: %w", m.SessionID, err)
 	}
@@ -151,11 +155,12 @@ func (s *Store) IdleSessions(ctx context.Context, cutoff time.Time, limit int) (
 }
 
 // DeleteExpiredTranscripts removes messages and prompt snapshots created
-// before cutoff, in closed sessions only, and reports how many rows went.
+// before cutoff in sessions that are no longer open (closed, or stuck
+// closing behind a failed job), and reports how many rows went.
 func (s *Store) DeleteExpiredTranscripts(ctx context.Context, cutoff time.Time) (int64, error) {
 	var total int64
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		closed := tx.Model(&ChatSession{}).Select("id").Where("status = ?", SessionClosed)
+		closed := tx.Model(&ChatSession{}).Select("id").Where("status IN ?", []string{SessionClosed, SessionClosing})
 		r := tx.Where("created_at < ? AND session_id IN (?)", cutoff, closed).Delete(&Message{})
 		if r.Error != nil {
 			return r.Error
@@ -169,9 +174,7 @@ func (s *Store) DeleteExpiredTranscripts(ctx context.Context, cutoff time.Time) 
 		return 0, fmt.Errorf("models: delete expired transcripts: %w", err)
 	}
 	if total > 0 {
-		if err := s.Scrub(ctx, "messages", "turn_snapshots"); err != nil {
-			return total, err
-		}
+		s.checkpoint(ctx)
 	}
 	return total, nil
 }

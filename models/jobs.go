@@ -75,7 +75,7 @@ func (s *Store) Reports(ctx context.Context, userID string, limit int) ([]Consol
 // MaxJobAttempts is how often a job is tried before it is marked failed.
 const MaxJobAttempts = 5
 
-// ClaimJob takes the oldest job that is queued, or running under a lease that
+// ClaimJob takes the oldest job that is queued (and past its retry backoff), or running under a lease that
 // ran out (its worker died), and leases it to worker until now+lease. Two
 // workers racing for one job cannot both win: the claim is a conditional
 // update. It returns ErrNotFound when there is nothing to do.
@@ -84,7 +84,9 @@ func (s *Store) ClaimJob(ctx context.Context, worker string, lease time.Duration
 	for range 5 {
 		now := s.now()
 		var cand ConsolidationJob
-		err := db.Where("(status = ?) OR (status = ? AND locked_until < ?)", JobQueued, JobRunning, now).
+		// A queued job may wait out a retry backoff; a running one is taken
+		// over only when its worker's lease ran out.
+		err := db.Where("status IN ? AND (locked_until IS NULL OR locked_until < ?)", []string{JobQueued, JobRunning}, now).
 			Order("created_at, id").Take(&cand).Error
 		if err != nil {
 			return nil, fmt.Errorf("models: claim job: %w", notFound(err))
@@ -106,11 +108,14 @@ func (s *Store) ClaimJob(ctx context.Context, worker string, lease time.Duration
 	return nil, fmt.Errorf("models: claim job: %w", ErrNotFound)
 }
 
-// FailJob records a failed attempt: the job goes back to the queue, or is
+// FailJob records a failed attempt: the job goes back to the queue after a
+// backoff, or is
 // marked failed after MaxJobAttempts. The error text must not hold notes.
 func (s *Store) FailJob(ctx context.Context, job *ConsolidationJob, worker, reason string) error {
 	status := JobQueued
-	upd := map[string]any{"error": reason, "locked_by": "", "locked_until": time.Time{}}
+	// Back off before the next try: 10 s, 40 s, 90 s, 160 s.
+	backoff := time.Duration(job.Attempts*job.Attempts) * 10 * time.Second
+	upd := map[string]any{"error": reason, "locked_by": "", "locked_until": s.now().Add(backoff)}
 	if job.Attempts >= MaxJobAttempts {
 		status = JobFailed
 		upd["finished_at"] = s.now()
@@ -126,10 +131,21 @@ func (s *Store) FailJob(ctx context.Context, job *ConsolidationJob, worker, reas
 	return nil
 }
 
+// ReleaseJob hands a job back to the queue without counting the attempt, for
+// a worker that stops (shutdown) before finishing it.
+func (s *Store) ReleaseJob(ctx context.Context, job *ConsolidationJob, worker string) error {
+	res := s.db.WithContext(ctx).Model(&ConsolidationJob{}).Where("id = ? AND locked_by = ? AND status = ?", job.ID, worker, JobRunning).
+		Updates(map[string]any{"status": JobQueued, "locked_by": "", "locked_until": time.Time{}, "attempts": gorm.Expr("attempts - 1")})
+	if res.Error != nil {
+		return fmt.Errorf("models: release job %s: %w", job.ID, res.Error)
+	}
+	return nil
+}
+
 // RetryJob puts a failed job back in the queue (staff re-run).
 func (s *Store) RetryJob(ctx context.Context, id string) error {
 	res := s.db.WithContext(ctx).Model(&ConsolidationJob{}).Where("id = ? AND status = ?", id, JobFailed).
-		Updates(map[string]any{"status": JobQueued, "attempts": 0, "error": "", "finished_at": nil})
+		Updates(map[string]any{"status": JobQueued, "attempts": 0, "error": "", "finished_at": nil, "locked_until": time.Time{}})
 	if res.Error != nil {
 		return fmt.Errorf("models: retry job %s: %w", id, res.Error)
 	}
@@ -168,9 +184,16 @@ func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, w
 		}
 		actor := Actor{ID: job.ID, Kind: ActorConsolidation}
 		prov := Provenance{SessionID: job.SessionID, ConsolidationID: job.ID}
+		// gone collects notes deleted while the job ran and notes this run
+		// forgets: their text must not come back, not even in the report.
+		gone := map[string]bool{}
 		for _, d := range res.Decisions {
-			if err := s.applyDecisionTx(tx, job, d, actor, prov); err != nil {
+			forgotten, err := s.applyDecisionTx(tx, job, d, actor, prov)
+			if err != nil {
 				return fmt.Errorf("decision %s on %s: %w", d.Action, d.Note.ID, err)
+			}
+			if forgotten {
+				gone[d.Note.ID] = true
 			}
 		}
 		for _, sup := range res.Superseded {
@@ -181,14 +204,25 @@ func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, w
 		}
 		// Sync the resulting global notes: promoted notes become global,
 		// and refreshed dates or automatic pins are recorded.
+		kept := make([]memory.Note, 0, len(res.Global))
 		for _, n := range res.Global {
-			if err := s.syncGlobalTx(tx, job, n, actor, prov); err != nil {
+			exists, err := s.syncGlobalTx(tx, job, n, actor, prov)
+			if err != nil {
 				return fmt.Errorf("sync note %s: %w", n.ID, err)
 			}
+			if !exists {
+				gone[n.ID] = true
+				continue
+			}
+			kept = append(kept, n)
 		}
-		body, err := json.Marshal(ReportJSON{Engine: res.Engine, FallbackReason: res.FallbackReason, Decisions: res.Decisions, GlobalNotes: res.Global})
+		body, err := json.Marshal(ReportJSON{Engine: res.Engine, FallbackReason: res.FallbackReason, Decisions: res.Decisions, GlobalNotes: kept})
 		if err != nil {
 			return err
+		}
+		if len(gone) > 0 {
+			red, _ := redactJSON(string(body), gone)
+			body = []byte(red)
 		}
 		report = &ConsolidationReport{ID: s.newID(), JobID: job.ID, UserID: job.UserID, SessionID: job.SessionID,
 			Engine: res.Engine, FallbackReason: res.FallbackReason, Report: string(body), CreatedAt: now}
@@ -204,32 +238,35 @@ func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, w
 	return report, nil
 }
 
-// applyDecisionTx records the fate of one input note.
-func (s *Store) applyDecisionTx(tx *gorm.DB, job *ConsolidationJob, d memory.Decision, actor Actor, prov Provenance) error {
+// applyDecisionTx records the fate of one input note. It reports whether the
+// note is gone: deleted by its owner while the job ran, or forgotten now.
+func (s *Store) applyDecisionTx(tx *gorm.DB, job *ConsolidationJob, d memory.Decision, actor Actor, prov Provenance) (bool, error) {
 	var n Note
 	if err := tx.Where("id = ? AND user_id = ?", d.Note.ID, job.UserID).Take(&n).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
-			return nil // deleted by its owner while the job ran: nothing to decide
+			return true, nil // deleted while the job ran: nothing to decide
 		}
-		return err
+		return false, err
 	}
 	switch d.Action {
 	case memory.ActionPromoted:
-		return nil // syncGlobalTx turns it into a global note
+		return false, nil // syncGlobalTx turns it into a global note
 	case memory.ActionExpired, memory.ActionPruned:
 		if n.Kind == KindGlobal {
-			return s.forgetNoteTx(tx, &n, actor, d.Action)
+			return true, s.forgetNoteTx(tx, &n, actor, d.Action)
 		}
 	case memory.ActionSuperseded:
 		if n.Kind == KindGlobal {
-			return nil // handled through Result.Superseded
+			return false, nil // handled through Result.Superseded
 		}
 	}
 	if n.Kind != KindSession {
-		return nil
+		return false, nil
 	}
-	return s.setNoteFieldsTx(tx, job.UserID, n.ID, map[string]any{"status": StatusConsumed, "consolidation_id": job.ID},
-		actor, d.Why, "note."+d.Action, prov)
+	// A merged note remembers what it was merged into, so deleting that
+	// note later takes this copy of the fact with it.
+	fields := map[string]any{"status": StatusConsumed, "consolidation_id": job.ID, "superseded_by": d.Into}
+	return false, s.setNoteFieldsTx(tx, job.UserID, n.ID, fields, actor, d.Why, "note."+d.Action, prov)
 }
 
 // forgetNoteTx removes an expired or pruned global note and its history.
@@ -240,7 +277,7 @@ func (s *Store) forgetNoteTx(tx *gorm.DB, n *Note, actor Actor, action string) e
 	if err := tx.Delete(n).Error; err != nil {
 		return err
 	}
-	if err := s.redactNoteTx(tx, n.UserID, n.ID); err != nil {
+	if err := s.redactNoteTx(tx, n.UserID, map[string]bool{n.ID: true}); err != nil {
 		return err
 	}
 	return s.auditTx(tx, AuditEvent{UserID: n.UserID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note." + action,
@@ -271,19 +308,22 @@ func (s *Store) setNoteFieldsTx(tx *gorm.DB, userID, id string, fields map[strin
 		Reason: reason, Before: before, After: notePayload(&n), SessionID: prov.SessionID, ConsolidationID: prov.ConsolidationID})
 }
 
-// syncGlobalTx makes the stored note match a resulting global note.
-func (s *Store) syncGlobalTx(tx *gorm.DB, job *ConsolidationJob, g memory.Note, actor Actor, prov Provenance) error {
+// syncGlobalTx makes the stored note match a resulting global note. It
+// reports false, writing nothing, when the note no longer exists (deleted
+// while the job ran: consolidation never brings a deleted note back).
+func (s *Store) syncGlobalTx(tx *gorm.DB, job *ConsolidationJob, g memory.Note, actor Actor, prov Provenance) (bool, error) {
 	var n Note
 	err := tx.Where("id = ? AND user_id = ?", g.ID, job.UserID).Take(&n).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
-		// A note the engine composed (the model engine may merge wording):
-		// create it as a global note with its provenance.
-		g.Source = memory.SourceConsolidation
-		_, err := s.createNoteTx(tx, NewNote{UserID: job.UserID, Kind: KindGlobal, Note: g, Prov: prov}, actor, "consolidation")
-		return err
+		return false, nil
 	}
 	if err != nil {
-		return err
+		return false, err
+	}
+	if n.Kind == KindGlobal && job.StartedAt != nil && n.UpdatedAt.After(*job.StartedAt) {
+		// Someone (staff) changed the note while the engine worked on an
+		// older copy: their change wins.
+		return true, nil
 	}
 	fields := map[string]any{}
 	action := "note.update"
@@ -308,7 +348,7 @@ func (s *Store) syncGlobalTx(tx *gorm.DB, job *ConsolidationJob, g memory.Note, 
 		}
 	}
 	if len(fields) == 0 {
-		return nil
+		return true, nil
 	}
-	return s.setNoteFieldsTx(tx, job.UserID, g.ID, fields, actor, "consolidation", action, prov)
+	return true, s.setNoteFieldsTx(tx, job.UserID, g.ID, fields, actor, "consolidation", action, prov)
 }

@@ -243,22 +243,31 @@ func (s *Store) UpdateNote(ctx context.Context, userID, id string, p NotePatch, 
 	return &out, nil
 }
 
-// DeleteNote hard-deletes a note: the row and its history go, its text is
-// scrubbed from audit payloads and consolidation reports, and an audit event
-// without content records who deleted it and why.
+// DeleteNote hard-deletes a note: the row and its history go, and so do the
+// session notes that were merged into it (the same fact in other words);
+// their text is scrubbed from audit payloads and consolidation reports, and
+// an audit event without content records who deleted it and why.
 func (s *Store) DeleteNote(ctx context.Context, userID, id string, actor Actor, reason string) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		var n Note
 		if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&n).Error; err != nil {
 			return notFound(err)
 		}
-		if err := tx.Where("note_id = ?", id).Delete(&NoteVersion{}).Error; err != nil {
+		var merged []Note
+		if err := tx.Where("user_id = ? AND status = ? AND superseded_by = ?", userID, StatusConsumed, id).Find(&merged).Error; err != nil {
 			return err
 		}
-		if err := tx.Delete(&n).Error; err != nil {
-			return err
+		ids := map[string]bool{id: true}
+		for _, m := range append(merged, n) {
+			ids[m.ID] = true
+			if err := tx.Where("note_id = ?", m.ID).Delete(&NoteVersion{}).Error; err != nil {
+				return err
+			}
+			if err := tx.Where("id = ?", m.ID).Delete(&Note{}).Error; err != nil {
+				return err
+			}
 		}
-		if err := s.redactNoteTx(tx, userID, id); err != nil {
+		if err := s.redactNoteTx(tx, userID, ids); err != nil {
 			return err
 		}
 		return s.auditTx(tx, AuditEvent{UserID: userID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note.delete",
@@ -267,21 +276,38 @@ func (s *Store) DeleteNote(ctx context.Context, userID, id string, actor Actor, 
 	if err != nil {
 		return fmt.Errorf("models: delete note %s: %w", id, err)
 	}
-	return s.Scrub(ctx, "notes", "note_versions", "audit_events", "consolidation_reports")
+	s.checkpoint(ctx)
+	return nil
 }
 
-// redactNoteTx removes the text of note id from every JSON payload of the
-// user's audit events and consolidation reports.
-func (s *Store) redactNoteTx(tx *gorm.DB, userID, id string) error {
+// checkpoint folds the SQLite WAL back into the database file and truncates
+// it, so the old page images of deleted rows leave the disk (secure_delete
+// has zeroed the freed pages in the main file). It is best effort: if
+// readers hold the WAL, the next checkpoint finishes the job. PostgreSQL
+// reclaims dead tuples through autovacuum.
+func (s *Store) checkpoint(ctx context.Context) {
+	if !s.postgres {
+		_ = s.db.WithContext(ctx).Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error
+	}
+}
+
+// redactNoteTx removes the text of the notes in ids from every JSON payload
+// of the user's audit events and consolidation reports.
+func (s *Store) redactNoteTx(tx *gorm.DB, userID string, ids map[string]bool) error {
 	var events []AuditEvent
 	if err := tx.Where("user_id = ?", userID).Find(&events).Error; err != nil {
 		return err
 	}
 	for _, ev := range events {
-		before, b1 := redactJSON(ev.Before, id)
-		after, b2 := redactJSON(ev.After, id)
+		before, b1 := redactJSON(ev.Before, ids)
+		after, b2 := redactJSON(ev.After, ids)
+		upd := map[string]any{"before": before, "after": after}
+		if ids[ev.NoteID] && ev.ActorKind == ActorConsolidation && ev.Reason != "" {
+			// A model engine's free-text reason may quote the note.
+			upd["reason"], b1 = DeletedText, true
+		}
 		if b1 || b2 {
-			if err := tx.Model(&AuditEvent{}).Where("id = ?", ev.ID).Updates(map[string]any{"before": before, "after": after}).Error; err != nil {
+			if err := tx.Model(&AuditEvent{}).Where("id = ?", ev.ID).Updates(upd).Error; err != nil {
 				return err
 			}
 		}
@@ -291,7 +317,7 @@ func (s *Store) redactNoteTx(tx *gorm.DB, userID, id string) error {
 		return err
 	}
 	for _, r := range reports {
-		if red, changed := redactJSON(r.Report, id); changed {
+		if red, changed := redactJSON(r.Report, ids); changed {
 			if err := tx.Model(&ConsolidationReport{}).Where("id = ?", r.ID).Update("report", red).Error; err != nil {
 				return err
 			}
@@ -304,8 +330,9 @@ func (s *Store) redactNoteTx(tx *gorm.DB, userID, id string) error {
 const DeletedText = "(deleted)"
 
 // redactJSON walks a JSON document and blanks the text and keywords of every
-// object whose "id" is id. It reports whether anything changed.
-func redactJSON(doc, id string) (string, bool) {
+// object whose "id" is in ids, and the "why" of every decision about or into
+// such a note. It reports whether anything changed.
+func redactJSON(doc string, ids map[string]bool) (string, bool) {
 	if doc == "" {
 		return doc, false
 	}
@@ -314,11 +341,15 @@ func redactJSON(doc, id string) (string, bool) {
 		return doc, false
 	}
 	changed := false
+	matches := func(x any) bool {
+		id, ok := x.(string)
+		return ok && ids[id]
+	}
 	var walk func(any)
 	walk = func(x any) {
 		switch t := x.(type) {
 		case map[string]any:
-			if t["id"] == id {
+			if matches(t["id"]) {
 				if _, ok := t["text"]; ok {
 					t["text"] = DeletedText
 					changed = true
@@ -326,6 +357,15 @@ func redactJSON(doc, id string) (string, bool) {
 				if _, ok := t["keywords"]; ok {
 					t["keywords"] = []string{}
 					changed = true
+				}
+			}
+			if note, ok := t["note"].(map[string]any); ok && (matches(note["id"]) || matches(t["into"])) {
+				if why, ok := t["why"].(string); ok && why != DeletedText {
+					t["why"] = DeletedText
+					changed = true
+				}
+				if matches(t["into"]) && !matches(note["id"]) {
+					note["text"], note["keywords"], changed = DeletedText, []string{}, true
 				}
 			}
 			for _, c := range t {

@@ -86,6 +86,7 @@ func Open(dsn string) (*Store, error) {
 	cfg := &gorm.Config{
 		Logger:                 logger.Discard,
 		SkipDefaultTransaction: true,
+		TranslateError:         true, // unique violations become gorm.ErrDuplicatedKey on both databases
 		NowFunc:                func() time.Time { return time.Now().UTC() },
 	}
 	s := &Store{}

@@ -231,3 +231,45 @@ func TestSQLitePragmas(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelFailedLoginsAllCount guesses in parallel: every failure must
+// count, or parallel guessing would slip past the lockout.
+func TestParallelFailedLoginsAllCount(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		if _, err := s.CreateUser(ctx, "par@example.com", "Par", models.RoleTraveler, "right-pass"); err != nil {
+			t.Fatal(err)
+		}
+		policy := models.LoginPolicy{FreeAttempts: 100, BaseLock: time.Minute, MaxLock: time.Hour}
+		done := make(chan struct{})
+		for range 8 {
+			go func() {
+				defer func() { done <- struct{}{} }()
+				_, _ = s.Authenticate(ctx, "par@example.com", "wrong", policy)
+			}()
+		}
+		for range 8 {
+			<-done
+		}
+		u, _ := s.UserByEmail(ctx, "par@example.com")
+		if u.FailedLogins != 8 {
+			t.Errorf("failed_logins = %d after 8 parallel failures, want 8", u.FailedLogins)
+		}
+	})
+}
+
+func TestSearchUsersEscapesPatterns(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		if _, err := s.CreateUser(ctx, "pct@example.com", "Hundred Percent", models.RoleTraveler, "right-pass"); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []string{`\`, `%`, `_`, `a\`} {
+			users, err := s.SearchUsers(ctx, q, 10)
+			if err != nil {
+				t.Errorf("search %q: %v", q, err)
+			}
+			if len(users) != 0 {
+				t.Errorf("search %q matched %d users; wildcards must be literal", q, len(users))
+			}
+		}
+	})
+}

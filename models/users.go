@@ -101,7 +101,7 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (*User, error) {
 func (s *Store) SearchUsers(ctx context.Context, q string, limit int) ([]User, error) {
 	db := s.db.WithContext(ctx).Order("name, email").Limit(limit)
 	if q = strings.ToLower(strings.TrimSpace(q)); q != "" {
-		like := "%" + strings.NewReplacer("%", `\%`, "_", `\_`).Replace(q) + "%"
+		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q) + "%"
 		db = db.Where(`LOWER(name) LIKE ? ESCAPE '\' OR email LIKE ? ESCAPE '\'`, like, like)
 	}
 	var users []User
@@ -143,17 +143,23 @@ func (s *Store) Authenticate(ctx context.Context, email, password string, policy
 		return nil, &LockedError{Until: u.LockedUntil}
 	}
 	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
-		failed := u.FailedLogins + 1
-		upd := map[string]any{"failed_logins": failed}
+		// Count in the database, not in Go: parallel guesses must each count.
+		db := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", u.ID)
+		if err := db.Update("failed_logins", gorm.Expr("failed_logins + 1")).Error; err != nil {
+			return nil, fmt.Errorf("models: record failed login: %w", err)
+		}
+		var failed int
+		if err := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", u.ID).Select("failed_logins").Scan(&failed).Error; err != nil {
+			return nil, fmt.Errorf("models: record failed login: %w", err)
+		}
 		if over := failed - policy.FreeAttempts; over >= 0 {
 			lock := policy.BaseLock << min(over, 20)
 			if lock > policy.MaxLock || lock <= 0 {
 				lock = policy.MaxLock
 			}
-			upd["locked_until"] = now.Add(lock)
-		}
-		if err := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", u.ID).Updates(upd).Error; err != nil {
-			return nil, fmt.Errorf("models: record failed login: %w", err)
+			if err := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", u.ID).Update("locked_until", now.Add(lock)).Error; err != nil {
+				return nil, fmt.Errorf("models: lock account: %w", err)
+			}
 		}
 		return nil, ErrBadCredentials
 	}

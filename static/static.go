@@ -21,6 +21,7 @@ const (
 	ChatCSS    = "chat.css"
 	ConsoleCSS = "console.css"
 	JS         = "app.js"
+	ChatJS     = "chat.js"
 	HTMX       = "vendor/htmx-2.0.11.min.js"
 	SSE        = "vendor/htmx-ext-sse-2.2.4.js"
 )

@@ -13,7 +13,7 @@ func (v *Viewer) IsStaff() bool { return v != nil && (v.Role == "support" || v.R
 
 // Assets are the cache-busted URLs of the static files.
 type Assets struct {
-	CSS, ChatCSS, ConsoleCSS, JS, HTMX, SSE string
+	CSS, ChatCSS, ConsoleCSS, JS, ChatJS, HTMX, SSE string
 }
 
 // Page is what every full page needs from its handler.

@@ -29,6 +29,7 @@ type Config struct {
 	LogFormat        string
 	LogLevel         string
 	SecureCookies    bool
+	TrustProxy       bool
 }
 
 // envDefault returns the first non-empty environment value among names.
@@ -104,6 +105,7 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	fs.StringVar(&c.LogFormat, "log-format", envDefault(getenv, "text", "CONCIERGE_LOG_FORMAT"), "log format: text or json (CONCIERGE_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", envDefault(getenv, "info", "CONCIERGE_LOG_LEVEL"), "log level: debug, info, warn, error (CONCIERGE_LOG_LEVEL)")
 	fs.BoolVar(&c.SecureCookies, "secure-cookies", boolean("CONCIERGE_SECURE_COOKIES", false), "mark cookies Secure, for TLS behind a proxy (CONCIERGE_SECURE_COOKIES)")
+	fs.BoolVar(&c.TrustProxy, "trust-proxy", boolean("CONCIERGE_TRUST_PROXY", false), "take client addresses from X-Forwarded-For, behind a proxy (CONCIERGE_TRUST_PROXY)")
 	if len(errs) > 0 {
 		return c, fmt.Errorf("bad environment: %s", strings.Join(errs, "; "))
 	}

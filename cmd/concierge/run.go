@@ -116,29 +116,39 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 	}
 
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
 	provider, completer := newModels(cfg)
 	ag := agent.New(agent.DefaultConfig(cfg.ChatModel), store, provider, log)
 	wcfg := agent.DefaultWorkerConfig()
 	wcfg.SessionIdle, wcfg.Retention, wcfg.Lease, wcfg.Workers = cfg.SessionIdle, cfg.Retention, cfg.JobLease, cfg.Workers
 	worker := agent.NewWorker(wcfg, store, completer, log)
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
-	defer stopWorkers()
+	defer func() {
+		// Workers stop before the deferred store.Close runs.
+		stopWorkers()
+		worker.Wait()
+	}()
 	worker.Start(workerCtx)
 
 	hcfg := handlers.DefaultConfig()
 	hcfg.SecureCookies = cfg.SecureCookies
+	hcfg.TrustProxy = cfg.TrustProxy
 	hcfg.DemoEnabled = cfg.Demo
 	hcfg.Offline = cfg.OpenAIKey == ""
 	srv := handlers.NewServer(hcfg, store, ag, worker, log)
 
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
-	}
+	// Requests get a context of their own that is cancelled only if
+	// draining times out, so a stuck stream cannot outlive the database.
+	requestCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
 	httpServer := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
+		BaseContext:       func(net.Listener) context.Context { return requestCtx },
 	}
 	url := "http://" + displayAddr(ln.Addr())
 	fmt.Fprintf(stdout, "Concierge is listening on %s\n", url)
@@ -153,8 +163,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() { serveErr <- httpServer.Serve(ln) }()
 	select {
 	case err := <-serveErr:
-		stopWorkers()
-		worker.Wait()
 		return fmt.Errorf("serve: %w", err)
 	case <-ctx.Done():
 	}
@@ -163,14 +171,17 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
 	shutdownErr := httpServer.Shutdown(shutdownCtx)
-	// Then the background workers: a job cut short is picked up again by
-	// the next instance to start, because nothing of it was committed.
-	stopWorkers()
-	worker.Wait()
+	if shutdownErr != nil {
+		// Draining timed out: cancel what still runs and close connections.
+		cancelRequests()
+		_ = httpServer.Close()
+	}
+	// Then the background workers (deferred above): a job cut short is
+	// handed back to the queue for the next instance.
 	if shutdownErr != nil {
 		return fmt.Errorf("shutdown: %w", shutdownErr)
 	}
-	log.Info("stopped")
+	log.Info("http server stopped; stopping workers")
 	return nil
 }
 

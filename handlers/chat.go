@@ -1,0 +1,245 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"concierge/models"
+	"concierge/views"
+)
+
+// chatSessionListSize is how many conversations the session list shows.
+const chatSessionListSize = 30
+
+// fromHTMX reports whether htmx sent the request (so a fragment is wanted).
+func fromHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
+
+// chatIndex resumes the newest open conversation, or shows the welcome.
+func (s *Server) chatIndex(c echo.Context) error {
+	sessions, err := s.store.ChatSessions(c.Request().Context(), currentUser(c).ID, chatSessionListSize)
+	if err != nil {
+		return err
+	}
+	for _, cs := range sessions {
+		if cs.Status == models.SessionOpen {
+			return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
+		}
+	}
+	v := views.ChatView{Sessions: chatSessionItems(sessions, "")}
+	return render(c, http.StatusOK, views.ChatPage(s.page(c, "Chat", "chat"), v))
+}
+
+// chatNew starts a conversation and opens it.
+func (s *Server) chatNew(c echo.Context) error {
+	cs, err := s.store.CreateChatSession(c.Request().Context(), currentUser(c).ID)
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
+}
+
+// chatShow is one conversation with its full transcript.
+func (s *Server) chatShow(c echo.Context) error {
+	cs, err := s.sessionFor(c, false)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	sessions, err := s.store.ChatSessions(ctx, u.ID, chatSessionListSize)
+	if err != nil {
+		return err
+	}
+	msgs, err := s.store.Messages(ctx, cs.ID)
+	if err != nil {
+		return err
+	}
+	notes, err := s.store.NotesFromSession(ctx, cs.ID)
+	if err != nil {
+		return err
+	}
+	p := s.page(c, "Chat", "chat")
+	v := views.ChatView{Sessions: chatSessionItems(sessions, cs.ID), SessionID: cs.ID, Title: chatTitle(cs),
+		Open: cs.Status == models.SessionOpen}
+	v.Messages, v.Pending = chatTranscript(cs, msgs, notes)
+	if v.Panel, err = s.chatPanelFor(c, cs); err != nil {
+		return err
+	}
+	if !v.Open {
+		if v.Outcome, err = s.chatOutcomeFor(c, cs, p.CSRF); err != nil {
+			return err
+		}
+	}
+	return render(c, http.StatusOK, views.ChatPage(p, v))
+}
+
+// chatSend stores the traveler's message (before any model call, so it is
+// never lost) and answers with it and a bubble that streams the answer.
+func (s *Server) chatSend(c echo.Context) error {
+	cs, err := s.sessionFor(c, false)
+	if err != nil {
+		return err
+	}
+	content, err := validateMessage(c.FormValue("content"))
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	turn, err := s.agent.Submit(ctx, cs.ID, content)
+	if err != nil {
+		return turnError(err)
+	}
+	if !fromHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
+	}
+	title := ""
+	if cs.Title == "" { // the first message named the conversation
+		if cs, err = s.store.ChatSessionByID(ctx, cs.ID); err != nil {
+			return err
+		}
+		title = chatTitle(cs)
+	}
+	return render(c, http.StatusOK, views.SendResult(cs.ID, views.ChatBubble{Text: content, Turn: turn}, title))
+}
+
+// chatPending answers Retry: a fresh bubble that opens the stream again.
+func (s *Server) chatPending(c echo.Context) error {
+	cs, err := s.sessionFor(c, false)
+	if err != nil {
+		return err
+	}
+	if cs.Status != models.SessionOpen {
+		return render(c, http.StatusOK, views.AnswerFailed(cs.ID, sessionEndedText, false))
+	}
+	return render(c, http.StatusOK, views.StreamingBubble(cs.ID))
+}
+
+// sessionEndedText is what a traveler is told about a conversation that ended.
+const sessionEndedText = "This conversation has ended. Start a new one to keep chatting."
+
+// chatUndo deletes a note the assistant saved in this conversation and
+// shows the chip as undone, with the panel refreshed.
+func (s *Server) chatUndo(c echo.Context) error {
+	cs, err := s.sessionFor(c, false)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	n, err := s.store.NoteByID(ctx, u.ID, c.Param("note"))
+	if err != nil {
+		return err
+	}
+	if n.SessionID != cs.ID {
+		return errNotFound
+	}
+	if cs.Status != models.SessionOpen {
+		return newError(http.StatusConflict, "session_closed", "This conversation has ended: manage what Concierge remembers on the memory page.")
+	}
+	if err := s.store.DeleteNote(ctx, u.ID, n.ID, travelerActor(u), "undone by the traveler"); err != nil {
+		return err
+	}
+	panel, err := s.chatPanelFor(c, cs)
+	if err != nil {
+		return err
+	}
+	chip := views.MemoryChip{SessionID: cs.ID, NoteID: n.ID, Text: n.Text, Undone: true}
+	return render(c, http.StatusOK, views.UndoResult(chip, panel))
+}
+
+// chatEnd closes the conversation (waiting a little for its consolidation)
+// and shows what happened to the traveler's memory.
+func (s *Server) chatEnd(c echo.Context) error {
+	cs, err := s.sessionFor(c, false)
+	if err != nil {
+		return err
+	}
+	if cs.Status == models.SessionOpen {
+		if _, _, _, err := s.closeAndWait(c.Request().Context(), cs.ID, "ended by the traveler"); err != nil {
+			return err
+		}
+		cs.Status = models.SessionClosing
+	}
+	if !fromHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
+	}
+	csrf := s.page(c, "", "").CSRF
+	outcome, err := s.chatOutcomeFor(c, cs, csrf)
+	if err != nil {
+		return err
+	}
+	panel, err := s.chatPanelFor(c, cs)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.EndResult(*outcome, panel, csrf))
+}
+
+// chatOutcome is polled while the consolidation of an ended conversation runs.
+func (s *Server) chatOutcome(c echo.Context) error {
+	cs, err := s.sessionFor(c, false)
+	if err != nil {
+		return err
+	}
+	outcome, err := s.chatOutcomeFor(c, cs, s.page(c, "", "").CSRF)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.OutcomeBox(*outcome))
+}
+
+// chatOutcomeFor builds the outcome of an ended conversation from its job
+// and, once done, its consolidation report.
+func (s *Server) chatOutcomeFor(c echo.Context, cs *models.ChatSession, csrf string) (*views.ChatOutcome, error) {
+	ctx := c.Request().Context()
+	job, err := s.store.JobForSession(ctx, cs.ID)
+	if errors.Is(err, models.ErrNotFound) {
+		return nil, errNotFound // still open: nothing to show
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := &views.ChatOutcome{SessionID: cs.ID, CSRF: csrf, Status: job.Status}
+	if job.Status != models.JobDone {
+		return out, nil
+	}
+	rep, err := s.store.ReportForJob(ctx, job.ID)
+	if err != nil {
+		return nil, err
+	}
+	notes, err := s.store.NotesFromSession(ctx, cs.ID)
+	if err != nil {
+		return nil, err
+	}
+	if err := fillOutcome(out, rep.Report, notes); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// chatPanelFor builds the side panel: profile highlights, global notes and
+// this conversation's notes.
+func (s *Server) chatPanelFor(c echo.Context, cs *models.ChatSession) (views.ChatPanel, error) {
+	ctx := c.Request().Context()
+	panel := views.ChatPanel{SessionID: cs.ID, Ended: cs.Status != models.SessionOpen}
+	profile, err := s.store.Profile(ctx, cs.UserID)
+	if err != nil {
+		return panel, err
+	}
+	panel.Profile = profileHighlights(profile)
+	global, err := s.store.GlobalNotes(ctx, cs.UserID)
+	if err != nil {
+		return panel, err
+	}
+	panel.Global = travelerNotes(global)
+	if !panel.Ended {
+		session, err := s.store.SessionNotes(ctx, cs.ID)
+		if err != nil {
+			return panel, err
+		}
+		panel.Session = travelerNotes(session)
+	}
+	return panel, nil
+}

@@ -1,0 +1,324 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"concierge/memory"
+	"concierge/models"
+	"concierge/views"
+)
+
+// This file turns stored chat data into the traveler's view models.
+
+// travelerDate shows a date the way people read it: "2 Mar 2025".
+func travelerDate(t time.Time) string { return t.Format("2 Jan 2006") }
+
+// travelerDay shows a YYYY-MM-DD date as travelerDate does.
+func travelerDay(day string) string {
+	t, err := time.Parse(memory.DateLayout, day)
+	if err != nil {
+		return day
+	}
+	return travelerDate(t)
+}
+
+func chatTitle(cs *models.ChatSession) string {
+	if cs.Title == "" {
+		return "New conversation"
+	}
+	return cs.Title
+}
+
+func chatSessionItems(sessions []models.ChatSession, current string) []views.ChatSessionItem {
+	out := make([]views.ChatSessionItem, len(sessions))
+	for i := range sessions {
+		cs := &sessions[i]
+		out[i] = views.ChatSessionItem{ID: cs.ID, Title: chatTitle(cs), When: travelerDate(cs.CreatedAt),
+			Open: cs.Status == models.SessionOpen, Current: cs.ID == current}
+	}
+	return out
+}
+
+// chatChip is how a saved note shows under its turn.
+func chatChip(sessionID string, n memory.Note, locked bool) views.MemoryChip {
+	return views.MemoryChip{SessionID: sessionID, NoteID: n.ID, Text: n.Text, ThisTrip: n.Scope == memory.ScopeThisTrip, Locked: locked}
+}
+
+// chatTranscript is the conversation as people had it: user messages and
+// final answers (tool traffic left out), each answer with the notes saved
+// during its turn. pending says that the last message awaits its answer.
+func chatTranscript(cs *models.ChatSession, msgs []models.Message, notes []models.Note) (out []views.ChatBubble, pending bool) {
+	open := cs.Status == models.SessionOpen
+	byMessage := map[string][]views.MemoryChip{}
+	for i := range notes {
+		n := &notes[i]
+		byMessage[n.MessageID] = append(byMessage[n.MessageID], chatChip(cs.ID, n.Domain(), !open))
+	}
+	lastUser, lastUserID := -1, ""
+	for _, m := range msgs {
+		switch {
+		case m.Role == string(memory.RoleUser):
+			if lastUser >= 0 {
+				out[lastUser].Missed = true // a later message came before any answer
+			}
+			out = append(out, views.ChatBubble{Text: m.Content, Turn: m.Turn})
+			lastUser, lastUserID = len(out)-1, m.ID
+		case m.Role == string(memory.RoleAssistant) && m.ToolCalls == "" && lastUser >= 0:
+			out = append(out, views.ChatBubble{Assistant: true, Text: m.Content, Turn: m.Turn, Chips: byMessage[lastUserID]})
+			lastUser = -1
+		}
+	}
+	if lastUser >= 0 {
+		if open {
+			return out, true
+		}
+		out[lastUser].Missed = true
+	}
+	return out, false
+}
+
+// answerBubble is the final form of a freshly streamed answer.
+func answerBubble(sessionID string, turn int, reply string, saved []memory.Note, blocked []string) views.ChatBubble {
+	b := views.ChatBubble{Assistant: true, Text: reply, Turn: turn, Blocked: blocked}
+	for _, n := range saved {
+		b.Chips = append(b.Chips, chatChip(sessionID, n, false))
+	}
+	return b
+}
+
+// travelerSource says in plain words where a note came from.
+func travelerSource(src memory.Source) string {
+	switch src {
+	case memory.SourceSeed:
+		return "From your account set-up"
+	case memory.SourceAssistant:
+		return "Saved in a conversation"
+	case memory.SourceConsolidation:
+		return "Learned from a conversation"
+	case memory.SourceStaff:
+		return "Added by support"
+	case memory.SourceImport:
+		return "Imported"
+	}
+	return "Remembered"
+}
+
+func travelerNotes(notes []memory.Note) []views.TravelerNote {
+	out := make([]views.TravelerNote, len(notes))
+	for i, n := range notes {
+		out[i] = views.TravelerNote{ID: n.ID, Text: n.Text, Date: travelerDay(n.LastUpdateDate), Source: travelerSource(n.Source),
+			Pinned: n.Pinned, ThisTrip: n.Scope == memory.ScopeThisTrip}
+	}
+	return out
+}
+
+// fillOutcome sorts the decisions of a consolidation report into what the
+// traveler is told: added, merged or replaced, kept for this trip, not
+// stored. notes are the conversation's own notes, to tell them from older
+// global notes the run also decided on.
+func fillOutcome(out *views.ChatOutcome, report string, notes []models.Note) error {
+	var rep models.ReportJSON
+	if err := json.Unmarshal([]byte(report), &rep); err != nil {
+		return fmt.Errorf("read consolidation report: %w", err)
+	}
+	fromSession := map[string]bool{}
+	for _, n := range notes {
+		fromSession[n.ID] = true
+	}
+	textOf := map[string]string{}
+	for _, n := range rep.GlobalNotes {
+		textOf[n.ID] = n.Text
+	}
+	for _, d := range rep.Decisions {
+		line := views.OutcomeLine{Text: d.Note.Text}
+		into := textOf[d.Into]
+		switch {
+		case !fromSession[d.Note.ID]:
+			// An older global note the run replaced or forgot.
+			switch d.Action {
+			case memory.ActionSuperseded:
+				line.Detail = "replaced"
+				if into != "" {
+					line.Detail = "replaced by “" + into + "”"
+				}
+				out.Merged = append(out.Merged, line)
+			case memory.ActionExpired:
+				line.Detail = "forgotten: it had expired"
+				out.NotStored = append(out.NotStored, line)
+			case memory.ActionPruned:
+				line.Detail = "forgotten: too many notes, this was the stalest"
+				out.NotStored = append(out.NotStored, line)
+			}
+		case d.Action == memory.ActionPromoted:
+			out.Added = append(out.Added, line)
+		case d.Action == memory.ActionMerged:
+			if into != "" {
+				line.Detail = "merged with “" + into + "”"
+			} else {
+				line.Detail = "already known"
+			}
+			out.Merged = append(out.Merged, line)
+		case d.Action == memory.ActionDroppedDuplicate:
+			line.Detail = "said twice, kept once"
+			out.Merged = append(out.Merged, line)
+		case d.Action == memory.ActionDroppedTrip:
+			out.TripOnly = append(out.TripOnly, line)
+		case d.Action == memory.ActionSuperseded:
+			line.Detail = "a more recent note says otherwise"
+			out.NotStored = append(out.NotStored, line)
+		default: // refused, or anything a newer engine may add
+			line.Detail = "not something Concierge keeps"
+			out.NotStored = append(out.NotStored, line)
+		}
+	}
+	return nil
+}
+
+// travelerPrivateKey reports whether a profile key holds an identifier that
+// is never shown (the rule memory applies to the prompt: listed keys, and
+// keys ending in _id, _ids or _number).
+func travelerPrivateKey(key string) bool {
+	k := strings.ToLower(strings.TrimSpace(key))
+	if k == "id" || k == "ids" || k == "number" || strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "_ids") || strings.HasSuffix(k, "_number") {
+		return true
+	}
+	for _, p := range memory.DefaultPrivateFields() {
+		if k == p {
+			return true
+		}
+	}
+	return false
+}
+
+// profileLabels names the profile fields travelers know, in display order.
+var profileLabels = []struct{ key, label string }{
+	{"name", "Name"},
+	{"home_city", "Home city"},
+	{"home_airport", "Home airport"},
+	{"currency", "Currency"},
+	{"seat_preference", "Seat"},
+	{"preferred_tone", "Tone"},
+	{"loyalty_programs", "Loyalty"},
+	{"visas", "Visas"},
+	{"passport_expiry", "Passport expires"},
+	{"insurance", "Insurance"},
+}
+
+// highlightKeys are the profile fields the chat's side panel shows.
+var highlightKeys = map[string]bool{"name": true, "home_city": true, "seat_preference": true, "preferred_tone": true, "loyalty_programs": true}
+
+// profileHighlights is the short profile of the chat's side panel.
+func profileHighlights(p memory.Profile) []views.TravelerFact {
+	var out []views.TravelerFact
+	for _, f := range profileLabels {
+		if v, ok := p[f.key]; ok && highlightKeys[f.key] {
+			if s := profileValue(f.key, v); s != "" {
+				out = append(out, views.TravelerFact{Label: f.label, Value: s})
+			}
+		}
+	}
+	return out
+}
+
+// profileFacts is the whole profile without identifiers: known fields
+// first, then any other field under a label made from its key.
+func profileFacts(p memory.Profile) []views.TravelerFact {
+	var out []views.TravelerFact
+	known := map[string]bool{}
+	for _, f := range profileLabels {
+		known[f.key] = true
+		if v, ok := p[f.key]; ok {
+			if s := profileValue(f.key, v); s != "" {
+				out = append(out, views.TravelerFact{Label: f.label, Value: s})
+			}
+		}
+	}
+	var rest []string
+	for k := range p {
+		if !known[k] && !travelerPrivateKey(k) {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		if s := profileValue(k, p[k]); s != "" {
+			label := strings.ReplaceAll(k, "_", " ")
+			out = append(out, views.TravelerFact{Label: strings.ToUpper(label[:1]) + label[1:], Value: s})
+		}
+	}
+	return out
+}
+
+// profileValue renders one profile value in words, leaving identifiers out.
+func profileValue(key string, v any) string {
+	switch t := v.(type) {
+	case nil:
+		return ""
+	case string:
+		if key == "seat_preference" || key == "preferred_tone" {
+			return capitalize(t)
+		}
+		if _, err := time.Parse(memory.DateLayout, t); err == nil {
+			return travelerDay(t)
+		}
+		return t
+	case []any:
+		parts := make([]string, 0, len(t))
+		for _, x := range t {
+			if s := profileValue("", x); s != "" {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, "; ")
+	case map[string]any:
+		return profileObject(t)
+	}
+	return fmt.Sprint(v)
+}
+
+// profileObject renders a nested profile object: a loyalty programme as
+// "programme status", a visa with its validity, anything else as
+// "key: value" pairs — identifiers always left out.
+func profileObject(m map[string]any) string {
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	switch {
+	case str("program") != "":
+		return strings.TrimSpace(str("program") + " " + str("status"))
+	case str("type") != "":
+		if until := str("valid_until"); until != "" && until != "n/a" {
+			return str("type") + ", valid until " + travelerDay(until)
+		}
+		return str("type")
+	case str("provider") != "":
+		s := strings.TrimSpace(str("provider") + " " + str("plan"))
+		if covers := profileValue("", m["covers"]); covers != "" {
+			s += " — covers " + strings.ReplaceAll(covers, ";", ",")
+		}
+		return s
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		if !travelerPrivateKey(k) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if s := profileValue(k, m[k]); s != "" {
+			parts = append(parts, strings.ReplaceAll(k, "_", " ")+": "+s)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,70 @@
+// The traveler's chat: what htmx attributes cannot say. Enter sends and
+// Shift+Enter adds a line; the message box is cleared only once the server
+// stored the message; the transcript follows the newest message unless the
+// traveler scrolled up to read. Loaded with defer; no inline scripts.
+(function () {
+  "use strict";
+
+  function transcript() { return document.getElementById("transcript"); }
+  function streaming() { var t = transcript(); return t && t.querySelector(".msg.streaming"); }
+
+  // Scroll following: stick to the bottom while the reader is near it.
+  var stuck = true;
+  function nearBottom(el) { return el.scrollHeight - el.scrollTop - el.clientHeight < 80; }
+  function follow() {
+    var t = transcript();
+    if (t && stuck) t.scrollTop = t.scrollHeight;
+  }
+
+  function init() {
+    var t = transcript();
+    if (!t) return;
+    t.scrollTop = t.scrollHeight;
+    t.addEventListener("scroll", function () { stuck = nearBottom(t); }, { passive: true });
+    new MutationObserver(follow).observe(t, { childList: true, subtree: true, characterData: true });
+    // The transcript shrinks when the outcome replaces the message form.
+    if (window.ResizeObserver) new ResizeObserver(follow).observe(t);
+    var box = document.getElementById("message");
+    if (box && !streaming()) box.focus({ preventScroll: true });
+  }
+
+  document.addEventListener("keydown", function (evt) {
+    var box = evt.target;
+    if (box.id !== "message" || evt.key !== "Enter" || evt.shiftKey || evt.isComposing) return;
+    evt.preventDefault();
+    if (box.value.trim() !== "" && box.form) box.form.requestSubmit();
+  });
+
+  // One answer at a time: a message sent while one streams would only wait.
+  document.addEventListener("htmx:confirm", function (evt) {
+    if (evt.target.id === "composer" && streaming()) {
+      evt.preventDefault();
+      var hint = document.getElementById("composer-hint");
+      if (hint) hint.textContent = "Wait for the answer to finish, then send.";
+    }
+  });
+
+  document.addEventListener("htmx:afterRequest", function (evt) {
+    var form = evt.detail.elt;
+    if (!form || form.id !== "composer") return;
+    if (evt.detail.successful) {
+      form.reset();
+      stuck = true;
+      follow();
+      var flash = document.getElementById("flash");
+      if (flash) flash.textContent = "";
+      var hint = document.getElementById("composer-hint");
+      if (hint) hint.textContent = "Enter to send · Shift+Enter for a new line";
+    }
+    // On failure the text stays in the box and the error shows in #flash.
+  });
+
+  // When the stream of an answer ends, give the message box back.
+  document.addEventListener("htmx:sseClose", function () {
+    var box = document.getElementById("message");
+    if (box && document.activeElement === document.body) box.focus({ preventScroll: true });
+  });
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
+  else init();
+})();

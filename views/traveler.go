@@ -1,0 +1,136 @@
+package views
+
+// The view models of the traveler's pages: the chat and "What Concierge
+// remembers". Handlers build them; the components in chat.templ and
+// memory.templ only display them.
+
+// ChatSessionItem is one conversation in the session list.
+type ChatSessionItem struct {
+	ID      string
+	Title   string
+	When    string // e.g. "3 Mar 2025"
+	Open    bool
+	Current bool
+}
+
+// MemoryChip is a note the assistant saved during a turn, shown under it.
+type MemoryChip struct {
+	SessionID string
+	NoteID    string
+	Text      string
+	ThisTrip  bool // scoped to this trip rather than a long-term default
+	Undone    bool // the traveler took it back
+	Locked    bool // no longer undoable here (the conversation has ended)
+}
+
+// ChatBubble is one message of the conversation.
+type ChatBubble struct {
+	Assistant bool
+	Text      string // as written; assistant text is rendered as Markdown
+	Turn      int
+	Chips     []MemoryChip
+	Blocked   []string // refusal categories of the turn's refused writes
+	Missed    bool     // a user message that never got an answer
+}
+
+// ChatView is the chat page: the session list and, when one is chosen, the
+// conversation, the memory panel and, once it ended, the outcome.
+type ChatView struct {
+	Sessions  []ChatSessionItem
+	SessionID string // empty on the landing page
+	Title     string
+	Open      bool
+	Messages  []ChatBubble
+	Pending   bool // the last message awaits its answer: stream it
+	Panel     ChatPanel
+	Outcome   *ChatOutcome
+}
+
+// TravelerFact is one line of the profile as the traveler sees it.
+type TravelerFact struct {
+	Label, Value string
+}
+
+// TravelerNote is a remembered note as the traveler sees it.
+type TravelerNote struct {
+	ID       string
+	Text     string
+	Date     string // last update, e.g. "2 Mar 2025"
+	Source   string // in plain words: "Saved from a conversation"
+	Pinned   bool
+	ThisTrip bool
+}
+
+// ChatPanel is the side panel: what the assistant knows right now.
+type ChatPanel struct {
+	SessionID string
+	Profile   []TravelerFact
+	Global    []TravelerNote
+	Session   []TravelerNote
+	Ended     bool
+}
+
+// OutcomeLine is one note's fate at the end of a conversation.
+type OutcomeLine struct {
+	Text   string
+	Detail string // e.g. "merged with “Prefers aisle seats.”"
+}
+
+// ChatOutcome is what ending a conversation did to the traveler's memory.
+type ChatOutcome struct {
+	SessionID string
+	CSRF      string
+	Status    string // queued, running, done or failed
+	Added     []OutcomeLine
+	Merged    []OutcomeLine // merged into or replacing what was known
+	TripOnly  []OutcomeLine
+	NotStored []OutcomeLine
+}
+
+// Working reports whether the consolidation is still to be done.
+func (o *ChatOutcome) Working() bool { return o.Status == "queued" || o.Status == "running" }
+
+// Empty reports whether the conversation left nothing to decide.
+func (o *ChatOutcome) Empty() bool {
+	return len(o.Added)+len(o.Merged)+len(o.TripOnly)+len(o.NotStored) == 0
+}
+
+// RemembersView is the "What Concierge remembers" page.
+type RemembersView struct {
+	Profile []TravelerFact
+	Notes   []TravelerNote
+	Erasure *ErasureStatus
+}
+
+// ErasureStatus is the traveler's pending request to erase their account.
+type ErasureStatus struct {
+	Requested string // date of the request
+}
+
+// blockedKinds names, for a traveler, what a refused write contained.
+var blockedKinds = map[string]string{
+	"ssn":               "social security numbers",
+	"payment_card":      "payment card numbers",
+	"iban":              "bank account numbers (IBANs)",
+	"passport_number":   "passport numbers",
+	"date_of_birth":     "full dates of birth",
+	"street_address":    "street addresses",
+	"secret":            "passwords, PINs or one-time codes",
+	"booking_reference": "booking references",
+	"account_number":    "account or membership numbers",
+	"instruction":       "instructions to the assistant",
+}
+
+// BlockedNotice says, without the refused text, why a note was not saved.
+func BlockedNotice(category string) string {
+	if kind, ok := blockedKinds[category]; ok {
+		return "Not saved: Concierge never stores " + kind + "."
+	}
+	switch category {
+	case "session_cap":
+		return "Not saved: this conversation already holds as many notes as it can."
+	case "user_cap":
+		return "Not saved: your long-term memory is full. Delete some notes on the memory page."
+	}
+	return "A note was not saved because it was not in a form Concierge can keep."
+}
