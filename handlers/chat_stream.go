@@ -7,6 +7,7 @@ import (
 	"html"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
@@ -34,6 +35,9 @@ func (s *Server) chatStream(c echo.Context) error {
 	h.Set(echo.HeaderCacheControl, "no-cache")
 	h.Set("X-Accel-Buffering", "no") // no proxy buffering of the stream
 	w.WriteHeader(http.StatusOK)
+	// A stream must not reconnect by itself: a reconnect would run the
+	// model again. Tell EventSource to wait ten minutes (Chromium mishandles much larger values).
+	_, _ = w.Write([]byte("retry: 600000\n\n"))
 	w.Flush()
 
 	ctx := c.Request().Context()
@@ -102,8 +106,18 @@ func sendFinal(ctx context.Context, w *echo.Response, final templ.Component) err
 		return err
 	}
 	writeSSE(w, "done", buf.String())
+	// Let the browser close the stream (sse-close="done") before we do, so
+	// it never sees a dropped connection it might retry.
+	select {
+	case <-ctx.Done():
+	case <-time.After(streamLinger):
+	}
 	return nil
 }
+
+// streamLinger is how long a finished stream stays open for the browser to
+// close it first.
+const streamLinger = 5 * time.Second
 
 // writeSSE writes one event and flushes it; data may span several lines.
 func writeSSE(w *echo.Response, event, data string) {

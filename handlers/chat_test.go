@@ -98,13 +98,25 @@ func (tr *traveler) stream(id string) []sseEvent {
 	var data []string
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	sawRetry := false
 	for sc.Scan() {
 		line := sc.Text()
 		switch {
+		case line == "" && cur.name == "" && data == nil:
+			// a block with only a retry field
 		case line == "":
 			cur.data = strings.Join(data, "\n")
 			events = append(events, cur)
+			if cur.name == "done" {
+				// Like the browser (sse-close="done"), stop reading here.
+				if !sawRetry {
+					tr.e.t.Errorf("the stream did not disable EventSource's reconnection")
+				}
+				return events
+			}
 			cur, data = sseEvent{}, nil
+		case strings.HasPrefix(line, "retry: "):
+			sawRetry = true
 		case strings.HasPrefix(line, "event: "):
 			cur.name = strings.TrimPrefix(line, "event: ")
 		case strings.HasPrefix(line, "data: "):

@@ -178,22 +178,6 @@ func fillOutcome(out *views.ChatOutcome, report string, notes []models.Note) err
 	return nil
 }
 
-// travelerPrivateKey reports whether a profile key holds an identifier that
-// is never shown (the rule memory applies to the prompt: listed keys, and
-// keys ending in _id, _ids or _number).
-func travelerPrivateKey(key string) bool {
-	k := strings.ToLower(strings.TrimSpace(key))
-	if k == "id" || k == "ids" || k == "number" || strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "_ids") || strings.HasSuffix(k, "_number") {
-		return true
-	}
-	for _, p := range memory.DefaultPrivateFields() {
-		if k == p {
-			return true
-		}
-	}
-	return false
-}
-
 // profileLabels names the profile fields travelers know, in display order.
 var profileLabels = []struct{ key, label string }{
 	{"name", "Name"},
@@ -239,7 +223,7 @@ func profileFacts(p memory.Profile) []views.TravelerFact {
 	}
 	var rest []string
 	for k := range p {
-		if !known[k] && !travelerPrivateKey(k) {
+		if !known[k] && !memory.IsPrivateField(k) {
 			rest = append(rest, k)
 		}
 	}
@@ -302,7 +286,7 @@ func profileObject(m map[string]any) string {
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
-		if !travelerPrivateKey(k) {
+		if !memory.IsPrivateField(k) {
 			keys = append(keys, k)
 		}
 	}

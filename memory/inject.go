@@ -460,6 +460,19 @@ func isPlain(s string) bool {
 }
 
 // isPrivateKey reports whether a profile key stays out of the prompt.
+// IsPrivateField reports whether a profile key holds an identifier that is
+// kept out of prompts and out of what people are shown: the default private
+// fields, and keys named id, ids or number or ending in _id, _ids, _number.
+func IsPrivateField(key string) bool {
+	k := strings.ToLower(strings.TrimSpace(key))
+	for _, f := range DefaultPrivateFields() {
+		if k == f {
+			return true
+		}
+	}
+	return isPrivateKey(k, nil)
+}
+
 func isPrivateKey(key string, private map[string]bool) bool {
 	k := strings.ToLower(strings.TrimSpace(key))
 	return private[k] || k == "id" || k == "ids" || k == "number" ||

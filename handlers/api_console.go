@@ -1,0 +1,368 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"concierge/memory"
+	"concierge/models"
+)
+
+// consoleSubject resolves the {id} of a /users/{id} console endpoint. A
+// traveler reaches only their own account ("me" or their id) and gets 404 for
+// anyone else's, so ids are never confirmed; selfOK says whether the owner may
+// call the endpoint on themselves; roles lists who may call it on anyone
+// (403 for other roles).
+func (s *Server) consoleSubject(c echo.Context, selfOK bool, roles ...string) (*models.User, error) {
+	u := currentUser(c)
+	id := c.Param("id")
+	self := id == "me" || id == u.ID
+	if !self && !u.Role.IsStaff() {
+		return nil, errNotFound
+	}
+	if self && selfOK {
+		return u, nil
+	}
+	if !hasRole(u, roles) {
+		return nil, errForbidden
+	}
+	if self {
+		return u, nil
+	}
+	return s.store.UserByID(c.Request().Context(), id)
+}
+
+// actorOf is how the audit trail records the caller.
+func actorOf(u *models.User) models.Actor {
+	if u.Role.IsStaff() {
+		return models.Actor{ID: u.ID, Kind: string(u.Role)}
+	}
+	return models.Actor{ID: u.ID, Kind: models.ActorTraveler}
+}
+
+// MaxReasonChars bounds the reason staff give for a change.
+const MaxReasonChars = 500
+
+// requireReason checks the reason every staff write must carry.
+func requireReason(reason string) (string, error) {
+	reason = strings.Join(strings.Fields(reason), " ")
+	if reason == "" {
+		return "", newError(http.StatusUnprocessableEntity, "reason_required", "Give a reason for this change; it is kept in the audit trail.")
+	}
+	if len([]rune(reason)) > MaxReasonChars {
+		return "", newError(http.StatusUnprocessableEntity, "reason_too_long", "Keep the reason under 500 characters.")
+	}
+	return reason, nil
+}
+
+// checkStaffNote runs a note written by staff through the same guardrails
+// as the assistant's (sensitive data, instructions, length, keywords).
+func checkStaffNote(text string, keywords []string) (memory.SaveNoteArgs, error) {
+	args, refusal := memory.CheckNote(memory.SaveNoteArgs{Text: text, Keywords: keywords, Scope: memory.ScopeDurable}, 0, 0, memory.Limits{})
+	if refusal != nil {
+		return args, newError(http.StatusUnprocessableEntity, "note_refused", staffRefusal(refusal))
+	}
+	return args, nil
+}
+
+// staffRefusal words a guardrail refusal for people rather than the model.
+func staffRefusal(r *memory.Refusal) string {
+	msg := strings.TrimPrefix(r.Message, "Not saved: ")
+	return "The note was not saved: " + msg
+}
+
+func (s *Server) apiSearchUsers(c echo.Context) error {
+	users, err := s.store.SearchUsers(c.Request().Context(), c.QueryParam("q"), 50)
+	if err != nil {
+		return err
+	}
+	out := make([]apiUser, len(users))
+	for i := range users {
+		out[i] = toAPIUser(&users[i])
+	}
+	return c.JSON(http.StatusOK, map[string]any{"users": out})
+}
+
+func (s *Server) apiCreateNote(c echo.Context) error {
+	subject, err := s.consoleSubject(c, false, "support", "admin")
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Text     string   `json:"text"`
+		Keywords []string `json:"keywords"`
+		Pinned   bool     `json:"pinned"`
+		Reason   string   `json:"reason"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	reason, err := requireReason(req.Reason)
+	if err != nil {
+		return err
+	}
+	args, err := checkStaffNote(req.Text, req.Keywords)
+	if err != nil {
+		return err
+	}
+	n, err := s.store.CreateNote(c.Request().Context(), models.NewNote{UserID: subject.ID, Kind: models.KindGlobal,
+		Note: memory.Note{Text: args.Text, Keywords: args.Keywords, Scope: memory.ScopeDurable, Pinned: req.Pinned, Source: memory.SourceStaff}},
+		actorOf(currentUser(c)), reason)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, n.Domain())
+}
+
+func (s *Server) apiUpdateNote(c echo.Context) error {
+	subject, err := s.consoleSubject(c, false, "support", "admin")
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Text     *string  `json:"text"`
+		Keywords []string `json:"keywords"`
+		Pinned   *bool    `json:"pinned"`
+		Reason   string   `json:"reason"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	reason, err := requireReason(req.Reason)
+	if err != nil {
+		return err
+	}
+	n, err := s.updateNote(c, subject.ID, c.Param("note"), req.Text, req.Keywords, req.Pinned, reason)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, n.Domain())
+}
+
+// updateNote validates and applies a staff change to a note.
+func (s *Server) updateNote(c echo.Context, userID, noteID string, text *string, keywords []string, pinned *bool, reason string) (*models.Note, error) {
+	ctx := c.Request().Context()
+	cur, err := s.store.NoteByID(ctx, userID, noteID)
+	if err != nil {
+		return nil, err
+	}
+	if text == nil && keywords == nil && pinned == nil {
+		return nil, newError(http.StatusUnprocessableEntity, "nothing_to_change", "Change the text, the keywords or the pin.")
+	}
+	patch := models.NotePatch{Pinned: pinned}
+	if text != nil || keywords != nil {
+		d := cur.Domain()
+		t, kw := d.Text, d.Keywords
+		if text != nil {
+			t = *text
+		}
+		if keywords != nil {
+			kw = keywords
+		}
+		args, err := checkStaffNote(t, kw)
+		if err != nil {
+			return nil, err
+		}
+		if text != nil {
+			patch.Text = &args.Text
+		}
+		if keywords != nil {
+			patch.Keywords = args.Keywords
+		}
+	}
+	return s.store.UpdateNote(ctx, userID, noteID, patch, actorOf(currentUser(c)), reason)
+}
+
+func (s *Server) apiDeleteNote(c echo.Context) error {
+	subject, err := s.consoleSubject(c, true, "support", "admin")
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	var req struct {
+		Reason string `json:"reason"`
+	}
+	if c.Request().ContentLength != 0 {
+		if err := decodeJSON(c, &req); err != nil {
+			return err
+		}
+	}
+	reason := strings.TrimSpace(req.Reason)
+	if u.ID != subject.ID || u.Role.IsStaff() {
+		if reason, err = requireReason(req.Reason); err != nil {
+			return err
+		}
+	} else if reason == "" {
+		reason = "deleted by the traveler"
+	}
+	ctx := c.Request().Context()
+	if _, err := s.store.NoteByID(ctx, subject.ID, c.Param("note")); err != nil {
+		return err
+	}
+	if err := s.store.DeleteNote(ctx, subject.ID, c.Param("note"), actorOf(u), reason); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// apiAuditEvent is how the API shows an audit event: who, what, why and
+// from where, without the payloads.
+type apiAuditEvent struct {
+	ID              string    `json:"id"`
+	At              time.Time `json:"at"`
+	Actor           string    `json:"actor"`
+	ActorID         string    `json:"actor_id,omitempty"`
+	Action          string    `json:"action"`
+	NoteID          string    `json:"note_id"`
+	Reason          string    `json:"reason"`
+	SessionID       string    `json:"session_id,omitempty"`
+	MessageID       string    `json:"message_id,omitempty"`
+	ConsolidationID string    `json:"consolidation_id,omitempty"`
+}
+
+// auditFilter reads actor, action, from and to (YYYY-MM-DD, both inclusive)
+// from the query string.
+func auditFilter(c echo.Context) (models.AuditFilter, error) {
+	f := models.AuditFilter{ActorKind: c.QueryParam("actor"), Action: c.QueryParam("action")}
+	for _, p := range []struct {
+		name string
+		dst  *time.Time
+		days int
+	}{{"from", &f.From, 0}, {"to", &f.To, 1}} {
+		v := c.QueryParam(p.name)
+		if v == "" {
+			continue
+		}
+		d, err := time.Parse(memory.DateLayout, v)
+		if err != nil {
+			return f, newError(http.StatusBadRequest, "bad_date", "Dates are written YYYY-MM-DD.")
+		}
+		*p.dst = d.AddDate(0, 0, p.days)
+	}
+	return f, nil
+}
+
+func (s *Server) apiAudit(c echo.Context) error {
+	subject, err := s.consoleSubject(c, false, "support", "admin")
+	if err != nil {
+		return err
+	}
+	f, err := auditFilter(c)
+	if err != nil {
+		return err
+	}
+	f.UserID = subject.ID
+	events, err := s.store.AuditEvents(c.Request().Context(), f)
+	if err != nil {
+		return err
+	}
+	out := make([]apiAuditEvent, len(events))
+	for i, e := range events {
+		out[i] = apiAuditEvent{ID: e.ID, At: e.CreatedAt, Actor: e.ActorKind, ActorID: e.ActorID, Action: e.Action, NoteID: e.NoteID,
+			Reason: e.Reason, SessionID: e.SessionID, MessageID: e.MessageID, ConsolidationID: e.ConsolidationID}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"events": out})
+}
+
+func (s *Server) apiExport(c echo.Context) error {
+	subject, err := s.consoleSubject(c, true, "admin")
+	if err != nil {
+		return err
+	}
+	exp, err := s.store.ExportUserData(c.Request().Context(), subject.ID)
+	if err != nil {
+		return err
+	}
+	c.Response().Header().Set(echo.HeaderContentDisposition, `attachment; filename="concierge-export.json"`)
+	return c.JSON(http.StatusOK, exp)
+}
+
+func (s *Server) apiRequestErasure(c echo.Context) error {
+	u := currentUser(c)
+	ctx := c.Request().Context()
+	status := http.StatusCreated
+	if _, err := s.store.PendingErasureRequest(ctx, u.ID); err == nil {
+		status = http.StatusOK
+	}
+	r, err := s.store.CreateErasureRequest(ctx, u.ID, models.ActorTraveler, "")
+	if err != nil {
+		return err
+	}
+	s.log.Info("erasure requested", "request_id", requestID(c), "erasure_request", r.ID)
+	return c.JSON(status, map[string]string{"id": r.ID, "status": r.Status})
+}
+
+// apiErasureRequest is how the API shows an erasure request.
+type apiErasureRequest struct {
+	ID          string                 `json:"id"`
+	Status      string                 `json:"status"`
+	UserID      string                 `json:"user_id,omitempty"`
+	RequestedBy string                 `json:"requested_by"`
+	ExecutedBy  string                 `json:"executed_by,omitempty"`
+	CreatedAt   time.Time              `json:"created_at"`
+	CompletedAt *time.Time             `json:"completed_at,omitempty"`
+	Receipt     *models.ErasureReceipt `json:"receipt,omitempty"`
+}
+
+func (s *Server) apiErasureRequests(c echo.Context) error {
+	reqs, err := s.store.ErasureRequests(c.Request().Context(), c.QueryParam("status"), 500)
+	if err != nil {
+		return err
+	}
+	out := make([]apiErasureRequest, len(reqs))
+	for i, r := range reqs {
+		rec, err := r.DecodeReceipt()
+		if err != nil {
+			return err
+		}
+		out[i] = apiErasureRequest{ID: r.ID, Status: r.Status, UserID: r.UserID, RequestedBy: r.RequestedBy, ExecutedBy: r.ExecutedBy,
+			CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Receipt: rec}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"requests": out})
+}
+
+// erase runs an erasure and maps its failures.
+func (s *Server) erase(c echo.Context, userID, reason string) (*models.ErasureReceipt, error) {
+	u := currentUser(c)
+	rec, err := s.store.EraseUser(c.Request().Context(), userID, actorOf(u), reason)
+	switch {
+	case errors.Is(err, models.ErrSelfErasure):
+		return nil, newError(http.StatusConflict, "self_erasure", "You cannot erase your own account.")
+	case err != nil && rec == nil:
+		return nil, err
+	case err != nil:
+		// The rows are gone and the receipt is stored; scrubbing or the
+		// verification did not finish, which is ours to look into.
+		s.log.Error("erasure incomplete", "request_id", requestID(c), "erasure_request", rec.RequestID, "err", err)
+		return nil, newError(http.StatusInternalServerError, "erasure_incomplete",
+			"The data was deleted, but cleaning the database files did not finish. The receipt is stored; try again later.")
+	}
+	s.log.Info("user erased", "request_id", requestID(c), "erasure_request", rec.RequestID, "executed_by", u.ID)
+	return rec, nil
+}
+
+func (s *Server) apiErase(c echo.Context) error {
+	subject, err := s.consoleSubject(c, false, "admin")
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Reason string `json:"reason"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	reason, err := requireReason(req.Reason)
+	if err != nil {
+		return err
+	}
+	rec, err := s.erase(c, subject.ID, reason)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"receipt": rec})
+}

@@ -1,0 +1,176 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"concierge/memory"
+	"concierge/models"
+	"concierge/views"
+)
+
+// auditActors are the actor kinds the timeline can be filtered by.
+var auditActors = []string{models.ActorTraveler, models.ActorAssistant, models.ActorConsolidation, models.ActorSupport, models.ActorAdmin, models.ActorSystem}
+
+// consoleAudit is the audit timeline: global, or one customer's when the
+// route has an :id.
+func (s *Server) consoleAudit(c echo.Context) error {
+	ctx := c.Request().Context()
+	vm := views.AuditPage{Actor: c.QueryParam("actor"), Action: c.QueryParam("action"), From: c.QueryParam("from"), To: c.QueryParam("to"), Actors: auditActors}
+	title := "Audit trail"
+	f, err := auditFilter(c)
+	if err != nil {
+		vm.Error = err.(*Error).Message
+		f = models.AuditFilter{ActorKind: vm.Actor, Action: vm.Action}
+	}
+	if id := c.Param("id"); id != "" {
+		u, err := s.store.UserByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		cu := toConsoleUser(u)
+		vm.Customer = &cu
+		f.UserID = u.ID
+		title = "Audit · " + u.Name
+	}
+	if vm.Actions, err = s.store.AuditActions(ctx); err != nil {
+		return err
+	}
+	events, err := s.store.AuditEvents(ctx, f)
+	if err != nil {
+		return err
+	}
+	if vm.Events, err = s.auditRows(ctx, events); err != nil {
+		return err
+	}
+	active := "audit"
+	if vm.Customer != nil {
+		active = "customers"
+	}
+	return render(c, http.StatusOK, views.AuditPageView(s.page(c, title, active), vm))
+}
+
+var decisionLabels = map[string]string{
+	memory.ActionPromoted: "promoted", memory.ActionMerged: "merged into", memory.ActionSuperseded: "superseded",
+	memory.ActionDroppedTrip: "dropped: trip only", memory.ActionDroppedDuplicate: "duplicate", memory.ActionRefused: "refused",
+	memory.ActionExpired: "expired", memory.ActionPruned: "pruned",
+}
+
+// runView turns a job and its report into decisions and a diff of the
+// resulting global notes: + promoted, ~ refreshed by a merge, − superseded,
+// expired or pruned, and unchanged notes.
+func runView(j models.ConsolidationJob, rep *models.ConsolidationReport) (views.RunView, error) {
+	v := views.RunView{JobID: j.ID, SessionID: j.SessionID, Status: j.Status, Created: fmtTime(j.CreatedAt), Attempts: j.Attempts,
+		CanRetry: j.Status == models.JobFailed}
+	if j.Status == models.JobFailed || (j.Error != "" && j.Status != models.JobDone) {
+		v.Error = j.Error
+		if v.Error == "" {
+			v.Error = "The consolidation failed."
+		}
+	}
+	if rep == nil {
+		return v, nil
+	}
+	v.Engine, v.FallbackReason = rep.Engine, rep.FallbackReason
+	var r models.ReportJSON
+	if err := json.Unmarshal([]byte(rep.Report), &r); err != nil {
+		return v, err
+	}
+	texts := map[string]string{}
+	for _, d := range r.Decisions {
+		texts[d.Note.ID] = d.Note.Text
+	}
+	for _, g := range r.GlobalNotes {
+		texts[g.ID] = g.Text
+	}
+	added, refreshed, inResult := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, g := range r.GlobalNotes {
+		inResult[g.ID] = true
+	}
+	for _, d := range r.Decisions {
+		label := decisionLabels[d.Action]
+		if label == "" {
+			label = d.Action
+		}
+		v.Decisions = append(v.Decisions, views.DecisionView{NoteID: d.Note.ID, NoteText: d.Note.Text, Action: d.Action, Label: label,
+			Into: d.Into, IntoText: texts[d.Into], Why: d.Why})
+		switch d.Action {
+		case memory.ActionPromoted:
+			added[d.Note.ID] = true
+		case memory.ActionMerged:
+			refreshed[d.Into] = true
+		}
+	}
+	for _, g := range r.GlobalNotes {
+		switch {
+		case added[g.ID]:
+			v.Diff = append(v.Diff, views.DiffLine{Kind: "added", Text: g.Text, Note: "new from this session"})
+		case refreshed[g.ID]:
+			v.Diff = append(v.Diff, views.DiffLine{Kind: "refreshed", Text: g.Text, Note: "confirmed again; date refreshed"})
+		default:
+			v.Diff = append(v.Diff, views.DiffLine{Kind: "kept", Text: g.Text})
+		}
+	}
+	for _, d := range r.Decisions {
+		if inResult[d.Note.ID] {
+			continue
+		}
+		switch d.Action {
+		case memory.ActionExpired, memory.ActionPruned:
+			v.Diff = append(v.Diff, views.DiffLine{Kind: "removed", Text: d.Note.Text, Note: decisionLabels[d.Action]})
+		case memory.ActionSuperseded:
+			if d.Note.Scope == memory.ScopeDurable && d.Note.Source != memory.SourceAssistant {
+				v.Diff = append(v.Diff, views.DiffLine{Kind: "removed", Text: d.Note.Text, Note: "superseded by “" + texts[d.Into] + "”"})
+			}
+		}
+	}
+	return v, nil
+}
+
+func (s *Server) consoleConsolidations(c echo.Context) error {
+	ctx := c.Request().Context()
+	u, err := s.customer(c)
+	if err != nil {
+		return err
+	}
+	jobs, err := s.store.ConsolidationJobs(ctx, u.ID, 100)
+	if err != nil {
+		return err
+	}
+	vm := views.ConsolidationsPage{Customer: toConsoleUser(u), CSRF: csrfToken(c), Flash: flashMessage(c.QueryParam("done"))}
+	for _, j := range jobs {
+		rep, err := s.store.ReportForJob(ctx, j.ID)
+		if err != nil && !errors.Is(err, models.ErrNotFound) {
+			return err
+		}
+		if err != nil {
+			rep = nil
+		}
+		rv, err := runView(j, rep)
+		if err != nil {
+			return err
+		}
+		vm.Runs = append(vm.Runs, rv)
+	}
+	return render(c, http.StatusOK, views.ConsolidationsPageView(s.page(c, "Consolidations · "+u.Name, "customers"), vm))
+}
+
+func (s *Server) consoleRetryJob(c echo.Context) error {
+	ctx := c.Request().Context()
+	job, err := s.store.JobByID(ctx, c.Param("job"))
+	if err != nil {
+		return err
+	}
+	if err := s.store.RetryJob(ctx, job.ID); err != nil {
+		if errors.Is(err, models.ErrConflict) {
+			return newError(http.StatusConflict, "not_failed", "Only a failed consolidation can be re-run.")
+		}
+		return err
+	}
+	s.worker.Notify()
+	s.log.Info("consolidation re-run", "request_id", requestID(c), "job_id", job.ID, "by", currentUser(c).ID)
+	return c.Redirect(http.StatusSeeOther, "/console/customers/"+job.UserID+"/consolidations?done=retry#job-"+job.ID)
+}

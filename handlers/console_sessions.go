@@ -1,0 +1,128 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/labstack/echo/v4"
+
+	"concierge/agent"
+	"concierge/memory"
+	"concierge/views"
+)
+
+func toolCallViews(calls []memory.ToolCall) []views.ToolCallView {
+	out := make([]views.ToolCallView, len(calls))
+	for i, tc := range calls {
+		out[i] = views.ToolCallView{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments}
+	}
+	return out
+}
+
+func (s *Server) consoleSession(c echo.Context) error {
+	ctx := c.Request().Context()
+	cs, err := s.store.ChatSessionByID(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	u, err := s.store.UserByID(ctx, cs.UserID)
+	if err != nil {
+		return err
+	}
+	msgs, err := s.store.Messages(ctx, cs.ID)
+	if err != nil {
+		return err
+	}
+	snaps, err := s.store.Snapshots(ctx, cs.ID)
+	if err != nil {
+		return err
+	}
+	has := map[int]bool{}
+	for _, sn := range snaps {
+		has[sn.Turn] = true
+	}
+	vm := views.SessionPage{Customer: toConsoleUser(u), Session: sessionRow(cs)}
+	for _, m := range msgs {
+		if n := len(vm.Turns); n == 0 || vm.Turns[n-1].Turn != m.Turn {
+			vm.Turns = append(vm.Turns, views.TranscriptTurn{Turn: m.Turn, HasSnapshot: has[m.Turn]})
+		}
+		d := m.Domain()
+		t := &vm.Turns[len(vm.Turns)-1]
+		t.Messages = append(t.Messages, views.MessageView{ID: m.ID, Role: m.Role, Content: m.Content, Turn: m.Turn,
+			ToolCalls: toolCallViews(d.ToolCalls), ToolCallID: m.ToolCallID, Failed: m.Failed})
+	}
+	if jobs, err := s.store.ConsolidationJobs(ctx, cs.UserID, 1000); err == nil {
+		for _, j := range jobs {
+			if j.SessionID == cs.ID {
+				vm.JobID = j.ID
+			}
+		}
+	}
+	return render(c, http.StatusOK, views.SessionPageView(s.page(c, "Session of "+u.Name, "customers"), vm))
+}
+
+// consoleTurn is the turn inspector: every model call of one turn exactly
+// as stored in its prompt snapshots.
+func (s *Server) consoleTurn(c echo.Context) error {
+	ctx := c.Request().Context()
+	cs, err := s.store.ChatSessionByID(ctx, c.Param("id"))
+	if err != nil {
+		return err
+	}
+	turn, err := strconv.Atoi(c.Param("turn"))
+	if err != nil || turn < 1 {
+		return errNotFound
+	}
+	u, err := s.store.UserByID(ctx, cs.UserID)
+	if err != nil {
+		return err
+	}
+	snaps, err := s.store.Snapshots(ctx, cs.ID)
+	if err != nil {
+		return err
+	}
+	vm := views.TurnPage{Customer: toConsoleUser(u), Session: sessionRow(cs), Turn: turn}
+	counter := memory.NewTokenCounter(s.previewModel())
+	for _, sn := range snaps {
+		switch {
+		case sn.Turn < turn:
+			vm.Prev = sn.Turn
+		case sn.Turn > turn && vm.Next == 0:
+			vm.Next = sn.Turn
+		case sn.Turn == turn:
+			var sent []memory.Message
+			if err := json.Unmarshal([]byte(sn.Messages), &sent); err != nil {
+				return err
+			}
+			var resp agent.Response
+			_ = json.Unmarshal([]byte(sn.Response), &resp)
+			r := views.RoundView{Round: sn.Round, Model: sn.Model, At: fmtTime(sn.CreatedAt), Instructions: sn.Instructions,
+				InstructionTokens: counter.Count(sn.Instructions), Answer: resp.Content, ToolCalls: toolCallViews(resp.ToolCalls),
+				PromptTokens: sn.PromptTokens, CompletionTokens: sn.CompletionTokens}
+			for _, m := range sent {
+				r.Messages = append(r.Messages, views.MessageView{Role: string(m.Role), Content: m.Content, Turn: m.Turn,
+					ToolCalls: toolCallViews(m.ToolCalls), ToolCallID: m.ToolCallID})
+			}
+			vm.Rounds = append(vm.Rounds, r)
+			vm.PromptTokens += sn.PromptTokens
+			vm.CompletionTokens += sn.CompletionTokens
+			if resp.Content != "" {
+				vm.Answer = resp.Content
+			}
+		}
+	}
+	if len(vm.Rounds) == 0 {
+		return errNotFound
+	}
+	msgs, err := s.store.Messages(ctx, cs.ID)
+	if err != nil {
+		return err
+	}
+	for _, m := range msgs {
+		if m.Turn == turn && m.Role == string(memory.RoleUser) {
+			vm.UserMessage = m.Content
+		}
+	}
+	return render(c, http.StatusOK, views.TurnPageView(s.page(c, "Turn "+strconv.Itoa(turn)+" · "+u.Name, "customers"), vm))
+}

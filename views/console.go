@@ -1,0 +1,310 @@
+package views
+
+import (
+	"strconv"
+	"strings"
+)
+
+// The console's view models: handlers build them, components render them.
+
+// ConsoleUser is an account as the console lists it.
+type ConsoleUser struct {
+	ID, Name, Email, Role string
+}
+
+// Initials are up to two letters for the avatar.
+func (u ConsoleUser) Initials() string {
+	var out []rune
+	for _, w := range strings.Fields(u.Name) {
+		out = append(out, []rune(strings.ToUpper(w))[0])
+		if len(out) == 2 {
+			break
+		}
+	}
+	if len(out) == 0 {
+		return "?"
+	}
+	return string(out)
+}
+
+// CustomerHref is the customer page of u.
+func (u ConsoleUser) CustomerHref() string { return "/console/customers/" + u.ID }
+
+// CustomerSearch is the customer search page.
+type CustomerSearch struct {
+	Query    string
+	Searched bool
+	Results  []ConsoleUser
+}
+
+// NoteRow is one note on the customer page, shown or being edited or deleted.
+type NoteRow struct {
+	CustomerID string
+	ID         string
+	Text       string
+	Keywords   []string
+	Scope      string
+	LastUpdate string
+	Source     string
+	Pinned     bool
+	Status     string
+	SessionID  string
+	Mode       string // "", "edit" or "delete"
+	Error      string
+	Reason     string
+	CSRF       string
+	Editable   bool // global notes are edited inline; session notes are read-only here
+}
+
+// Href is the base path of the note's console actions.
+func (n NoteRow) Href() string { return "/console/customers/" + n.CustomerID + "/notes/" + n.ID }
+
+// DOMID is the element id of the note's row.
+func (n NoteRow) DOMID() string { return "note-" + n.ID }
+
+// KeywordText is the keywords as typed in the edit form.
+func (n NoteRow) KeywordText() string { return strings.Join(n.Keywords, ", ") }
+
+// KV is one labelled value.
+type KV struct {
+	Key, Value string
+}
+
+// TripRow is one trip.
+type TripRow struct {
+	Route, Dates, Purpose, Flight, Hotel string
+}
+
+// SessionRow is one chat session in a list.
+type SessionRow struct {
+	ID, Title, Status, Started, LastActivity, CloseReason string
+	Messages                                              int
+}
+
+// Href is the session's transcript page.
+func (s SessionRow) Href() string { return "/console/sessions/" + s.ID }
+
+// Preview is the instructions a new session would get right now.
+type Preview struct {
+	Instructions      string
+	Model             string
+	TotalTokens       int
+	NoteTokens        int // tokens of the GLOBAL note lines
+	Budget            int // the GLOBAL notes budget
+	NotesInjected     int
+	NotesTotal        int
+	MeterWidth        int // 0..MeterMax, for the SVG meter
+	MeterClass        string
+	PercentOfBudget   int
+	PinnedAlwaysShown bool
+}
+
+// MeterMax is the width of the token meter's SVG in user units.
+const MeterMax = 400
+
+// CustomerPage is a customer's whole memory state for staff.
+type CustomerPage struct {
+	Customer       ConsoleUser
+	IsAdmin        bool
+	CSRF           string
+	Flash          string
+	ProfileFields  []KV
+	ProfileJSON    string
+	ProfileError   string
+	ProfileReason  string
+	Notes          []NoteRow
+	Superseded     []NoteRow
+	NewNote        NoteRow // the add form: values and error
+	OpenSessionID  string
+	SessionNotes   []NoteRow
+	Trips          []TripRow
+	Sessions       []SessionRow
+	Preview        Preview
+	RecentAudit    []AuditRow
+	PendingErasure string // id of a pending erasure request, if any
+	Runs           int
+	FailedRuns     int
+}
+
+// ToolCallView is one tool call the model made.
+type ToolCallView struct {
+	ID, Name, Arguments string
+}
+
+// MessageView is one message as stored or as sent to the model.
+type MessageView struct {
+	ID         string
+	Role       string
+	Content    string
+	Turn       int
+	ToolCalls  []ToolCallView
+	ToolCallID string
+	Failed     bool
+}
+
+// TranscriptTurn groups the messages of one turn.
+type TranscriptTurn struct {
+	Turn        int
+	Messages    []MessageView
+	HasSnapshot bool
+}
+
+// SessionPage is one session's transcript.
+type SessionPage struct {
+	Customer ConsoleUser
+	Session  SessionRow
+	Turns    []TranscriptTurn
+	JobID    string
+}
+
+// TurnHref links to the inspector of one turn.
+func TurnHref(sessionID string, turn int) string {
+	return "/console/sessions/" + sessionID + "/turns/" + strconv.Itoa(turn)
+}
+
+// RoundView is one model call of a turn: exactly what was sent and returned.
+type RoundView struct {
+	Round             int
+	Model             string
+	At                string
+	Instructions      string
+	InstructionTokens int
+	Messages          []MessageView
+	Answer            string
+	ToolCalls         []ToolCallView
+	PromptTokens      int
+	CompletionTokens  int
+}
+
+// TurnPage is the turn inspector: "what the model saw".
+type TurnPage struct {
+	Customer         ConsoleUser
+	Session          SessionRow
+	Turn             int
+	Prev, Next       int // 0 when there is none
+	UserMessage      string
+	Rounds           []RoundView
+	PromptTokens     int
+	CompletionTokens int
+	Answer           string
+}
+
+// Change is one field that an audited change touched.
+type Change struct {
+	Field, Before, After string
+}
+
+// AuditRow is one entry of an audit timeline.
+type AuditRow struct {
+	ID           string
+	At           string
+	Day          string
+	Actor        string // kind
+	ActorName    string
+	Action       string
+	NoteID       string
+	Reason       string
+	Changes      []Change
+	Subject      string // the note's text, when the change did not touch it
+	FromLabel    string
+	FromHref     string
+	CustomerID   string
+	CustomerName string
+}
+
+// AuditPage is the audit timeline, global or for one customer.
+type AuditPage struct {
+	Customer *ConsoleUser
+	Actor    string
+	Action   string
+	From, To string
+	Actors   []string
+	Actions  []string
+	Events   []AuditRow
+	Error    string
+}
+
+// Action returns the filter form's target.
+func (p AuditPage) Path() string {
+	if p.Customer != nil {
+		return "/console/customers/" + p.Customer.ID + "/audit"
+	}
+	return "/console/audit"
+}
+
+// DecisionView is one consolidation decision.
+type DecisionView struct {
+	NoteID, NoteText, Action, Label, Into, IntoText, Why string
+}
+
+// DiffLine is one line of a consolidation's resulting notes as a diff.
+type DiffLine struct {
+	Kind string // added, refreshed, removed, kept
+	Text string
+	Note string
+}
+
+// Sign is the diff marker of the line.
+func (d DiffLine) Sign() string {
+	switch d.Kind {
+	case "added":
+		return "+"
+	case "removed":
+		return "−"
+	case "refreshed":
+		return "~"
+	}
+	return " "
+}
+
+// RunView is one consolidation job and its report.
+type RunView struct {
+	JobID, SessionID, Status, Created, Engine, FallbackReason, Error string
+	Attempts                                                         int
+	Decisions                                                        []DecisionView
+	Diff                                                             []DiffLine
+	CanRetry                                                         bool
+}
+
+// ConsolidationsPage lists a customer's consolidation runs.
+type ConsolidationsPage struct {
+	Customer ConsoleUser
+	CSRF     string
+	Flash    string
+	Runs     []RunView
+}
+
+// ReceiptView is an erasure receipt.
+type ReceiptView struct {
+	RequestID, RequestedBy, ExecutedBy, RequestedAt, CompletedAt, Scrub string
+	Rows                                                                []KV
+	Total                                                               int64
+}
+
+// ErasureRow is one erasure request in the queue.
+type ErasureRow struct {
+	ID, CustomerID, CustomerName, CustomerEmail, RequestedBy, Created, Completed, ExecutedBy, Reason string
+	Receipt                                                                                          *ReceiptView
+}
+
+// ErasurePage is the admins' erasure queue.
+type ErasurePage struct {
+	CSRF      string
+	Pending   []ErasureRow
+	Done      []ErasureRow
+	Highlight string // the request just executed
+	Error     string
+	ErrorFor  string
+}
+
+// AccountsPage lists accounts with their roles.
+type AccountsPage struct {
+	CSRF     string
+	ViewerID string
+	Accounts []ConsoleUser
+	Flash    string
+	Error    string
+}
+
+// Roles are the roles an account can be given.
+func Roles() []string { return []string{"traveler", "support", "admin"} }
