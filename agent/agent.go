@@ -144,15 +144,24 @@ func (a *Agent) Answer(ctx context.Context, sessionID string, onDelta func(strin
 // ErrNothingToAnswer is returned by Answer when no user message awaits an answer.
 var ErrNothingToAnswer = errors.New("no user message awaits an answer")
 
-func (a *Agent) submit(ctx context.Context, sessionID, content string) (*models.Message, error) {
+// openSession loads a session that still takes messages, and its transcript.
+func (a *Agent) openSession(ctx context.Context, sessionID string) (*models.ChatSession, []models.Message, error) {
 	cs, err := a.store.ChatSessionByID(ctx, sessionID)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if cs.Status != models.SessionOpen {
-		return nil, models.ErrSessionClosed
+		return nil, nil, models.ErrSessionClosed
 	}
 	history, err := a.store.Messages(ctx, sessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cs, history, nil
+}
+
+func (a *Agent) submit(ctx context.Context, sessionID, content string) (*models.Message, error) {
+	_, history, err := a.openSession(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
@@ -167,14 +176,7 @@ func (a *Agent) submit(ctx context.Context, sessionID, content string) (*models.
 }
 
 func (a *Agent) answer(ctx context.Context, sessionID string, onDelta func(string)) (*TurnResult, error) {
-	cs, err := a.store.ChatSessionByID(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	if cs.Status != models.SessionOpen {
-		return nil, models.ErrSessionClosed
-	}
-	history, err := a.store.Messages(ctx, sessionID)
+	cs, history, err := a.openSession(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}

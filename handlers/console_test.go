@@ -167,20 +167,8 @@ func TestConsoleAPIAuthorization(t *testing.T) {
 
 func (f *consoleFixture) rawAPI(method, path, token, body string) (int, string) {
 	f.e.t.Helper()
-	req, _ := http.NewRequest(method, f.e.srv.URL+path, strings.NewReader(body))
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		f.e.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	status, b := f.e.request(method, path, token, body)
+	return status, string(b)
 }
 
 func TestConsolePageAuthorization(t *testing.T) {

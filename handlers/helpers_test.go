@@ -140,8 +140,9 @@ func (b *browser) login(email, password string) *http.Response {
 	return b.post("/login", url.Values{"email": {email}, "password": {password}, "_csrf": {token}})
 }
 
-// apiCall sends a JSON request with an optional bearer token.
-func (e *env) apiCall(method, path, token, body string) (int, map[string]any) {
+// request sends a request with an optional JSON body and bearer token and
+// returns the status and the body.
+func (e *env) request(method, path, token, body string) (int, []byte) {
 	e.t.Helper()
 	req, _ := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
 	if body != "" {
@@ -155,9 +156,18 @@ func (e *env) apiCall(method, path, token, body string) (int, map[string]any) {
 		e.t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b
+}
+
+// apiCall sends a JSON request with an optional bearer token and decodes
+// the JSON answer.
+func (e *env) apiCall(method, path, token, body string) (int, map[string]any) {
+	e.t.Helper()
+	status, b := e.request(method, path, token, body)
 	var out map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&out)
-	return resp.StatusCode, out
+	_ = json.Unmarshal(b, &out)
+	return status, out
 }
 
 // token signs in through the API and returns a bearer token.

@@ -111,21 +111,6 @@ func (s *Store) SearchUsers(ctx context.Context, q string, limit int) ([]User, e
 	return users, nil
 }
 
-// SetUserRole changes an account's role.
-func (s *Store) SetUserRole(ctx context.Context, id string, role Role) error {
-	if !role.Valid() {
-		return fmt.Errorf("models: set role: invalid role %q", role)
-	}
-	res := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", id).Updates(map[string]any{"role": role, "updated_at": s.now()})
-	if res.Error != nil {
-		return fmt.Errorf("models: set role: %w", res.Error)
-	}
-	if res.RowsAffected == 0 {
-		return fmt.Errorf("models: set role %s: %w", id, ErrNotFound)
-	}
-	return nil
-}
-
 // Authenticate checks an email and password under the lockout policy. A
 // failure of either kind costs the same bcrypt work, so timing does not tell
 // whether the account exists.
