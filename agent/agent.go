@@ -26,6 +26,7 @@ type Config struct {
 	ReserveForAnswer int    // tokens kept free for the answer
 	GlobalBudget     int    // tokens for GLOBAL notes in the instructions
 	Limits           memory.Limits
+	AnswerLease      time.Duration // how long one instance may hold a session while answering
 }
 
 // DefaultConfig returns the turn loop's defaults.
@@ -33,7 +34,8 @@ func DefaultConfig(model string) Config {
 	return Config{
 		Model: model, MaxRounds: 4, MaxUserTurns: memory.DefaultMaxUserTurns,
 		HistoryBudget: 12000, ReserveForAnswer: 1500, GlobalBudget: memory.DefaultGlobalBudget,
-		Limits: memory.Limits{MaxSessionNotes: memory.DefaultMaxSessionNotes, MaxGlobalNotes: memory.DefaultMaxGlobalNotes},
+		AnswerLease: 3 * time.Minute,
+		Limits:      memory.Limits{MaxSessionNotes: memory.DefaultMaxSessionNotes, MaxGlobalNotes: memory.DefaultMaxGlobalNotes},
 	}
 }
 
@@ -184,6 +186,13 @@ func (a *Agent) answer(ctx context.Context, sessionID string, onDelta func(strin
 	if userMsg == nil {
 		return nil, ErrNothingToAnswer
 	}
+	// The in-process lock orders turns here; the lease in the database keeps
+	// another instance from answering the same message at the same time.
+	release, err := a.store.LeaseAnswer(ctx, sessionID, a.cfg.AnswerLease)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	res, err := a.run(ctx, cs, userMsg, history, onDelta)
 	if err != nil {
 		a.log.Warn("turn failed", "session_id", sessionID, "turn", userMsg.Turn, "err_kind", fmt.Sprintf("%T", errors.Unwrap(err)))

@@ -310,3 +310,41 @@ func TestUndoThenSayAgain(t *testing.T) {
 		t.Errorf("after undo, saying it again saved %d notes (reply %q), want 1", len(res.Saved), res.Reply)
 	}
 }
+
+// TestAnswerLeaseAcrossInstances runs two agents (two instances) on one
+// database: while one answers a session, the other is refused instead of
+// answering the same message twice.
+func TestAnswerLeaseAcrossInstances(t *testing.T) {
+	store, _, sid := seeded(t)
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	slow := &scripted{steps: []func(agent.Request) (agent.Response, error){func(agent.Request) (agent.Response, error) {
+		close(entered)
+		<-proceed
+		return agent.Response{Content: "first"}, nil
+	}}}
+	one := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, slow, quietLog())
+	two := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, &scripted{}, quietLog())
+	if _, err := one.Submit(ctx, sid, "Find me a hotel"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := one.Answer(ctx, sid, nil)
+		done <- err
+	}()
+	<-entered
+	if _, err := two.Answer(ctx, sid, nil); !errors.Is(err, models.ErrBusy) {
+		t.Errorf("second instance: %v, want ErrBusy", err)
+	}
+	close(proceed)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, err := two.Answer(ctx, sid, nil); !errors.Is(err, agent.ErrNothingToAnswer) {
+		t.Errorf("after the first answered: %v, want ErrNothingToAnswer (and the lease released)", err)
+	}
+	msgs, _ := store.Messages(ctx, sid)
+	if len(msgs) != 2 {
+		t.Errorf("%d messages, want the question and one answer", len(msgs))
+	}
+}

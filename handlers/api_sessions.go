@@ -64,7 +64,7 @@ func turnError(err error) error {
 	switch {
 	case errors.Is(err, models.ErrSessionClosed):
 		return newError(http.StatusConflict, "session_closed", "This conversation has ended. Start a new one to keep chatting.")
-	case errors.Is(err, models.ErrConflict):
+	case errors.Is(err, models.ErrConflict), errors.Is(err, models.ErrBusy):
 		return newError(http.StatusConflict, "busy", "Another message in this conversation is being answered. Try again in a moment.")
 	case errors.As(err, &me):
 		return newError(http.StatusBadGateway, "model_unavailable", agent.Explain(me)+" Your message is saved: send it again to retry.")

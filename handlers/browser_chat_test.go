@@ -113,6 +113,7 @@ func TestBrowserChatMemory(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "chat-desktop")
 
 	err := chromedp.Do(ctx,
+		htmxProcessed(`[data-testid="chip-undo"]`),
 		chromedp.Click(`[data-testid="chip-undo"]`),
 		chromedp.WaitVisible(`[data-testid="memory-chip"][data-state="undone"]`),
 		chromedp.WaitNotPresent(`[data-testid="panel-session"]`),
@@ -123,7 +124,10 @@ func TestBrowserChatMemory(t *testing.T) {
 
 	// Said again in a new conversation (the offline model would count the
 	// undone note as still saved within the first one; see the report).
-	if err := chromedp.Do(ctx, chromedp.Click(`[data-testid="new-session"]`), chromedp.WaitVisible(`[data-testid="composer"]`)); err != nil {
+	// Wait for the new, empty conversation: the old page's composer is
+	// visible too until the navigation completes.
+	if err := chromedp.Do(ctx, chromedp.Click(`[data-testid="new-session"]`), chromedp.WaitNotPresent(`[data-testid="memory-chip"]`),
+		chromedp.WaitVisible(`[data-testid="composer"]`)); err != nil {
 		t.Fatalf("new conversation: %v", err)
 	}
 	sendMessage(t, ctx, "Remember that I am vegetarian")
@@ -131,6 +135,7 @@ func TestBrowserChatMemory(t *testing.T) {
 		t.Fatalf("saying it again: %v", err)
 	}
 	err = chromedp.Do(ctx,
+		htmxProcessed(`[data-testid="end-session"]`),
 		chromedp.Click(`[data-testid="end-session"]`),
 		chromedp.WaitVisible(`[data-testid="outcome-added"]`),
 	)
@@ -187,6 +192,7 @@ func TestBrowserChatPhone(t *testing.T) {
 	checkNoSidewaysScroll(t, ctx, "chat")
 	browsertest.Screenshot(t, ctx, "chat-phone")
 	err := chromedp.Do(ctx,
+		htmxProcessed(`[data-testid="end-session"]`),
 		chromedp.Click(`[data-testid="end-session"]`),
 		chromedp.WaitVisible(`[data-testid="outcome-trip"]`),
 	)
@@ -238,6 +244,7 @@ func TestBrowserChatModelFailure(t *testing.T) {
 
 	fake.Reply("Here are **three** hotels in Lisbon to compare.")
 	err = chromedp.Do(ctx,
+		htmxProcessed(`[data-testid="retry"]`),
 		chromedp.Click(`[data-testid="retry"]`),
 		chromedp.WaitVisible(`[data-testid="answer"] strong`),
 	)
@@ -250,4 +257,11 @@ func TestBrowserChatModelFailure(t *testing.T) {
 	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="user-message"]').length`)); n != 1 {
 		t.Errorf("%d user messages on the page, want 1", n)
 	}
+}
+
+// htmxProcessed waits until htmx has wired up the element sel matches: an
+// element swapped in by an SSE event is visible a moment before htmx
+// attaches its handlers, and a click in that moment would be lost.
+func htmxProcessed(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](fmt.Sprintf(`(function(){ var el = document.querySelector(%q); return !!el && !!el["htmx-internal-data"]; })()`, sel))
 }

@@ -116,9 +116,11 @@ func TestBrowserSupportEditsNote(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid="note-edit-form"]`),
 		chromedp.SetValue(`[data-testid="note-edit-form"] textarea`, newText),
 		// Saving without a reason is refused inline.
+		htmxProcessed(`[data-testid="note-save"]`),
 		chromedp.Click(`[data-testid="note-save"]`),
 		chromedp.WaitVisible(`[data-testid="note-error"]`),
 		chromedp.SendKeys(`[data-testid="note-edit-form"] [data-testid="note-reason"]`, "Customer clarified on the phone"),
+		htmxProcessed(`[data-testid="note-save"]`),
 		chromedp.Click(`[data-testid="note-save"]`),
 		chromedp.WaitNotPresent(`[data-testid="note-edit-form"]`),
 	)

@@ -61,6 +61,8 @@ func (s *Server) chatStream(c echo.Context) error {
 		}
 	case errors.Is(err, models.ErrSessionClosed):
 		final = views.AnswerFailed(cs.ID, sessionEndedText, false)
+	case errors.Is(err, models.ErrBusy):
+		final = views.AnswerFailed(cs.ID, "This message is being answered in another window. Wait a moment, then retry here.", true)
 	case ctx.Err() != nil:
 		return nil // the browser went away; the message stays pending
 	case errors.As(err, &me):

@@ -26,6 +26,32 @@ func (s *Store) CreateChatSession(ctx context.Context, userID string) (*ChatSess
 	return cs, nil
 }
 
+// ErrBusy is returned when another instance is answering the session.
+var ErrBusy = errors.New("another message of this session is being answered")
+
+// LeaseAnswer takes the session's answer lease until now+d, so that only
+// one instance runs the model for it at a time. It fails with ErrBusy while
+// another holder's lease runs. release gives the lease back.
+func (s *Store) LeaseAnswer(ctx context.Context, sessionID string, d time.Duration) (release func(), err error) {
+	now := s.now()
+	res := s.db.WithContext(ctx).Model(&ChatSession{}).
+		Where("id = ? AND (answering_until IS NULL OR answering_until < ?)", sessionID, now).
+		Update("answering_until", now.Add(d))
+	if res.Error != nil {
+		return nil, fmt.Errorf("models: lease answer %s: %w", sessionID, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return nil, ErrBusy
+	}
+	until := now.Add(d)
+	return func() {
+		// Only our own lease is cleared, even if it ran out and another
+		// instance took the session meanwhile.
+		_ = s.db.WithContext(context.WithoutCancel(ctx)).Model(&ChatSession{}).
+			Where("id = ? AND answering_until = ?", sessionID, until).Update("answering_until", nil).Error
+	}, nil
+}
+
 // ChatSessionByID looks up a chat session.
 func (s *Store) ChatSessionByID(ctx context.Context, id string) (*ChatSession, error) {
 	var cs ChatSession

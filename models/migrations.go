@@ -214,6 +214,9 @@ CREATE TABLE blocked_writes (
 );
 CREATE INDEX blocked_writes_created ON blocked_writes (created_at, category);
 `},
+	{4, "answer lease on chat sessions", `
+ALTER TABLE chat_sessions ADD COLUMN answering_until {{ts}};
+`},
 }
 
 // LatestSchemaVersion is the version a fully migrated database has.

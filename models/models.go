@@ -124,6 +124,9 @@ type ChatSession struct {
 	CloseReason    string
 	ClosedAt       *time.Time
 	CreatedAt      time.Time
+	// AnsweringUntil is the lease of the instance answering this session's
+	// last message; other instances wait for it to end.
+	AnsweringUntil *time.Time
 }
 
 // Message is one item of a transcript: a user or assistant message or a tool result.

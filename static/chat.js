@@ -28,11 +28,23 @@
     if (box && !streaming()) box.focus({ preventScroll: true });
   }
 
+  // Set by an Enter that sent the message, so the line break some input
+  // paths still deliver after the keydown (synthetic keys, some IMEs) is
+  // dropped instead of landing in the emptied box.
+  var sentByEnter = false;
   document.addEventListener("keydown", function (evt) {
     var box = evt.target;
     if (box.id !== "message" || evt.key !== "Enter" || evt.shiftKey || evt.isComposing) return;
     evt.preventDefault();
+    sentByEnter = true;
+    window.setTimeout(function () { sentByEnter = false; }, 500);
     if (box.value.trim() !== "" && box.form) box.form.requestSubmit();
+  });
+  document.addEventListener("beforeinput", function (evt) {
+    if (evt.target.id === "message" && sentByEnter &&
+        (evt.inputType === "insertLineBreak" || (evt.inputType === "insertText" && evt.data === "\n"))) {
+      evt.preventDefault();
+    }
   });
 
   // One answer at a time: a message sent while one streams would only wait.
