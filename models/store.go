@@ -36,6 +36,9 @@ type Store struct {
 	// Now and NewID are injectable so tests are deterministic.
 	Now   func() time.Time
 	NewID func() string
+	// PasswordCost is the bcrypt cost of new password hashes; 0 means
+	// bcrypt.DefaultCost. Tests lower it to keep suites fast.
+	PasswordCost int
 }
 
 // IsPostgres reports whether the store talks to PostgreSQL.

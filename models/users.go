@@ -38,9 +38,9 @@ var DefaultLoginPolicy = LoginPolicy{FreeAttempts: 5, BaseLock: 30 * time.Second
 // NormalizeEmail lowercases and trims an email address.
 func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 
-// HashPassword hashes a password with bcrypt.
-func HashPassword(password string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+// hashPassword hashes a password with bcrypt at the store's cost.
+func (s *Store) hashPassword(password string) (string, error) {
+	h, err := bcrypt.GenerateFromPassword([]byte(password), s.passwordCost())
 	if err != nil {
 		return "", fmt.Errorf("models: hash password: %w", err)
 	}
@@ -59,7 +59,7 @@ func (s *Store) CreateUser(ctx context.Context, email, name string, role Role, p
 	if len(password) < 4 {
 		return nil, fmt.Errorf("models: create user: password too short")
 	}
-	hash, err := HashPassword(password)
+	hash, err := s.hashPassword(password)
 	if err != nil {
 		return nil, err
 	}
@@ -157,11 +157,18 @@ func (s *Store) Authenticate(ctx context.Context, email, password string, policy
 	return u, nil
 }
 
+func (s *Store) passwordCost() int {
+	if s.PasswordCost != 0 {
+		return s.PasswordCost
+	}
+	return bcrypt.DefaultCost
+}
+
 // dummyHash is a bcrypt hash of a random string, compared against when the
 // account does not exist so that the answer takes as long as a real check.
 func (s *Store) dummyHash() []byte {
 	s.dummyOnce.Do(func() {
-		s.dummy, _ = bcrypt.GenerateFromPassword([]byte(NewID()), bcrypt.DefaultCost)
+		s.dummy, _ = bcrypt.GenerateFromPassword([]byte(NewID()), s.passwordCost())
 	})
 	return s.dummy
 }

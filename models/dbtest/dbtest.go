@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver for schema setup
+	"golang.org/x/crypto/bcrypt"
 
 	"concierge/models"
 )
@@ -74,6 +75,7 @@ func open(tb testing.TB, dsn string) *models.Store {
 		tb.Fatalf("open %s: %v", redact(dsn), err)
 	}
 	tb.Cleanup(func() { s.Close() })
+	s.PasswordCost = bcrypt.MinCost // real bcrypt, cheap: tests create many accounts
 	if err := s.Migrate(context.Background()); err != nil {
 		tb.Fatalf("migrate: %v", err)
 	}
