@@ -38,6 +38,7 @@ type envOptions struct {
 	completer memory.Completer
 	agentCfg  func(*agent.Config)
 	store     *models.Store
+	logTo     io.Writer // where the server, agent and worker log (debug level); discarded when nil
 }
 
 func newEnv(t *testing.T, mutate ...func(*handlers.Config)) *env {
@@ -65,7 +66,11 @@ func newEnvWith(t *testing.T, opt envOptions) *env {
 	if opt.cfg != nil {
 		opt.cfg(&cfg)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	logTo := opt.logTo
+	if logTo == nil {
+		logTo = io.Discard
+	}
+	log := slog.New(slog.NewJSONHandler(logTo, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	provider := opt.provider
 	if provider == nil {
 		provider = offline.New(memory.NewTokenCounter("gpt-4o-mini"))

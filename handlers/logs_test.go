@@ -1,0 +1,60 @@
+package handlers_test
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// lockedBuffer is a log sink safe for the server's goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestLogsCarryNoText runs a whole story — chat, a refused card number, a
+// close and consolidation, a staff edit and a deletion — with debug logging,
+// and checks that no message or note text reached the logs.
+func TestLogsCarryNoText(t *testing.T) {
+	logs := &lockedBuffer{}
+	e := newEnvWith(t, envOptions{logTo: logs})
+	john, support := e.token("john@example.com"), e.token("support@example.com")
+	s := e.openSession(john)
+	e.say(john, s, "Remember that I am allergic to zanzibarberries")
+	e.say(john, s, "My card is 4111 1111 1111 1111, keep it for bookings")
+	if status, _ := e.apiCall("POST", "/api/v1/sessions/"+s+"/close", john, ""); status != http.StatusOK {
+		t.Fatalf("close = %d", status)
+	}
+	johnID := mustUser(t, e, "john@example.com").ID
+	status, note := e.apiCall("POST", "/api/v1/users/"+johnID+"/notes", support,
+		`{"text":"Likes quokkaland tours.","keywords":["tours"],"pinned":false,"reason":"phone call"}`)
+	if status != http.StatusCreated {
+		t.Fatalf("staff note = %d %v", status, note)
+	}
+	if status, _ := e.request("DELETE", "/api/v1/users/"+johnID+"/notes/"+note["id"].(string), support, `{"reason":"asked"}`); status != http.StatusNoContent {
+		t.Fatalf("delete = %d", status)
+	}
+	out := logs.String()
+	if !strings.Contains(out, `"session_id"`) {
+		t.Fatalf("the logs have no turn lines at all; is logging wired? %q", out[:min(len(out), 300)])
+	}
+	for _, secret := range []string{"zanzibar", "4111", "quokkaland", "allergic", "phone call"} {
+		if strings.Contains(strings.ToLower(out), secret) {
+			t.Errorf("the logs contain %q", secret)
+		}
+	}
+}
