@@ -33,7 +33,11 @@ func (s *Server) consoleSubject(c echo.Context, selfOK bool, roles ...string) (*
 	if self {
 		return u, nil
 	}
-	return s.store.UserByID(c.Request().Context(), id)
+	subject, err := s.store.UserByID(c.Request().Context(), id)
+	if err != nil {
+		return nil, err
+	}
+	return subject, staffMayManage(u, subject)
 }
 
 // actorOf is how the audit trail records the caller.

@@ -27,18 +27,13 @@ import (
 func (s *Server) chatStream(c echo.Context) error {
 	cs, err := s.sessionFor(c, false)
 	if err != nil {
-		return err
+		e, _ := toError(err)
+		if e.Status != http.StatusNotFound {
+			return err
+		}
+		return streamRefusal(c, c.Param("id"), "This conversation is no longer available.")
 	}
-	w := c.Response()
-	h := w.Header()
-	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set(echo.HeaderCacheControl, "no-cache")
-	h.Set("X-Accel-Buffering", "no") // no proxy buffering of the stream
-	w.WriteHeader(http.StatusOK)
-	// A stream must not reconnect by itself: a reconnect would run the
-	// model again. Tell EventSource to wait ten minutes (Chromium mishandles much larger values).
-	_, _ = w.Write([]byte("retry: 600000\n\n"))
-	w.Flush()
+	w := startStream(c)
 
 	ctx := c.Request().Context()
 	res, err := s.agent.Answer(ctx, cs.ID, func(delta string) {
@@ -71,6 +66,29 @@ func (s *Server) chatStream(c echo.Context) error {
 		return s.streamFailed(c, cs.ID, err)
 	}
 	return sendFinal(ctx, w, final)
+}
+
+// startStream answers with an event stream that EventSource must not
+// reconnect by itself: a reconnect would run the model again, so it is told
+// to wait ten minutes (Chromium mishandled a one-hour value in our tests).
+func startStream(c echo.Context) *echo.Response {
+	w := c.Response()
+	h := w.Header()
+	h.Set(echo.HeaderContentType, "text/event-stream")
+	h.Set(echo.HeaderCacheControl, "no-cache")
+	h.Set("X-Accel-Buffering", "no") // no proxy buffering of the stream
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write([]byte("retry: 600000\n\n"))
+	w.Flush()
+	return w
+}
+
+// streamRefusal ends a stream that cannot run (the conversation is gone,
+// the sign-in expired) with a final bubble saying so. An error status would
+// only make the browser's SSE client reconnect again and again.
+func streamRefusal(c echo.Context, sessionID, message string) error {
+	startStream(c)
+	return sendFinal(c.Request().Context(), c.Response(), views.AnswerFailed(sessionID, message, false))
 }
 
 // streamFailed logs our own failure and tells the browser, in the stream.

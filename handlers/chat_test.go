@@ -353,9 +353,13 @@ func TestChatRoutesAccess(t *testing.T) {
 	undo, _ := doc.Find(`[data-testid="chip-undo"]`).Attr("hx-post")
 
 	priya := e.signIn("priya@example.com")
+	// Her stream of his conversation is refused inside the stream (an error
+	// status would make the browser reconnect forever) and runs nothing.
+	if doc := final(t, priya.stream(id)); !strings.Contains(doc.Text(), "no longer available") || strings.Contains(doc.Text(), "vegetarian") {
+		t.Errorf("another traveler's stream: %q", doc.Text())
+	}
 	for _, tc := range []struct{ method, path string }{
 		{"GET", "/chat/" + id},
-		{"GET", "/chat/" + id + "/stream"},
 		{"GET", "/chat/" + id + "/pending"},
 		{"POST", "/chat/" + id + "/messages"},
 		{"POST", undo},
@@ -411,5 +415,41 @@ func TestChatIndex(t *testing.T) {
 	}
 	if doc.Find(`label[for="message"]`).Length() != 1 {
 		t.Error("the message box has no label")
+	}
+}
+
+// TestStreamRefusalsAreEvents checks a stream that cannot run still answers
+// 200 with a final event, so the browser's SSE client stops instead of
+// reconnecting forever.
+func TestStreamRefusalsAreEvents(t *testing.T) {
+	e := newEnv(t)
+	for name, client := range map[string]*http.Client{"signed out": http.DefaultClient} {
+		t.Run(name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", e.srv.URL+"/chat/"+strings.Repeat("a", 26)+"/stream", nil)
+			req.Header.Set("Accept", "text/event-stream")
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			body := make([]byte, 4096)
+			n, _ := io.ReadAtLeast(resp.Body, body, 1)
+			for n < len(body) && !strings.Contains(string(body[:n]), "event: done") {
+				m, err := resp.Body.Read(body[n:])
+				n += m
+				if err != nil {
+					break
+				}
+			}
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(body[:n]), "event: done") || !strings.Contains(string(body[:n]), "signed out") {
+				t.Errorf("status %d body %q", resp.StatusCode, body[:n])
+			}
+		})
+	}
+	john := e.signIn("john@example.com")
+	events := john.stream(strings.Repeat("b", 26))
+	doc := final(t, events)
+	if !strings.Contains(doc.Text(), "no longer available") {
+		t.Errorf("unknown conversation: %q", doc.Text())
 	}
 }

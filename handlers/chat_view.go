@@ -223,15 +223,14 @@ func profileFacts(p memory.Profile) []views.TravelerFact {
 	}
 	var rest []string
 	for k := range p {
-		if !known[k] && !memory.IsPrivateField(k) {
+		if !known[k] && !memory.IsPrivateField(k) && strings.TrimSpace(k) != "" {
 			rest = append(rest, k)
 		}
 	}
 	sort.Strings(rest)
 	for _, k := range rest {
 		if s := profileValue(k, p[k]); s != "" {
-			label := strings.ReplaceAll(k, "_", " ")
-			out = append(out, views.TravelerFact{Label: strings.ToUpper(label[:1]) + label[1:], Value: s})
+			out = append(out, views.TravelerFact{Label: capitalize(strings.ReplaceAll(k, "_", " ")), Value: s})
 		}
 	}
 	return out

@@ -33,7 +33,20 @@ func toConsoleUser(u *models.User) views.ConsoleUser {
 
 // customer loads the :id of a console page.
 func (s *Server) customer(c echo.Context) (*models.User, error) {
-	return s.store.UserByID(c.Request().Context(), c.Param("id"))
+	u, err := s.store.UserByID(c.Request().Context(), c.Param("id"))
+	if err != nil {
+		return nil, err
+	}
+	return u, staffMayManage(currentUser(c), u)
+}
+
+// staffMayManage lets support look after travelers only; admins manage
+// every account. Others' staff accounts answer 404 to support.
+func staffMayManage(caller, subject *models.User) error {
+	if caller.Role == models.RoleAdmin || subject.Role == models.RoleTraveler || caller.ID == subject.ID {
+		return nil
+	}
+	return errNotFound
 }
 
 func (s *Server) consoleSearch(c echo.Context) error {
@@ -294,6 +307,11 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 	dec.UseNumber()
 	if err := dec.Decode(&profile); err != nil || profile == nil || dec.More() {
 		return fail("The profile must be one JSON object, e.g. {\"home_city\": \"Lisbon\"}.")
+	}
+	for k := range profile {
+		if strings.TrimSpace(k) == "" {
+			return fail("Every profile field needs a name: remove the empty key.")
+		}
 	}
 	if err := s.store.SetProfile(c.Request().Context(), u.ID, profile, actorOf(currentUser(c)), reason); err != nil {
 		return err

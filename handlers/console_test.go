@@ -92,7 +92,7 @@ func TestConsoleAPIAuthorization(t *testing.T) {
 	}{
 		{"search anonymous", "", "GET", "/api/v1/users?q=john", "", 401, "unauthorized", ""},
 		{"search traveler", "john", "GET", "/api/v1/users?q=john", "", 403, "forbidden", ""},
-		{"search support", "support", "GET", "/api/v1/users?q=john", "", 200, `"email":"john@example.com"`, "password"},
+		{"search support", "support", "GET", "/api/v1/users?q=john", "", 200, `"email":"john@example.com"`, "$2a$"},
 		{"search admin by email", "admin", "GET", "/api/v1/users?q=priya%40", "", 200, "Priya", "John"},
 
 		{"add note anonymous", "", "POST", "/api/v1/users/" + john + "/notes", `{"text":"Likes tea.","keywords":["tea"],"reason":"asked"}`, 401, "", ""},
@@ -119,7 +119,7 @@ func TestConsoleAPIAuthorization(t *testing.T) {
 		{"audit bad date", "support", "GET", "/api/v1/users/" + john + "/audit?from=yesterday", "", 400, "bad_date", ""},
 
 		{"export anonymous", "", "GET", "/api/v1/users/me/export", "", 401, "", ""},
-		{"export own", "john", "GET", "/api/v1/users/me/export", "", 200, `"email":"john@example.com"`, "password"},
+		{"export own", "john", "GET", "/api/v1/users/me/export", "", 200, `"email":"john@example.com"`, "$2a$"},
 		{"export other traveler", "priya", "GET", "/api/v1/users/" + john + "/export", "", 404, "", ""},
 		{"export support", "support", "GET", "/api/v1/users/" + john + "/export", "", 403, "", ""},
 		{"export admin", "admin", "GET", "/api/v1/users/" + john + "/export", "", 200, "Prefers aisle seats", ""},
@@ -267,10 +267,10 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Fatalf("support: %d", status)
 	}
 	for _, want := range []string{
-		"concierge_turns_total 1",
+		"concierge_turns_stored 1",
 		"# TYPE concierge_turn_duration_seconds histogram",
 		`concierge_turn_duration_seconds_count{route="/api/v1/sessions/:id/messages",code="2xx"} 1`,
-		`le="+Inf"`, "concierge_memory_writes_total", "concierge_notes_per_traveler",
+		`le="+Inf"`, "concierge_memory_writes_stored", "concierge_notes_per_traveler",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q:\n%s", want, body)

@@ -133,21 +133,22 @@ func labelled(b *strings.Builder, name, label string, m map[string]int64) {
 	}
 }
 
-// writeTotals writes the memory counters. They are read from the database,
-// so every instance reports the same values; erasure can lower them.
+// writeTotals writes the memory figures. They are counts of rows read from
+// the database, so every instance reports the same values; retention and
+// erasure lower them, which is why they are gauges, not counters.
 func writeTotals(b *strings.Builder, t *models.MetricTotals) {
-	metric(b, "concierge_turns_total", "counter", "Traveler messages (chat turns) stored.")
-	fmt.Fprintf(b, "concierge_turns_total %d\n", t.Turns)
-	metric(b, "concierge_memory_writes_total", "counter", "Session notes saved by the assistant.")
-	fmt.Fprintf(b, "concierge_memory_writes_total %d\n", t.MemoryWrites)
-	metric(b, "concierge_blocked_writes_total", "counter", "Memory writes refused by the guardrails, by category.")
-	labelled(b, "concierge_blocked_writes_total", "category", t.Blocked)
-	metric(b, "concierge_supersessions_total", "counter", "Notes superseded by a newer conflicting note.")
-	fmt.Fprintf(b, "concierge_supersessions_total %d\n", t.Supersessions)
-	metric(b, "concierge_consolidation_runs_total", "counter", "Consolidation runs, by engine.")
-	labelled(b, "concierge_consolidation_runs_total", "engine", t.Runs)
-	metric(b, "concierge_consolidation_fallbacks_total", "counter", "Model-engine consolidations that fell back to the rules engine.")
-	fmt.Fprintf(b, "concierge_consolidation_fallbacks_total %d\n", t.Fallbacks)
+	metric(b, "concierge_turns_stored", "gauge", "Traveler messages (chat turns) stored.")
+	fmt.Fprintf(b, "concierge_turns_stored %d\n", t.Turns)
+	metric(b, "concierge_memory_writes_stored", "gauge", "Session notes saved by the assistant.")
+	fmt.Fprintf(b, "concierge_memory_writes_stored %d\n", t.MemoryWrites)
+	metric(b, "concierge_blocked_writes_stored", "gauge", "Memory writes refused by the guardrails, by category.")
+	labelled(b, "concierge_blocked_writes_stored", "category", t.Blocked)
+	metric(b, "concierge_supersessions_stored", "gauge", "Notes superseded by a newer conflicting note.")
+	fmt.Fprintf(b, "concierge_supersessions_stored %d\n", t.Supersessions)
+	metric(b, "concierge_consolidation_runs_stored", "gauge", "Consolidation runs, by engine.")
+	labelled(b, "concierge_consolidation_runs_stored", "engine", t.Runs)
+	metric(b, "concierge_consolidation_fallbacks_stored", "gauge", "Model-engine consolidations that fell back to the rules engine.")
+	fmt.Fprintf(b, "concierge_consolidation_fallbacks_stored %d\n", t.Fallbacks)
 	metric(b, "concierge_consolidation_jobs", "gauge", "Consolidation jobs, by status.")
 	labelled(b, "concierge_consolidation_jobs", "status", t.Jobs)
 	metric(b, "concierge_travelers", "gauge", "Traveler accounts.")

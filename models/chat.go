@@ -194,7 +194,13 @@ func (s *Store) DeleteExpiredTranscripts(ctx context.Context, cutoff time.Time) 
 		total += r.RowsAffected
 		r = tx.Where("created_at < ? AND session_id IN (?)", cutoff, closed).Delete(&TurnSnapshot{})
 		total += r.RowsAffected
-		return r.Error
+		if r.Error != nil {
+			return r.Error
+		}
+		// A session's title is its first message's opening words: it goes
+		// with the transcript.
+		return tx.Model(&ChatSession{}).Where("status IN ? AND created_at < ? AND title <> ''", []string{SessionClosed, SessionClosing}, cutoff).
+			Update("title", "").Error
 	})
 	if err != nil {
 		return 0, fmt.Errorf("models: delete expired transcripts: %w", err)

@@ -19,9 +19,12 @@ var ErrSelfErasure = errors.New("an admin cannot erase their own account")
 // executed, when, and how many rows each table lost. It holds no personal
 // content: not the user's id, name, email or anything they said.
 type ErasureReceipt struct {
-	RequestID   string           `json:"request_id"`
-	RequestedBy string           `json:"requested_by"` // actor kind: traveler or admin
-	ExecutedBy  string           `json:"executed_by"`  // the executing admin's account id
+	RequestID   string `json:"request_id"`
+	RequestedBy string `json:"requested_by"` // actor kind: traveler or admin
+	// ExecutedBy is the executing admin's account id. It is kept in the
+	// request's executed_by column only, never inside the receipt JSON, so
+	// erasing that admin later can clear it in one place.
+	ExecutedBy  string           `json:"-"`
 	RequestedAt time.Time        `json:"requested_at"`
 	CompletedAt time.Time        `json:"completed_at"`
 	RowsDeleted map[string]int64 `json:"rows_deleted"`
@@ -299,5 +302,6 @@ func (r *ErasureRequest) DecodeReceipt() (*ErasureReceipt, error) {
 	if err := json.Unmarshal([]byte(r.Receipt), &rec); err != nil {
 		return nil, fmt.Errorf("models: receipt of %s: %w", r.ID, err)
 	}
+	rec.ExecutedBy = r.ExecutedBy
 	return &rec, nil
 }

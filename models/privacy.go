@@ -11,16 +11,18 @@ import (
 
 // Export is everything Concierge holds about one user, as JSON.
 type Export struct {
-	ExportedAt        time.Time         `json:"exported_at"`
-	User              ExportUser        `json:"user"`
-	Profile           memory.Profile    `json:"profile"`
-	Notes             []ExportNote      `json:"notes"`
-	Trips             []memory.Trip     `json:"trips"`
-	Sessions          []ExportSession   `json:"sessions"`
-	Reports           []json.RawMessage `json:"consolidation_reports"`
-	Audit             []ExportAudit     `json:"audit_events"`
-	Erasure           []ExportErasure   `json:"erasure_requests"`
-	BlockedByCategory map[string]int    `json:"blocked_writes_by_category"`
+	ExportedAt        time.Time           `json:"exported_at"`
+	User              ExportUser          `json:"user"`
+	Profile           memory.Profile      `json:"profile"`
+	Notes             []ExportNote        `json:"notes"`
+	NoteHistory       []ExportNoteVersion `json:"note_history"`
+	Snapshots         []ExportSnapshot    `json:"prompt_snapshots"`
+	Trips             []memory.Trip       `json:"trips"`
+	Sessions          []ExportSession     `json:"sessions"`
+	Reports           []json.RawMessage   `json:"consolidation_reports"`
+	Audit             []ExportAudit       `json:"audit_events"`
+	Erasure           []ExportErasure     `json:"erasure_requests"`
+	BlockedByCategory map[string]int      `json:"blocked_writes_by_category"`
 }
 
 // ExportUser is the account part of an export.
@@ -39,6 +41,31 @@ type ExportNote struct {
 	Status    string    `json:"status"`
 	SessionID string    `json:"session_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+}
+
+// ExportNoteVersion is one earlier or current version of a note.
+type ExportNoteVersion struct {
+	NoteID    string    `json:"note_id"`
+	Version   int       `json:"version"`
+	Text      string    `json:"text"`
+	Keywords  string    `json:"keywords"`
+	Pinned    bool      `json:"pinned"`
+	Status    string    `json:"status"`
+	Actor     string    `json:"actor"`
+	Reason    string    `json:"reason,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// ExportSnapshot is what the model was sent on one round of one turn.
+type ExportSnapshot struct {
+	SessionID    string          `json:"session_id"`
+	Turn         int             `json:"turn"`
+	Round        int             `json:"round"`
+	Model        string          `json:"model"`
+	Instructions string          `json:"instructions"`
+	Messages     json.RawMessage `json:"messages"`
+	Response     json.RawMessage `json:"response"`
+	CreatedAt    time.Time       `json:"created_at"`
 }
 
 // ExportSession is a chat session with its transcript.
@@ -93,6 +120,24 @@ func (s *Store) ExportUserData(ctx context.Context, userID string) (*Export, err
 	out.Notes = make([]ExportNote, len(notes))
 	for i := range notes {
 		out.Notes[i] = ExportNote{Note: notes[i].Domain(), Kind: notes[i].Kind, Status: notes[i].Status, SessionID: notes[i].SessionID, CreatedAt: notes[i].CreatedAt}
+	}
+	var versions []NoteVersion
+	if err := db.Where("user_id = ?", userID).Order("note_id, version").Find(&versions).Error; err != nil {
+		return nil, fmt.Errorf("models: export note history: %w", err)
+	}
+	out.NoteHistory = make([]ExportNoteVersion, len(versions))
+	for i, v := range versions {
+		out.NoteHistory[i] = ExportNoteVersion{NoteID: v.NoteID, Version: v.Version, Text: v.Text, Keywords: v.Keywords,
+			Pinned: v.Pinned, Status: v.Status, Actor: v.Actor, Reason: v.Reason, CreatedAt: v.CreatedAt}
+	}
+	var snaps []TurnSnapshot
+	if err := db.Where("user_id = ?", userID).Order("created_at, turn, round").Find(&snaps).Error; err != nil {
+		return nil, fmt.Errorf("models: export snapshots: %w", err)
+	}
+	out.Snapshots = make([]ExportSnapshot, len(snaps))
+	for i, sn := range snaps {
+		out.Snapshots[i] = ExportSnapshot{SessionID: sn.SessionID, Turn: sn.Turn, Round: sn.Round, Model: sn.Model,
+			Instructions: sn.Instructions, Messages: json.RawMessage(sn.Messages), Response: json.RawMessage(sn.Response), CreatedAt: sn.CreatedAt}
 	}
 	if out.Trips, err = s.Trips(ctx, userID, 1000); err != nil {
 		return nil, err

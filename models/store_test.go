@@ -273,3 +273,29 @@ func TestSearchUsersEscapesPatterns(t *testing.T) {
 		}
 	})
 }
+
+func TestExportHasEverything(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		if _, err := s.SeedDemo(ctx, "demo"); err != nil {
+			t.Fatal(err)
+		}
+		john, _ := s.UserByEmail(ctx, "john@example.com")
+		cs, _ := s.CreateChatSession(ctx, john.ID)
+		if err := s.AppendMessage(ctx, &models.Message{SessionID: cs.ID, Role: "user", Content: "hello there", Turn: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SaveSnapshot(ctx, &models.TurnSnapshot{SessionID: cs.ID, UserID: john.ID, Turn: 1, Round: 1, Model: "m",
+			Instructions: "<memories>", Messages: "[]", Response: "{}"}); err != nil {
+			t.Fatal(err)
+		}
+		ex, err := s.ExportUserData(ctx, john.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.User.Email != "john@example.com" || len(ex.Notes) != 5 || len(ex.NoteHistory) != 5 || len(ex.Snapshots) != 1 ||
+			len(ex.Sessions) != 1 || len(ex.Sessions[0].Messages) != 1 || len(ex.Trips) != 1 || ex.Profile["home_city"] != "San Francisco" {
+			t.Errorf("export: %d notes, %d versions, %d snapshots, %d sessions, %d trips", len(ex.Notes), len(ex.NoteHistory),
+				len(ex.Snapshots), len(ex.Sessions), len(ex.Trips))
+		}
+	})
+}
