@@ -59,7 +59,12 @@ func fail(err error) func(agent.Request) (agent.Response, error) {
 // seeded returns a store with the demo data, John's id and an open session.
 func seeded(t *testing.T) (*models.Store, string, string) {
 	t.Helper()
-	s := dbtest.SQLite(t)
+	return seededIn(t, dbtest.SQLite(t))
+}
+
+// seededIn puts the demo data and an open session for John in s.
+func seededIn(t *testing.T, s *models.Store) (*models.Store, string, string) {
+	t.Helper()
 	if _, err := s.SeedDemo(ctx, "demo"); err != nil {
 		t.Fatal(err)
 	}
@@ -209,8 +214,14 @@ func TestConcurrentTurnsAreSerialised(t *testing.T) {
 	}
 }
 
+// TestWorkerConsolidatesOnce has two workers (as two instances would) race
+// for one job, on each database.
 func TestWorkerConsolidatesOnce(t *testing.T) {
-	store, _, sid := seeded(t)
+	dbtest.Backends(t, testWorkerConsolidatesOnce)
+}
+
+func testWorkerConsolidatesOnce(t *testing.T, db *models.Store) {
+	store, _, sid := seededIn(t, db)
 	a := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, offline.New(nil), quietLog())
 	if _, err := a.Turn(ctx, sid, "I'm allergic to peanuts", nil); err != nil {
 		t.Fatal(err)
@@ -315,7 +326,11 @@ func TestUndoThenSayAgain(t *testing.T) {
 // database: while one answers a session, the other is refused instead of
 // answering the same message twice.
 func TestAnswerLeaseAcrossInstances(t *testing.T) {
-	store, _, sid := seeded(t)
+	dbtest.Backends(t, testAnswerLeaseAcrossInstances)
+}
+
+func testAnswerLeaseAcrossInstances(t *testing.T, db *models.Store) {
+	store, _, sid := seededIn(t, db)
 	entered, proceed := make(chan struct{}), make(chan struct{})
 	slow := &scripted{steps: []func(agent.Request) (agent.Response, error){func(agent.Request) (agent.Response, error) {
 		close(entered)
@@ -341,10 +356,14 @@ func TestAnswerLeaseAcrossInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := two.Answer(ctx, sid, nil); !errors.Is(err, agent.ErrNothingToAnswer) {
-		t.Errorf("after the first answered: %v, want ErrNothingToAnswer (and the lease released)", err)
+		t.Errorf("after the first answered: %v, want ErrNothingToAnswer", err)
+	}
+	// The lease was given back: the other instance answers the next turn.
+	if _, err := two.Turn(ctx, sid, "And a hotel near the river", nil); err != nil {
+		t.Errorf("next turn on the other instance: %v (lease not released?)", err)
 	}
 	msgs, _ := store.Messages(ctx, sid)
-	if len(msgs) != 2 {
-		t.Errorf("%d messages, want the question and one answer", len(msgs))
+	if len(msgs) != 4 {
+		t.Errorf("%d messages, want two questions with one answer each", len(msgs))
 	}
 }
