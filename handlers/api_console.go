@@ -154,6 +154,11 @@ func (s *Server) updateNote(c echo.Context, userID, noteID string, text *string,
 	if err != nil {
 		return nil, err
 	}
+	if cur.Kind != models.KindGlobal || cur.Status != models.StatusActive {
+		// Session notes are the assistant's staging area and superseded or
+		// consumed notes are history: only long-term memory is edited.
+		return nil, newError(http.StatusConflict, "not_editable", "Only active long-term notes can be edited; delete this one instead.")
+	}
 	if text == nil && keywords == nil && pinned == nil {
 		return nil, newError(http.StatusUnprocessableEntity, "nothing_to_change", "Change the text, the keywords or the pin.")
 	}

@@ -201,3 +201,22 @@ func TestTurnsShowWhatTheModelSaw(t *testing.T) {
 		t.Errorf("round 2 must carry the tool call and its result: %v", second)
 	}
 }
+
+func TestStaffEditsOnlyActiveGlobalNotes(t *testing.T) {
+	e := newEnv(t)
+	john, support := e.token("john@example.com"), e.token("support@example.com")
+	s := e.openSession(john)
+	out := e.say(john, s, "Remember that I am vegetarian")
+	saved := notesOf(out["memory"].(map[string]any)["saved"])
+	if len(saved) != 1 {
+		t.Fatalf("saved %v", saved)
+	}
+	johnID := mustUser(t, e, "john@example.com").ID
+	path := "/api/v1/users/" + johnID + "/notes/" + saved[0]["id"].(string)
+	if status, out := e.apiCall("PATCH", path, support, `{"text":"Is vegan.","reason":"typo"}`); status != http.StatusConflict {
+		t.Errorf("editing a session note = %d %v, want 409", status, out)
+	}
+	if status, _ := e.request("DELETE", path, support, `{"reason":"asked"}`); status != http.StatusNoContent {
+		t.Errorf("deleting it = %d, want 204", status)
+	}
+}
