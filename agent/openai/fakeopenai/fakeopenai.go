@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -44,6 +45,9 @@ type Response struct {
 	Header http.Header
 	// Delay is how long to wait before answering.
 	Delay time.Duration
+	// ChunkDelay is how long a streamed answer waits before each piece of
+	// content after the first, so that a client can act mid-answer.
+	ChunkDelay time.Duration
 }
 
 // Server is the fake. It is safe for concurrent use.
@@ -57,6 +61,7 @@ type Server struct {
 	handler  func(ChatRequest) Response
 	requests []ChatRequest
 	seq      int
+	conns    int // TCP connections accepted
 }
 
 // New starts a fake server that is closed when the test ends. With an empty
@@ -67,7 +72,15 @@ func New(t testing.TB) *Server {
 		done:    make(chan struct{}),
 		handler: func(ChatRequest) Response { return Response{Content: "ok"} },
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serveHTTP))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.serveHTTP))
+	s.srv.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			s.mu.Lock()
+			s.conns++
+			s.mu.Unlock()
+		}
+	}
+	s.srv.Start()
 	t.Cleanup(func() {
 		close(s.done) // releases delayed handlers so Close does not wait for them
 		s.srv.Close()
@@ -137,6 +150,14 @@ func (s *Server) Requests() []ChatRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]ChatRequest(nil), s.requests...)
+}
+
+// Connections returns how many TCP connections the server has accepted, so
+// tests can tell whether a client reuses its connections.
+func (s *Server) Connections() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.conns
 }
 
 // Pending returns how many queued answers have not been used yet.
@@ -222,7 +243,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case resp.Status >= 400:
 		writeError(w, resp.Status, errorType(resp.Status), http.StatusText(resp.Status))
 	case req.Stream:
-		s.writeStream(w, req, resp, seq)
+		s.writeStream(w, r, req, resp, seq)
 	default:
 		s.writeCompletion(w, req, resp, seq)
 	}
@@ -280,7 +301,7 @@ func (s *Server) writeCompletion(w http.ResponseWriter, req ChatRequest, resp Re
 // writeStream answers as OpenAI streams: a role chunk, the content a word at
 // a time, each tool call as a header chunk then its arguments in pieces, a
 // finish chunk, the usage chunk when asked for, then [DONE].
-func (s *Server) writeStream(w http.ResponseWriter, req ChatRequest, resp Response, seq int) {
+func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req ChatRequest, resp Response, seq int) {
 	resp = complete(req, resp, seq)
 	flusher, _ := w.(http.Flusher)
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -302,7 +323,16 @@ func (s *Server) writeStream(w http.ResponseWriter, req ChatRequest, resp Respon
 	}
 	empty := ""
 	delta(chunkDelta{Role: "assistant", Content: &empty})
-	for _, piece := range splitWords(resp.Content) {
+	for i, piece := range splitWords(resp.Content) {
+		if i > 0 && resp.ChunkDelay > 0 {
+			select {
+			case <-time.After(resp.ChunkDelay):
+			case <-r.Context().Done():
+				return
+			case <-s.done:
+				return
+			}
+		}
 		delta(chunkDelta{Content: &piece})
 	}
 	for i, call := range resp.ToolCalls {
