@@ -4,8 +4,11 @@
 package openai
 
 import (
+	"cmp"
 	"context"
+	"crypto/tls"
 	"fmt"
+	"net"
 	"net/http"
 	"time"
 
@@ -43,8 +46,65 @@ type Config struct {
 	// answers and connection errors; 0 means DefaultMaxRetries and
 	// NoRetries (any negative value) turns retries off.
 	MaxRetries int
-	// HTTPClient is optional.
+	// HTTPClient carries the calls; nil means a client of its own from
+	// NewHTTPClient. Give one client to every provider that talks to the
+	// same server (or use WithModel) so that they share its connections.
 	HTTPClient *http.Client
+}
+
+// The defaults of HTTPConfig.
+const (
+	DefaultIdleConnsPerHost = 64
+	DefaultDialTimeout      = 10 * time.Second
+	DefaultTLSTimeout       = 10 * time.Second
+)
+
+// HTTPConfig tunes the HTTP client of the model calls. Zero values mean the
+// defaults.
+type HTTPConfig struct {
+	// IdleConnsPerHost is how many open connections to the model server are
+	// kept for reuse; set it to about the number of concurrent calls, since
+	// a call that finds none idle opens a new one (and, over TLS, pays for
+	// a handshake).
+	IdleConnsPerHost int
+	// DialTimeout bounds opening a TCP connection, TLSTimeout the TLS
+	// handshake.
+	DialTimeout time.Duration
+	TLSTimeout  time.Duration
+	// ResponseHeaderTimeout bounds the wait for the answer's headers after
+	// the request is sent; a plain (non-streaming) completion sends them
+	// only when it is complete, so it must not be shorter than the model
+	// timeout. 0 means DefaultTimeout.
+	ResponseHeaderTimeout time.Duration
+	// TLS is the client's TLS configuration, for servers behind a private
+	// certificate authority; nil means the system's roots.
+	TLS *tls.Config
+}
+
+// NewHTTPClient returns the client for model calls: keep-alive connections
+// pooled per host, HTTP/2 when the server offers it over TLS, and timeouts
+// for dialling, the TLS handshake and the response headers. The whole call
+// is bounded by the context each call sets, not by http.Client.Timeout,
+// which would also cut a long streamed answer.
+func NewHTTPClient(cfg HTTPConfig) *http.Client {
+	idle := cfg.IdleConnsPerHost
+	if idle <= 0 {
+		idle = DefaultIdleConnsPerHost
+	}
+	dial := cmp.Or(cfg.DialTimeout, DefaultDialTimeout)
+	dialer := &net.Dialer{Timeout: dial, KeepAlive: 30 * time.Second}
+	return &http.Client{Transport: &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           dialer.DialContext,
+		ForceAttemptHTTP2:     true, // a custom dialer turns it off otherwise
+		MaxIdleConns:          2 * idle,
+		MaxIdleConnsPerHost:   idle,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   cmp.Or(cfg.TLSTimeout, DefaultTLSTimeout),
+		ResponseHeaderTimeout: cmp.Or(cfg.ResponseHeaderTimeout, DefaultTimeout),
+		ExpectContinueTimeout: time.Second,
+		TLSClientConfig:       cfg.TLS,
+	}}
 }
 
 // Provider is a chat model served over Chat Completions. It implements
@@ -53,6 +113,14 @@ type Provider struct {
 	client  sdk.Client
 	model   string
 	timeout time.Duration
+}
+
+// WithModel returns a provider for another model on the same server that
+// shares this one's client and connections (chat and consolidation, say).
+func (p *Provider) WithModel(model string) *Provider {
+	q := *p
+	q.model = model
+	return &q
 }
 
 var (
@@ -86,9 +154,13 @@ func New(cfg Config) *Provider {
 	if cfg.BaseURL != "" {
 		opts = append(opts, option.WithBaseURL(cfg.BaseURL))
 	}
-	if cfg.HTTPClient != nil {
-		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	httpClient := cfg.HTTPClient
+	if httpClient == nil {
+		// Never http.DefaultClient: it keeps two idle connections per host,
+		// so concurrent calls would open a new connection almost every time.
+		httpClient = NewHTTPClient(HTTPConfig{ResponseHeaderTimeout: timeout})
 	}
+	opts = append(opts, option.WithHTTPClient(httpClient))
 	return &Provider{client: sdk.NewClient(opts...), model: cfg.Model, timeout: timeout}
 }
 

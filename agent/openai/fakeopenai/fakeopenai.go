@@ -11,6 +11,7 @@
 package fakeopenai
 
 import (
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,6 +69,20 @@ type Server struct {
 // queue it answers "ok".
 func New(t testing.TB) *Server {
 	t.Helper()
+	return start(t, false)
+}
+
+// NewTLS is New over TLS with HTTP/2 offered, as real endpoints are. Give
+// the client Certificate as a trusted root.
+func NewTLS(t testing.TB) *Server {
+	t.Helper()
+	return start(t, true)
+}
+
+// Certificate is the TLS server's certificate (nil without TLS).
+func (s *Server) Certificate() *x509.Certificate { return s.srv.Certificate() }
+
+func start(t testing.TB, useTLS bool) *Server {
 	s := &Server{
 		done:    make(chan struct{}),
 		handler: func(ChatRequest) Response { return Response{Content: "ok"} },
@@ -80,7 +95,12 @@ func New(t testing.TB) *Server {
 			s.mu.Unlock()
 		}
 	}
-	s.srv.Start()
+	if useTLS {
+		s.srv.EnableHTTP2 = true
+		s.srv.StartTLS()
+	} else {
+		s.srv.Start()
+	}
 	t.Cleanup(func() {
 		close(s.done) // releases delayed handlers so Close does not wait for them
 		s.srv.Close()
@@ -180,6 +200,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	var req ChatRequest
 	decodeErr := json.Unmarshal(body, &req)
 	req.Raw = json.RawMessage(body)
+	req.Proto = r.Proto
 	req.APIKey = strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")
 	req.Attempt, _ = strconv.Atoi(r.Header.Get("X-Stainless-Retry-Count"))
 

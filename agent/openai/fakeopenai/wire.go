@@ -26,6 +26,8 @@ type ChatRequest struct {
 	Attempt int `json:"-"`
 	// Raw is the request body exactly as received.
 	Raw json.RawMessage `json:"-"`
+	// Proto is the HTTP version the request came over ("HTTP/1.1", "HTTP/2.0").
+	Proto string `json:"-"`
 }
 
 // Message is one chat message of a request. Content holds the text whether
