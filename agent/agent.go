@@ -195,7 +195,7 @@ func (a *Agent) answer(ctx context.Context, sessionID string, onDelta func(strin
 	defer release()
 	res, err := a.run(ctx, cs, userMsg, history, onDelta)
 	if err != nil {
-		a.log.Warn("turn failed", "session_id", sessionID, "turn", userMsg.Turn, "err_kind", fmt.Sprintf("%T", errors.Unwrap(err)))
+		a.log.Warn("turn failed", "session_id", sessionID, "turn", userMsg.Turn, "err_kind", FailureKind(err))
 		return nil, err
 	}
 	a.log.Info("turn", "session_id", sessionID, "user_id", cs.UserID, "turn", res.Turn, "saved", len(res.Saved),

@@ -109,7 +109,9 @@ func (s *Server) apiPostMessage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.agent.Turn(c.Request().Context(), cs.ID, content, nil)
+	res, err := s.detachedTurn(c, func(ctx context.Context) (*agent.TurnResult, error) {
+		return s.agent.Turn(ctx, cs.ID, content, nil)
+	})
 	if err != nil {
 		return turnError(err)
 	}

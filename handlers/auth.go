@@ -70,7 +70,7 @@ func (s *Server) requirePage(roles ...string) echo.MiddlewareFunc {
 			if u == nil {
 				if strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream") {
 					// An event stream cannot follow a redirect; say it in the stream.
-					return streamRefusal(c, c.Param("id"), "You were signed out. Reload the page and sign in again; your message is saved.")
+					return s.streamRefusal(c, c.Param("id"), "You were signed out. Reload the page and sign in again; your message is saved.", false)
 				}
 				return redirectToLogin(c)
 			}

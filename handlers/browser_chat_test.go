@@ -93,10 +93,10 @@ func TestBrowserChatMemory(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(`[data-testid="start-session"]`), chromedp.WaitVisible(`[data-testid="composer"]`)); err != nil {
 		t.Fatalf("start a conversation: %v", err)
 	}
+	// The offline model has usually answered before the stream opens, so
+	// pieces are not always seen here: TestBrowserStreamSurvivesReload
+	// watches a slow model stream.
 	sendMessage(t, ctx, "Remember that I am vegetarian")
-	if deltas, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`window.deltas`)); deltas < 1 {
-		t.Errorf("the answer was not streamed (%d pieces seen)", deltas)
-	}
 	if got := text(t, ctx, `[data-testid="answer"]`); !strings.Contains(got, "vegetarian") {
 		t.Errorf("answer %q", got)
 	}

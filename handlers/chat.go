@@ -87,10 +87,20 @@ func (s *Server) chatSend(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
+	// A place in the model's queue first: when it is full the message is
+	// refused (503) rather than stored with no answer coming.
+	ticket, err := s.turns.Reserve()
+	if err != nil {
+		return turnError(err)
+	}
+	defer ticket.Release()
 	turn, err := s.agent.Submit(ctx, cs.ID, content)
 	if err != nil {
 		return turnError(err)
 	}
+	// From here the answer is the server's work: it is produced and stored
+	// whether or not the browser opens the stream or stays to read it.
+	s.turns.Start(ticket, cs.ID, turn)
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
 	}
@@ -104,7 +114,9 @@ func (s *Server) chatSend(c echo.Context) error {
 	return render(c, http.StatusOK, views.SendResult(cs.ID, views.ChatBubble{Text: content, Turn: turn}, title))
 }
 
-// chatPending answers Retry: a fresh bubble that opens the stream again.
+// chatPending answers Retry: it tries the pending message again (a failure
+// shown to the stream is forgotten) and answers with a fresh bubble whose
+// stream follows that try.
 func (s *Server) chatPending(c echo.Context) error {
 	cs, err := s.sessionFor(c, false)
 	if err != nil {
@@ -112,6 +124,9 @@ func (s *Server) chatPending(c echo.Context) error {
 	}
 	if cs.Status != models.SessionOpen {
 		return render(c, http.StatusOK, views.AnswerFailed(cs.ID, sessionEndedText, false))
+	}
+	if _, err := s.turns.Retry(cs.ID); err != nil {
+		return render(c, http.StatusOK, s.refusedTurn(cs.ID, err))
 	}
 	return render(c, http.StatusOK, views.StreamingBubble(cs.ID))
 }

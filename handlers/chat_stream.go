@@ -6,7 +6,9 @@ import (
 	"errors"
 	"html"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/a-h/templ"
@@ -17,13 +19,18 @@ import (
 	"concierge/views"
 )
 
-// chatStream answers the conversation's pending message as server-sent
-// events: "delta" events carry the answer's text as it is generated
-// (escaped HTML), then one "done" event carries the bubble's final HTML —
-// the rendered answer with its memory chips, or the error with a Retry — and
-// the stream ends. It always answers 200 with an event stream, so that the
-// browser never reconnects in a loop; opening it again after an answer was
-// given sends that answer once more.
+// chatStream is a view of the conversation's answer as server-sent events.
+// The answer itself is produced by the turn runner, whoever watches: this
+// stream joins the running turn (or starts one for a pending message), sends
+// what was generated so far and then the rest live as "delta" events
+// (escaped HTML), then one "done" event with the bubble's final HTML — the
+// answer with its memory chips, or the error with a Retry. A conversation
+// already answered gets its stored answer at once. Every delta carries an
+// event id (the turn's run and the text's length), so EventSource resumes
+// a dropped stream where it stopped (Last-Event-ID); a stream that cannot
+// resume gets the text so far as one "text" event that replaces what the
+// bubble shows. It always answers 200 with an event stream, so refusals
+// too end with a done event instead of reconnecting in a loop.
 func (s *Server) chatStream(c echo.Context) error {
 	cs, err := s.sessionFor(c, false)
 	if err != nil {
@@ -31,71 +38,188 @@ func (s *Server) chatStream(c echo.Context) error {
 		if e.Status != http.StatusNotFound {
 			return err
 		}
-		return streamRefusal(c, c.Param("id"), "This conversation is no longer available.")
+		return s.streamRefusal(c, c.Param("id"), "This conversation is no longer available.", false)
 	}
-	w := startStream(c)
-
-	ctx := c.Request().Context()
-	res, err := s.agent.Answer(ctx, cs.ID, func(delta string) {
-		writeSSE(w, "delta", html.EscapeString(delta))
-	})
-	var final templ.Component
-	var me *agent.ModelError
+	release, ok := s.streams.acquire(currentUser(c).ID, s.cfg.MaxStreams, s.cfg.MaxStreamsPerUser)
+	if !ok {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(s.turns.RetryAfter())))
+		return s.streamRefusal(c, cs.ID, "Too many windows are following answers right now. Close one, then retry.", true)
+	}
+	defer release()
+	w := s.startStream(c)
+	final, err := s.followTurn(c, cs, w)
 	switch {
 	case err == nil:
-		panel, err := s.chatPanelFor(c, cs)
-		if err != nil {
-			return s.streamFailed(c, cs.ID, err)
-		}
-		final = views.AnswerDone(answerBubble(cs.ID, res.Turn, res.Reply, res.Saved, res.Blocked), panel)
-	case errors.Is(err, agent.ErrNothingToAnswer):
-		// Opened again after the answer was given (a reconnect, a second
-		// tab): send the last answer as the transcript has it.
-		if final, err = s.lastAnswer(c, cs); err != nil {
-			return s.streamFailed(c, cs.ID, err)
-		}
-	case errors.Is(err, models.ErrSessionClosed):
-		final = views.AnswerFailed(cs.ID, sessionEndedText, false)
-	case errors.Is(err, models.ErrBusy):
-		final = views.AnswerFailed(cs.ID, "This message is being answered in another window. Wait a moment, then retry here.", true)
-	case ctx.Err() != nil:
-		return nil // the browser went away; the message stays pending
-	case errors.As(err, &me):
-		final = views.AnswerFailed(cs.ID, agent.Explain(me), true)
+		return s.sendFinal(c, w, final)
+	case clientGone(c):
+		s.log.Debug("stream closed by the client", "request_id", requestID(c), "session_id", cs.ID)
+		return nil
+	case errors.Is(err, errStreamWrite):
+		s.log.Debug("stream client stopped reading", "request_id", requestID(c), "session_id", cs.ID)
+		return nil
 	default:
-		return s.streamFailed(c, cs.ID, err)
+		return s.streamFailed(c, w, cs.ID, err)
 	}
-	return sendFinal(ctx, w, final)
 }
 
-// startStream answers with an event stream that EventSource must not
-// reconnect by itself: a reconnect would run the model again, so it is told
-// to wait ten minutes (Chromium mishandled a one-hour value in our tests).
-func startStream(c echo.Context) *echo.Response {
+// keepAliveEvery is how often a stream that has nothing new sends a comment,
+// so proxies keep it open and a departed client is noticed.
+const keepAliveEvery = 15 * time.Second
+
+// busyPoll is how often a stream whose answer runs on another instance
+// checks whether it was stored (or its lease expired and it can be taken over).
+const busyPoll = time.Second
+
+// followTurn sends the turn's text and returns the final bubble.
+func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter) (templ.Component, error) {
+	ctx := c.Request().Context()
+	lastID := c.Request().Header.Get("Last-Event-ID")
+	busySince := time.Time{}
+	for {
+		t, err := s.turns.Answer(cs.ID)
+		if err != nil {
+			return s.refusedTurn(cs.ID, err), nil
+		}
+		offset := resumeOffset(lastID, t)
+		s.log.Debug("stream joined a turn", "request_id", requestID(c), "session_id", cs.ID, "run", t.ID(), "resume_at", offset, "generated", t.Len())
+		if offset < 0 {
+			offset = 0
+			if t.Len() == 0 {
+				// nothing to place yet
+			} else if chunk, next, _, err := t.Next(ctx, 0); err == nil && chunk != "" {
+				// The browser shows text we cannot place: replace it.
+				if err := w.event(eventID(t, next), "text", html.EscapeString(chunk)); err != nil {
+					return nil, err
+				}
+				offset = next
+			}
+		}
+		for {
+			wait, cancel := context.WithTimeout(ctx, keepAliveEvery)
+			chunk, next, ended, err := t.Next(wait, offset)
+			cancel()
+			switch {
+			case ctx.Err() != nil:
+				return nil, ctx.Err()
+			case err != nil: // nothing new for a while
+				if err := w.comment("keep-alive"); err != nil {
+					return nil, err
+				}
+				continue
+			case chunk != "":
+				if err := w.event(eventID(t, next), "delta", html.EscapeString(chunk)); err != nil {
+					return nil, err
+				}
+				offset = next
+				lastID = eventID(t, next)
+				continue
+			}
+			if ended {
+				break
+			}
+		}
+		res, err := t.Result()
+		var me *agent.ModelError
+		switch {
+		case err == nil:
+			panel, err := s.chatPanelFor(c, cs)
+			if err != nil {
+				return nil, err
+			}
+			return views.AnswerDone(answerBubble(cs.ID, res.Turn, res.Reply, res.Saved, res.Blocked), panel), nil
+		case errors.Is(err, agent.ErrNothingToAnswer):
+			// Opened after the answer was given (a reload, a reconnect, a
+			// second tab): the answer as the transcript has it.
+			return s.lastAnswer(c, cs)
+		case errors.Is(err, models.ErrSessionClosed):
+			return views.AnswerFailed(cs.ID, sessionEndedText, false), nil
+		case errors.Is(err, models.ErrBusy), errors.Is(err, models.ErrConflict):
+			// Another instance holds the answer lease: wait for its answer
+			// to be stored, or for the lease to run out if it died.
+			if busySince.IsZero() {
+				busySince = time.Now()
+			}
+			if time.Since(busySince) > s.turns.Timeout() {
+				return views.AnswerFailed(cs.ID, "This message is still being answered elsewhere. Retry in a moment.", true), nil
+			}
+			if err := w.comment("answered elsewhere"); err != nil {
+				return nil, err
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-s.turns.Stopping():
+				return s.refusedTurn(cs.ID, agent.ErrDraining), nil
+			case <-time.After(busyPoll):
+			}
+			lastID = "" // a new run: its text, if any, starts afresh
+			continue
+		case errors.Is(err, context.DeadlineExceeded):
+			return views.AnswerFailed(cs.ID, "The answer took too long. Try again.", true), nil
+		case errors.Is(err, context.Canceled):
+			return views.AnswerFailed(cs.ID, "Concierge restarted before it could answer. Retry in a moment.", true), nil
+		case errors.As(err, &me):
+			return views.AnswerFailed(cs.ID, agent.Explain(me), true), nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// refusedTurn is the bubble for a turn the runner would not start.
+func (s *Server) refusedTurn(sessionID string, err error) templ.Component {
+	if errors.Is(err, agent.ErrDraining) {
+		return views.AnswerFailed(sessionID, "Concierge is restarting. Retry in a moment.", true)
+	}
+	return views.AnswerFailed(sessionID, "Concierge is answering many travelers right now. Retry in a few seconds.", true)
+}
+
+// eventID names a point in a turn's text: the run and the length so far.
+func eventID(t *agent.Turn, offset int) string { return t.ID() + "." + strconv.Itoa(offset) }
+
+// resumeOffset is where a reconnecting stream resumes in t's text, or -1
+// when its last event id names another run or no place in this one.
+func resumeOffset(lastID string, t *agent.Turn) int {
+	run, off, ok := strings.Cut(lastID, ".")
+	if !ok || run != t.ID() {
+		return -1
+	}
+	n, err := strconv.Atoi(off)
+	if err != nil || n < 0 || n > t.Len() {
+		return -1
+	}
+	return n
+}
+
+// streamRetry is how long EventSource waits before it reconnects a dropped
+// stream. Reconnecting is safe: the stream resumes from the last event id
+// and never starts a second model call.
+const streamRetry = 2 * time.Second
+
+// startStream answers with an event stream.
+func (s *Server) startStream(c echo.Context) *sseWriter {
 	w := c.Response()
 	h := w.Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
 	h.Set(echo.HeaderCacheControl, "no-cache")
 	h.Set("X-Accel-Buffering", "no") // no proxy buffering of the stream
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write([]byte("retry: 600000\n\n"))
-	w.Flush()
-	return w
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.cfg.StreamWriteTimeout}
+	_ = sw.write("retry: " + strconv.Itoa(int(streamRetry.Milliseconds())) + "\n\n")
+	return sw
 }
 
 // streamRefusal ends a stream that cannot run (the conversation is gone,
-// the sign-in expired) with a final bubble saying so. An error status would
+// too many streams) with a final bubble saying so. An error status would
 // only make the browser's SSE client reconnect again and again.
-func streamRefusal(c echo.Context, sessionID, message string) error {
-	startStream(c)
-	return sendFinal(c.Request().Context(), c.Response(), views.AnswerFailed(sessionID, message, false))
+func (s *Server) streamRefusal(c echo.Context, sessionID, message string, canRetry bool) error {
+	return s.sendFinal(c, s.startStream(c), views.AnswerFailed(sessionID, message, canRetry))
 }
 
 // streamFailed logs our own failure and tells the browser, in the stream.
-func (s *Server) streamFailed(c echo.Context, sessionID string, err error) error {
-	s.log.Error("chat stream failed", "request_id", requestID(c), "session_id", sessionID, "err", err)
-	return sendFinal(c.Request().Context(), c.Response(),
-		views.AnswerFailed(sessionID, "Something went wrong on our side. Please try again.", true))
+func (s *Server) streamFailed(c echo.Context, w *sseWriter, sessionID string, err error) error {
+	s.log.Error("chat stream failed", "request_id", requestID(c), "session_id", sessionID, "err_kind", agent.FailureKind(err), "err", err)
+	return s.sendFinal(c, w, views.AnswerFailed(sessionID, "Something went wrong on our side. Please try again.", true))
 }
 
 // lastAnswer renders the conversation's last answered turn.
@@ -120,16 +244,23 @@ func (s *Server) lastAnswer(c echo.Context, cs *models.ChatSession) (templ.Compo
 	return views.AnswerFailed(cs.ID, "There is no message waiting for an answer.", false), nil
 }
 
-func sendFinal(ctx context.Context, w *echo.Response, final templ.Component) error {
+func (s *Server) sendFinal(c echo.Context, w *sseWriter, final templ.Component) error {
+	ctx := c.Request().Context()
 	var buf bytes.Buffer
 	if err := final.Render(ctx, &buf); err != nil {
+		if clientGone(c) {
+			return nil
+		}
 		return err
 	}
-	writeSSE(w, "done", buf.String())
-	// Let the browser close the stream (sse-close="done") before we do, so
-	// it never sees a dropped connection it might retry.
+	if err := w.event("", "done", buf.String()); err != nil {
+		return nil // the client is gone or stuck; nothing more to tell it
+	}
+	// Let the browser close the stream (sse-close="done") before we do;
+	// a shutdown does not wait for that.
 	select {
 	case <-ctx.Done():
+	case <-s.turns.Stopping():
 	case <-time.After(streamLinger):
 	}
 	return nil
@@ -139,15 +270,93 @@ func sendFinal(ctx context.Context, w *echo.Response, final templ.Component) err
 // close it first.
 const streamLinger = 5 * time.Second
 
-// writeSSE writes one event and flushes it; data may span several lines.
-func writeSSE(w *echo.Response, event, data string) {
+// errStreamWrite says a stream event could not be written in time.
+var errStreamWrite = errors.New("handlers: stream write failed")
+
+// sseWriter writes server-sent events, each under its own write deadline.
+type sseWriter struct {
+	w       *echo.Response
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+// event writes one event (an id when not empty) and flushes it; data may
+// span several lines.
+func (w *sseWriter) event(id, name, data string) error {
 	data = strings.ReplaceAll(strings.ReplaceAll(data, "\r\n", "\n"), "\r", "\n")
 	var b strings.Builder
-	b.WriteString("event: " + event + "\n")
+	if id != "" {
+		b.WriteString("id: " + id + "\n")
+	}
+	b.WriteString("event: " + name + "\n")
 	for _, line := range strings.Split(data, "\n") {
 		b.WriteString("data: " + line + "\n")
 	}
 	b.WriteString("\n")
-	_, _ = w.Write([]byte(b.String()))
-	w.Flush()
+	return w.write(b.String())
+}
+
+// comment writes an SSE comment, which EventSource ignores.
+func (w *sseWriter) comment(text string) error { return w.write(": " + text + "\n\n") }
+
+func (w *sseWriter) write(s string) error {
+	if w.timeout > 0 {
+		_ = w.rc.SetWriteDeadline(time.Now().Add(w.timeout))
+	}
+	if _, err := w.w.Write([]byte(s)); err != nil {
+		return errors.Join(errStreamWrite, err)
+	}
+	if err := w.rc.Flush(); err != nil {
+		return errors.Join(errStreamWrite, err)
+	}
+	return nil
+}
+
+// streamCounts counts open streams, overall and per traveler.
+type streamCounts struct {
+	mu      sync.Mutex
+	total   int
+	perUser map[string]int
+}
+
+// acquire takes a place for one more stream of the user, within the caps
+// (0 means none); release gives it back.
+func (sc *streamCounts) acquire(userID string, maxTotal, maxPerUser int) (release func(), ok bool) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if (maxTotal > 0 && sc.total >= maxTotal) || (maxPerUser > 0 && sc.perUser[userID] >= maxPerUser) {
+		return nil, false
+	}
+	sc.total++
+	sc.perUser[userID]++
+	return func() {
+		sc.mu.Lock()
+		defer sc.mu.Unlock()
+		sc.total--
+		if sc.perUser[userID]--; sc.perUser[userID] == 0 {
+			delete(sc.perUser, userID)
+		}
+	}, true
+}
+
+// clientGone reports whether the client of the request went away.
+func clientGone(c echo.Context) bool { return c.Request().Context().Err() != nil }
+
+// retryAfterSeconds is d as a Retry-After value, at least one second.
+func retryAfterSeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/time.Second)) }
+
+// detachedTurn runs a whole turn (store the message, answer it) on the turn
+// runner and waits for it: if the client hangs up, the turn still finishes
+// and stores its answer, and the request ends with errClientGone.
+func (s *Server) detachedTurn(c echo.Context, turn func(ctx context.Context) (*agent.TurnResult, error)) (*agent.TurnResult, error) {
+	res, err := s.turns.Do(c.Request().Context(), turn)
+	if clientGone(c) {
+		s.log.Debug("client left during its turn; the answer is still stored", "request_id", requestID(c))
+		return nil, errClientGone
+	}
+	// The turn may have outlasted the response's write deadline.
+	if s.cfg.WriteTimeout > 0 {
+		_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+	}
+	return res, err
 }

@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"concierge/agent"
 	"concierge/models"
 	"concierge/views"
 )
@@ -31,7 +33,13 @@ var (
 	errUnauthorized = newError(http.StatusUnauthorized, "unauthorized", "Sign in to continue.")
 	errForbidden    = newError(http.StatusForbidden, "forbidden", "You do not have access to this.")
 	errNotFound     = newError(http.StatusNotFound, "not_found", "We could not find what you were looking for.")
+	// errClientGone is what a request whose client hung up "answers" (the
+	// 499 of nginx): never sent, logged at debug level.
+	errClientGone = newError(statusClientGone, "client_gone", "The client went away.")
 )
+
+// statusClientGone is the status logged for requests whose client left.
+const statusClientGone = 499
 
 // errorBody is the JSON shape of every API error.
 type errorBody struct {
@@ -50,6 +58,10 @@ func toError(err error) (e *Error, internal bool) {
 		return e, e.Status >= 500
 	case errors.Is(err, models.ErrNotFound):
 		return errNotFound, false
+	case errors.Is(err, agent.ErrOverloaded):
+		return newError(http.StatusServiceUnavailable, "overloaded", "Concierge is answering many travelers right now. Try again in a few seconds; nothing was stored."), false
+	case errors.Is(err, agent.ErrDraining):
+		return newError(http.StatusServiceUnavailable, "restarting", "Concierge is restarting. Try again in a few seconds; nothing was stored."), false
 	case errors.As(err, &he):
 		switch he.Code {
 		case http.StatusNotFound:
@@ -88,6 +100,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		return
 	}
 	e, internal := toError(err)
+	if e.Status == http.StatusServiceUnavailable {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(s.turns.RetryAfter())))
+	}
 	if internal {
 		s.log.Error("request failed", "request_id", requestID(c), "route", c.Path(), "err", err)
 	}

@@ -30,9 +30,11 @@ func (s *Server) logRequests() echo.MiddlewareFunc {
 			}
 			attrs := logAttrs(c, status, float64(time.Since(start).Microseconds())/1000)
 			switch {
+			case status == http.StatusServiceUnavailable: // overload or shutdown, answered on purpose
+				s.log.Warn("request", attrs...)
 			case status >= 500:
 				s.log.Error("request", attrs...)
-			case c.Path() == "/healthz" || strings.HasPrefix(c.Path(), "/static/"):
+			case status == statusClientGone, c.Path() == "/healthz" || strings.HasPrefix(c.Path(), "/static/"):
 				s.log.Debug("request", attrs...)
 			default:
 				s.log.Info("request", attrs...)

@@ -4,7 +4,9 @@
 package handlers
 
 import (
+	"context"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -45,6 +47,25 @@ type Config struct {
 	// agent uses (0: memory.DefaultGlobalBudget).
 	Model        string
 	GlobalBudget int
+
+	// Turns tunes the runner that produces answers apart from the requests
+	// that ask for them: model concurrency, queue, turn timeout.
+	Turns agent.RunnerConfig
+	// MaxStreams caps the answer streams open at once, MaxStreamsPerUser
+	// those of one traveler (browsers open at most six connections per
+	// host over HTTP/1.1 anyway).
+	MaxStreams        int
+	MaxStreamsPerUser int
+	// StreamWriteTimeout is how long writing one stream event may take, so
+	// a client that stopped reading cannot hold its stream forever.
+	StreamWriteTimeout time.Duration
+	// WriteTimeout bounds writing any other response; handlers that wait
+	// for a turn extend it.
+	WriteTimeout time.Duration
+	// ReadHeaderTimeout and IdleTimeout are the HTTP server's: time to send
+	// the request headers, and how long a keep-alive connection may idle.
+	ReadHeaderTimeout time.Duration
+	IdleTimeout       time.Duration
 }
 
 // DefaultConfig returns the settings used when none are given.
@@ -56,23 +77,32 @@ func DefaultConfig() Config {
 		LoginPolicy:        models.DefaultLoginPolicy,
 		LoginRatePerMinute: 20,
 		LoginBurst:         10,
+		MaxStreams:         10000,
+		MaxStreamsPerUser:  8,
+		StreamWriteTimeout: 10 * time.Second,
+		WriteTimeout:       60 * time.Second,
+		ReadHeaderTimeout:  10 * time.Second,
+		IdleTimeout:        2 * time.Minute,
 	}
 }
 
 // Server is Concierge's HTTP handler.
 type Server struct {
-	cfg    Config
-	store  *models.Store
-	agent  *agent.Agent
-	worker *agent.Worker
-	log    *slog.Logger
-	assets *static.Assets
-	echo   *echo.Echo
+	cfg     Config
+	store   *models.Store
+	agent   *agent.Agent
+	turns   *agent.Runner
+	worker  *agent.Worker
+	log     *slog.Logger
+	assets  *static.Assets
+	echo    *echo.Echo
+	streams streamCounts
 }
 
 // NewServer builds the server with every dependency given explicitly.
 func NewServer(cfg Config, store *models.Store, ag *agent.Agent, worker *agent.Worker, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, store: store, agent: ag, worker: worker, log: log, assets: static.New(), echo: echo.New()}
+	s := &Server{cfg: cfg, store: store, agent: ag, turns: agent.NewRunner(cfg.Turns, ag, log), worker: worker, log: log,
+		assets: static.New(), echo: echo.New(), streams: streamCounts{perUser: map[string]int{}}}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError
@@ -84,5 +114,33 @@ func NewServer(cfg Config, store *models.Store, ag *agent.Agent, worker *agent.W
 	return s
 }
 
-// ServeHTTP makes Server an http.Handler.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+// ServeHTTP makes Server an http.Handler. Every response gets a write
+// deadline, so a client that stops reading cannot pin a handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.cfg.WriteTimeout > 0 {
+		_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.cfg.WriteTimeout))
+	}
+	s.echo.ServeHTTP(w, r)
+}
+
+// HTTPServer returns the HTTP server for s with its limits: time to read
+// the request headers, idle keep-alive connections, header size. It sets
+// no overall read or write timeout, which would cut long answer streams
+// (a read timeout also cancels the request's context); writes have
+// deadlines per response and per stream event instead. base is the
+// context requests derive from.
+func (s *Server) HTTPServer(base context.Context) *http.Server {
+	return &http.Server{
+		Handler:           s,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return base },
+	}
+}
+
+// Drain stops taking new turns and lets the running ones finish and store
+// their answers, until ctx ends (see agent.Runner.Drain). Call it when
+// shutting down, beside http.Server.Shutdown: the streams watching those
+// turns end when they do.
+func (s *Server) Drain(ctx context.Context) error { return s.turns.Drain(ctx) }

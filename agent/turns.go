@@ -1,0 +1,460 @@
+package agent
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"concierge/models"
+)
+
+// The defaults of RunnerConfig.
+const (
+	DefaultModelConcurrency = 512
+	DefaultTurnTimeout      = 4 * time.Minute
+	DefaultRetryAfter       = 5 * time.Second
+	DefaultKeepFailure      = 5 * time.Minute
+)
+
+// RunnerConfig tunes the Runner. Zero values mean the defaults.
+type RunnerConfig struct {
+	// Concurrency is how many turns run the model at once.
+	Concurrency int
+	// Queue is how many more turns may wait for one of those places;
+	// beyond it new turns are refused with ErrOverloaded. 0 means
+	// 2 × Concurrency; a negative value means no waiting at all.
+	Queue int
+	// Timeout bounds one turn, every model round and write included. It
+	// is the only limit besides shutdown: a turn never stops because the
+	// client that asked for it went away.
+	Timeout time.Duration
+	// RetryAfter is how long a refused client is asked to wait.
+	RetryAfter time.Duration
+	// KeepFailure is how long a failed answer is shown to whoever opens its
+	// stream, before opening it starts a new try by itself (Retry always
+	// does).
+	KeepFailure time.Duration
+}
+
+// ErrOverloaded is returned when the model's queue is full; nothing was
+// stored or started, and the client should come back after RetryAfter.
+var ErrOverloaded = errors.New("agent: too many turns are waiting for the model")
+
+// ErrDraining is returned once the runner has stopped taking new turns
+// because the server is shutting down.
+var ErrDraining = errors.New("agent: shutting down, no new turns are taken")
+
+// Runner runs answers detached from the requests that ask for them. Once a
+// user message is stored the server owns producing its answer: the turn
+// runs on a context of the runner's that ends only at the turn timeout or
+// at shutdown, and it stores the answer, tool results and snapshot whether
+// or not anyone still listens. Requests only watch: any number of streams
+// can follow one turn, and a session has at most one answer running in
+// this process (the answer lease in the database takes care of the others).
+type Runner struct {
+	cfg   RunnerConfig
+	agent *Agent
+	log   *slog.Logger
+	base  context.Context
+	abort context.CancelFunc
+	slots chan struct{}
+	runID string
+
+	mu        sync.Mutex
+	admitted  int // turns holding or waiting for a slot, reserved tickets included
+	closing   bool
+	stopping  chan struct{}
+	turns     map[string]*Turn // by session: the running turn, or a recent failure
+	seq       uint64
+	lastSweep time.Time
+	wg        sync.WaitGroup
+}
+
+// NewRunner returns a runner for the agent's turns.
+func NewRunner(cfg RunnerConfig, a *Agent, log *slog.Logger) *Runner {
+	cfg.Concurrency = cmp.Or(max(cfg.Concurrency, 0), DefaultModelConcurrency)
+	switch {
+	case cfg.Queue == 0:
+		cfg.Queue = 2 * cfg.Concurrency
+	case cfg.Queue < 0:
+		cfg.Queue = 0
+	}
+	cfg.Timeout = cmp.Or(cfg.Timeout, DefaultTurnTimeout)
+	cfg.RetryAfter = cmp.Or(cfg.RetryAfter, DefaultRetryAfter)
+	cfg.KeepFailure = cmp.Or(cfg.KeepFailure, DefaultKeepFailure)
+	base, abort := context.WithCancel(context.Background())
+	return &Runner{cfg: cfg, agent: a, log: log, base: base, abort: abort, slots: make(chan struct{}, cfg.Concurrency),
+		runID: strconv.FormatInt(time.Now().UnixNano(), 36), stopping: make(chan struct{}), turns: map[string]*Turn{}}
+}
+
+// RetryAfter is how long a client refused with ErrOverloaded or
+// ErrDraining should wait before it tries again.
+func (r *Runner) RetryAfter() time.Duration { return r.cfg.RetryAfter }
+
+// Timeout is the longest a turn may run.
+func (r *Runner) Timeout() time.Duration { return r.cfg.Timeout }
+
+// Stopping is closed when the runner stops taking new turns.
+func (r *Runner) Stopping() <-chan struct{} { return r.stopping }
+
+// Ticket is a place in the model's queue, taken before a message is stored
+// so that a full queue refuses the message instead of storing one it
+// cannot answer soon. Use it with Start, or give it back with Release.
+type Ticket struct {
+	r    *Runner
+	used bool
+}
+
+// Reserve takes a place in the queue, or fails with ErrOverloaded or
+// ErrDraining.
+func (r *Runner) Reserve() (*Ticket, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if err := r.admitLocked(); err != nil {
+		return nil, err
+	}
+	return &Ticket{r: r}, nil
+}
+
+// Release gives back a ticket that was not used; after Start it does nothing.
+func (t *Ticket) Release() {
+	t.r.mu.Lock()
+	defer t.r.mu.Unlock()
+	if !t.used {
+		t.used = true
+		t.r.leaveLocked()
+	}
+}
+
+func (r *Runner) admitLocked() error {
+	if r.closing {
+		return ErrDraining
+	}
+	if r.admitted >= r.cfg.Concurrency+r.cfg.Queue {
+		return ErrOverloaded
+	}
+	r.admitted++
+	r.wg.Add(1)
+	return nil
+}
+
+func (r *Runner) leaveLocked() {
+	r.admitted--
+	r.wg.Done()
+}
+
+// Start answers the message the caller has just stored (as the given turn)
+// with the ticket it reserved before storing it, and returns the turn that
+// produces the answer. It never fails: the ticket guarantees the place.
+func (r *Runner) Start(t *Ticket, sessionID string, turn int) *Turn {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if t.used {
+		panic("agent: Runner.Start with a used ticket")
+	}
+	t.used = true
+	if cur := r.turns[sessionID]; cur != nil && !cur.finished() {
+		// A turn is running already. It may have chosen the previous
+		// message just before this one was stored; follow it and answer
+		// this one after, if so.
+		r.leaveLocked()
+		go r.follow(cur, sessionID, turn)
+		return cur
+	}
+	return r.runLocked(sessionID)
+}
+
+// follow starts another turn when cur answered a message older than turn.
+func (r *Runner) follow(cur *Turn, sessionID string, turn int) {
+	<-cur.done
+	if res, _ := cur.Result(); res == nil || res.Turn >= turn {
+		return
+	}
+	if _, err := r.Answer(sessionID); err != nil {
+		r.log.Warn("turn not started", "session_id", sessionID, "turn", turn, "err_kind", FailureKind(err))
+	}
+}
+
+// Answer returns the turn answering the session's pending message: the one
+// running, else a failure kept from the last try (so that a stream opened
+// after a failure shows it with Retry instead of calling the model again on
+// its own), else a new turn. A new turn for a message that is answered
+// already ends at once with ErrNothingToAnswer; it never calls the model.
+func (r *Runner) Answer(sessionID string) (*Turn, error) {
+	return r.answer(sessionID, false)
+}
+
+// Retry is Answer for the Retry button: a kept failure is dropped and the
+// message is tried again.
+func (r *Runner) Retry(sessionID string) (*Turn, error) {
+	return r.answer(sessionID, true)
+}
+
+func (r *Runner) answer(sessionID string, retry bool) (*Turn, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if cur := r.turns[sessionID]; cur != nil {
+		if !cur.finished() || (!retry && time.Since(cur.ended) < r.cfg.KeepFailure) {
+			return cur, nil
+		}
+	}
+	if err := r.admitLocked(); err != nil {
+		return nil, err
+	}
+	return r.runLocked(sessionID), nil
+}
+
+// runLocked starts a turn for the session on an admitted place.
+func (r *Runner) runLocked(sessionID string) *Turn {
+	r.seq++
+	t := &Turn{id: r.runID + "-" + strconv.FormatUint(r.seq, 36), wake: make(chan struct{}), done: make(chan struct{})}
+	r.turns[sessionID] = t
+	r.sweepLocked()
+	go func() {
+		defer func() {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.leaveLocked()
+			if r.turns[sessionID] == t && !keep(t.err) {
+				delete(r.turns, sessionID)
+			}
+		}()
+		ctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
+		defer cancel()
+		select {
+		case r.slots <- struct{}{}:
+			defer func() { <-r.slots }()
+			res, err := r.agent.Answer(ctx, sessionID, t.append)
+			t.finish(res, err)
+		case <-ctx.Done():
+			t.finish(nil, ctx.Err())
+		}
+	}()
+	return t
+}
+
+// keep says which failures are shown to later watchers rather than tried
+// again: the model's and our own, not "answered already", "ended",
+// "another instance answers" or a shutdown.
+func keep(err error) bool {
+	switch {
+	case err == nil, errors.Is(err, ErrNothingToAnswer), errors.Is(err, models.ErrSessionClosed),
+		errors.Is(err, models.ErrBusy), errors.Is(err, context.Canceled):
+		return false
+	}
+	return true
+}
+
+// sweepLocked drops kept failures that are old enough, at most once a minute.
+func (r *Runner) sweepLocked() {
+	now := time.Now()
+	if now.Sub(r.lastSweep) < time.Minute {
+		return
+	}
+	r.lastSweep = now
+	for id, t := range r.turns {
+		if t.finished() && now.Sub(t.ended) >= r.cfg.KeepFailure {
+			delete(r.turns, id)
+		}
+	}
+}
+
+// Do runs fn, a whole turn (such as Agent.Turn), detached from ctx: if the
+// caller goes away, the turn still finishes and is stored. It waits for the
+// result while ctx lasts. It fails with ErrOverloaded or ErrDraining before
+// running anything.
+func (r *Runner) Do(ctx context.Context, fn func(ctx context.Context) (*TurnResult, error)) (*TurnResult, error) {
+	t, err := r.Reserve()
+	if err != nil {
+		return nil, err
+	}
+	t.used = true // the goroutine below gives the place back
+	type outcome struct {
+		res *TurnResult
+		err error
+	}
+	out := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			r.mu.Lock()
+			r.leaveLocked()
+			r.mu.Unlock()
+		}()
+		tctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
+		defer cancel()
+		select {
+		case r.slots <- struct{}{}:
+			defer func() { <-r.slots }()
+			res, err := fn(tctx)
+			out <- outcome{res, err}
+		case <-tctx.Done():
+			out <- outcome{nil, tctx.Err()}
+		}
+	}()
+	select {
+	case o := <-out:
+		return o.res, o.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Drain stops taking new turns and waits for the running ones (and those
+// whose message is stored and place reserved) to finish, until ctx ends.
+// Then it cancels what still runs, waits a moment for it to stop and
+// returns ctx's error; those messages stay stored, waiting for an answer.
+func (r *Runner) Drain(ctx context.Context) error {
+	r.mu.Lock()
+	if !r.closing {
+		r.closing = true
+		close(r.stopping)
+	}
+	running := r.admitted
+	r.mu.Unlock()
+	done := make(chan struct{})
+	go func() {
+		r.wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+	}
+	r.log.Warn("shutdown timeout: cancelling running turns", "running", running)
+	r.abort()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+	}
+	return ctx.Err()
+}
+
+// Turn is one answer being produced. Its text grows as the model streams
+// it; watchers read it from any offset, so a stream can start late or
+// resume after a reconnect without repeating anything.
+type Turn struct {
+	id   string
+	done chan struct{}
+
+	mu    sync.Mutex
+	text  []byte
+	wake  chan struct{} // closed and replaced whenever text grows or the turn ends
+	res   *TurnResult
+	err   error
+	ended time.Time
+}
+
+// ID names this run of the turn, unique across runs and restarts, for
+// event ids.
+func (t *Turn) ID() string { return t.id }
+
+// Done is closed when the turn has ended.
+func (t *Turn) Done() <-chan struct{} { return t.done }
+
+// Result is the turn's outcome once Done is closed.
+func (t *Turn) Result() (*TurnResult, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.res, t.err
+}
+
+// Next waits until the turn has text beyond offset or ends, and returns
+// that text and the offset after it; ended is true (and chunk empty) once
+// the turn has ended and everything was read. It returns ctx's error when
+// ctx ends first. Offsets count bytes and only ever fall between deltas.
+func (t *Turn) Next(ctx context.Context, offset int) (chunk string, next int, ended bool, err error) {
+	for {
+		t.mu.Lock()
+		if offset < 0 || offset > len(t.text) {
+			offset = 0
+		}
+		if len(t.text) > offset {
+			chunk, next = string(t.text[offset:]), len(t.text)
+			t.mu.Unlock()
+			return chunk, next, false, nil
+		}
+		if !t.ended.IsZero() {
+			t.mu.Unlock()
+			return "", offset, true, nil
+		}
+		wake := t.wake
+		t.mu.Unlock()
+		select {
+		case <-wake:
+		case <-ctx.Done():
+			return "", offset, false, ctx.Err()
+		}
+	}
+}
+
+// Len is how much text the turn has produced so far.
+func (t *Turn) Len() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.text)
+}
+
+func (t *Turn) append(delta string) {
+	if delta == "" {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.text = append(t.text, delta...)
+	close(t.wake)
+	t.wake = make(chan struct{})
+}
+
+func (t *Turn) finish(res *TurnResult, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.res, t.err, t.ended = res, err, time.Now()
+	close(t.wake)
+	close(t.done)
+}
+
+func (t *Turn) finished() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// FailureKind names the step a turn failed at, as a stable word for logs
+// and metrics (never the error's text): "model" (the model call), "store"
+// (a database read or write), "busy" (another instance holds the answer
+// lease), "session_closed", "timeout" (the turn's own limit), "canceled"
+// (shutdown), "overloaded", "draining".
+func FailureKind(err error) string {
+	var me *ModelError
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &me):
+		return "model"
+	case errors.Is(err, ErrOverloaded):
+		return "overloaded"
+	case errors.Is(err, ErrDraining):
+		return "draining"
+	case errors.Is(err, models.ErrBusy), errors.Is(err, models.ErrConflict):
+		return "busy"
+	case errors.Is(err, models.ErrSessionClosed):
+		return "session_closed"
+	case errors.Is(err, ErrNothingToAnswer):
+		return "answered"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	// The turn loop's other steps are the store's reads and writes; the
+	// guardrails never fail a turn (a refused note is a tool result).
+	return "store"
+}
