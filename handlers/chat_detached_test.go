@@ -4,14 +4,18 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"concierge/agent"
 	"concierge/agent/openai"
 	"concierge/agent/openai/fakeopenai"
+	"concierge/handlers"
 	"concierge/models"
 )
 
@@ -44,7 +48,7 @@ func (tr *traveler) openStream(id, lastEventID string) *sseConn {
 		tr.e.t.Fatalf("stream: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	return &sseConn{t: tr.e.t, resp: resp, sc: sc}
 }
 
@@ -309,5 +313,169 @@ func TestStreamResumesAfterReconnect(t *testing.T) {
 	}
 	if got := len(fake.Requests()); got != 1 {
 		t.Errorf("the model got %d calls, want 1", got)
+	}
+}
+
+// TestStaleEventIDReplacesText: a stream reopened with an event id of
+// another run (a restart, an older try) cannot place the browser's text, so
+// it first replaces it with the text so far, then streams the rest.
+func TestStaleEventIDReplacesText(t *testing.T) {
+	_, provider := slowModel(t, 20*time.Millisecond)
+	e := newEnvWith(t, envOptions{provider: provider})
+	john := e.signIn("john@example.com")
+	id := john.newChat()
+	john.send(id, "Find me a hotel in Lisbon")
+	first := john.openStream(id, "")
+	defer first.close()
+	for deltas := 0; deltas < 2; {
+		ev, ok := first.next()
+		if !ok || ev.name == "done" {
+			t.Fatal("the answer ended too soon")
+		}
+		if ev.name == "delta" || ev.name == "text" {
+			deltas++
+		}
+	}
+	events, text, _ := john.openStream(id, "anotherrun-1.12").untilDone()
+	if len(events) == 0 || events[0].name != "text" || !strings.HasPrefix(slowAnswer, events[0].data) || events[0].data == "" {
+		t.Fatalf("first event %+v, want the text so far as a text event", events[:min(1, len(events))])
+	}
+	if text != slowAnswer {
+		t.Errorf("replaced and resumed text %q, want %q", text, slowAnswer)
+	}
+}
+
+// TestModelQueueFull: with one model place and no queue, a second message
+// while a turn runs is refused with 503 and Retry-After, and not stored —
+// through the API and through the chat form.
+func TestModelQueueFull(t *testing.T) {
+	fake := fakeopenai.New(t)
+	fake.Handler(func(fakeopenai.ChatRequest) fakeopenai.Response {
+		return fakeopenai.Response{Content: "Noted.", Delay: 700 * time.Millisecond}
+	})
+	provider := openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "m", MaxRetries: openai.NoRetries})
+	e := newEnvWith(t, envOptions{provider: provider, cfg: func(c *handlers.Config) {
+		c.Turns = agent.RunnerConfig{Concurrency: 1, Queue: -1, RetryAfter: 3 * time.Second}
+	}})
+	john := e.signIn("john@example.com")
+	busy := john.newChat()
+	john.send(busy, "Find me a hotel in Lisbon") // holds the one place
+
+	token := e.token("priya@example.com")
+	_, out := e.apiCall("POST", "/api/v1/sessions", token, "")
+	session := out["id"].(string)
+	req, _ := http.NewRequest("POST", e.srv.URL+"/api/v1/sessions/"+session+"/messages", strings.NewReader(`{"content":"Hello"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "3" || !strings.Contains(string(body), `"overloaded"`) {
+		t.Errorf("API send with the queue full = %d, Retry-After %q, %s; want 503, 3, overloaded", resp.StatusCode, resp.Header.Get("Retry-After"), body)
+	}
+	if n := len(answers(t, e.store, session)); n != 0 {
+		t.Error("an answer appeared")
+	}
+	if msgs, _ := e.store.Messages(context.Background(), session); len(msgs) != 0 {
+		t.Errorf("%d messages stored for a refused send, want none", len(msgs))
+	}
+
+	other := john.newChat()
+	r, _ := john.hx("POST", "/chat/"+other+"/messages", url.Values{"content": {"And in Porto?"}})
+	if r.StatusCode != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" || r.Header.Get("HX-Retarget") != "#flash" {
+		t.Errorf("chat send with the queue full = %d (Retry-After %q, retarget %q), want 503 into #flash", r.StatusCode, r.Header.Get("Retry-After"), r.Header.Get("HX-Retarget"))
+	}
+	if msgs, _ := e.store.Messages(context.Background(), other); len(msgs) != 0 {
+		t.Errorf("%d messages stored for a refused chat send, want none", len(msgs))
+	}
+
+	// Once the running turn is done there is room again.
+	waitAnswered(t, e.store, []string{busy}, 10*time.Second)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		status, out := e.apiCall("POST", "/api/v1/sessions/"+session+"/messages", token, `{"content":"Hello"}`)
+		if status == http.StatusOK {
+			break
+		}
+		if status != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("send after the turn finished = %d %v", status, out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestStreamCaps: a traveler's streams beyond the cap end at once with a
+// clear message and Retry, and a client that stops reading loses its stream
+// after the write deadline instead of holding its place.
+func TestStreamCaps(t *testing.T) {
+	fake, provider := slowModel(t, 150*time.Millisecond)
+	e := newEnvWith(t, envOptions{provider: provider, cfg: func(c *handlers.Config) {
+		c.MaxStreamsPerUser = 2
+		c.StreamWriteTimeout = 300 * time.Millisecond
+	}})
+	john := e.signIn("john@example.com")
+	id := john.newChat()
+	john.send(id, "Find me a hotel in Lisbon")
+	a, b := john.openStream(id, ""), john.openStream(id, "")
+	defer a.close()
+	defer b.close()
+	_, _, done := john.openStream(id, "").untilDone()
+	doc := parseHTML(t, done.data)
+	if !strings.Contains(doc.Text(), "Too many windows") || doc.Find(`[data-testid="retry"]`).Length() != 1 {
+		t.Errorf("third stream: %q, want a clear refusal with Retry", doc.Text())
+	}
+	// Another traveler is not affected.
+	priya := e.signIn("priya@example.com")
+	pid := priya.newChat()
+	priya.send(pid, "Hello")
+	if _, text, _ := priya.openStream(pid, "").untilDone(); text != slowAnswer {
+		t.Errorf("another traveler's stream: %q", text)
+	}
+	a.close()
+	b.close()
+	waitAnswered(t, e.store, []string{id}, 10*time.Second)
+	_ = fake
+}
+
+// TestStuckStreamIsCut: a client that opens a stream and stops reading
+// fills the connection's buffers; the next event's write deadline then
+// ends its stream, which gives its place back, and the answer is stored.
+func TestStuckStreamIsCut(t *testing.T) {
+	word := strings.Repeat("x", 256<<10) + " "
+	big := strings.TrimSpace(strings.Repeat(word, 48)) // 12 MB: more than the socket buffers hold
+	fake := fakeopenai.New(t)
+	fake.Handler(func(fakeopenai.ChatRequest) fakeopenai.Response {
+		return fakeopenai.Response{Content: big, Delay: 300 * time.Millisecond}
+	})
+	provider := openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "m", MaxRetries: openai.NoRetries})
+	e := newEnvWith(t, envOptions{provider: provider, cfg: func(c *handlers.Config) {
+		c.MaxStreamsPerUser = 1
+		c.StreamWriteTimeout = 300 * time.Millisecond
+	}})
+	john := e.signIn("john@example.com")
+	id := john.newChat()
+	john.send(id, "Tell me everything")
+	stuck := john.openStream(id, "") // joins the running turn, never read
+	defer stuck.close()
+	waitAnswered(t, e.store, []string{id}, 20*time.Second)
+	if got := answers(t, e.store, id); len(got) != 1 || len(got[0]) != len(big) {
+		t.Fatalf("stored %d answers", len(got))
+	}
+	// The stuck stream is cut within its write deadline, freeing the
+	// traveler's one place for a new stream that gets the answer (sooner
+	// than a finished stream's linger would).
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		_, _, done := john.openStream(id, "").untilDone()
+		if !strings.Contains(done.data, "Too many windows") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the stuck client still holds its stream")
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"concierge/agent"
+	"concierge/handlers"
 )
 
 // Config is everything the command can be told, from flags or their
@@ -26,6 +30,9 @@ type Config struct {
 	JobLease         time.Duration
 	Workers          int
 	ModelTimeout     time.Duration
+	ModelConcurrency int
+	MaxStreams       int
+	MaxUserStreams   int
 	LogFormat        string
 	LogLevel         string
 	SecureCookies    bool
@@ -54,6 +61,18 @@ func envDuration(getenv func(string) string, name string, def time.Duration) (ti
 	return d, nil
 }
 
+func envInt(getenv func(string) string, name string, def int) (int, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	return n, nil
+}
+
 func envBool(getenv func(string) string, name string, def bool) (bool, error) {
 	v := getenv(name)
 	if v == "" {
@@ -76,6 +95,13 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 			errs = append(errs, err.Error())
 		}
 		return d
+	}
+	integer := func(env string, def int) int {
+		n, err := envInt(getenv, env, def)
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+		return n
 	}
 	boolean := func(env string, def bool) bool {
 		b, err := envBool(getenv, env, def)
@@ -102,6 +128,12 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	fs.DurationVar(&c.JobLease, "job-lease", dur("CONCIERGE_JOB_LEASE", 2*time.Minute), "how long a consolidation job stays with the worker that took it (CONCIERGE_JOB_LEASE)")
 	fs.IntVar(&c.Workers, "workers", 2, "consolidation jobs run at once")
 	fs.DurationVar(&c.ModelTimeout, "model-timeout", dur("CONCIERGE_MODEL_TIMEOUT", 60*time.Second), "time limit of one model call, retries included (CONCIERGE_MODEL_TIMEOUT)")
+	fs.IntVar(&c.ModelConcurrency, "model-concurrency", integer("CONCIERGE_MODEL_CONCURRENCY", agent.DefaultModelConcurrency),
+		"turns that call the model at once; twice as many more may wait, beyond that new messages get 503 (CONCIERGE_MODEL_CONCURRENCY)")
+	fs.IntVar(&c.MaxStreams, "max-streams", integer("CONCIERGE_MAX_STREAMS", handlers.DefaultConfig().MaxStreams),
+		"answer streams open at once (CONCIERGE_MAX_STREAMS)")
+	fs.IntVar(&c.MaxUserStreams, "max-streams-per-user", integer("CONCIERGE_MAX_STREAMS_PER_USER", handlers.DefaultConfig().MaxStreamsPerUser),
+		"answer streams one traveler may have open at once (CONCIERGE_MAX_STREAMS_PER_USER)")
 	fs.StringVar(&c.LogFormat, "log-format", envDefault(getenv, "text", "CONCIERGE_LOG_FORMAT"), "log format: text or json (CONCIERGE_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", envDefault(getenv, "info", "CONCIERGE_LOG_LEVEL"), "log level: debug, info, warn, error (CONCIERGE_LOG_LEVEL)")
 	fs.BoolVar(&c.SecureCookies, "secure-cookies", boolean("CONCIERGE_SECURE_COOKIES", false), "mark cookies Secure, for TLS behind a proxy (CONCIERGE_SECURE_COOKIES)")
@@ -121,6 +153,9 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	// The key is read from the environment only, never from a flag, so it
 	// does not show in process listings.
 	c.OpenAIKey = getenv("OPENAI_API_KEY")
+	if c.ModelConcurrency <= 0 || c.MaxStreams <= 0 || c.MaxUserStreams <= 0 {
+		return c, errors.New("--model-concurrency, --max-streams and --max-streams-per-user must be positive")
+	}
 	if c.ConsolidateModel == "" {
 		c.ConsolidateModel = c.ChatModel
 	}

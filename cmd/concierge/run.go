@@ -139,18 +139,16 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	hcfg.DemoEnabled = cfg.Demo
 	hcfg.Offline = cfg.OpenAIKey == ""
 	hcfg.Model = cfg.ChatModel
+	// A turn may call the model MaxRounds times, each within the model timeout.
+	hcfg.Turns = agent.RunnerConfig{Concurrency: cfg.ModelConcurrency, Timeout: time.Duration(agent.DefaultConfig("").MaxRounds) * cfg.ModelTimeout}
+	hcfg.MaxStreams, hcfg.MaxStreamsPerUser = cfg.MaxStreams, cfg.MaxUserStreams
 	srv := handlers.NewServer(hcfg, store, ag, worker, log)
 
 	// Requests get a context of their own that is cancelled only if
 	// draining times out, so a stuck stream cannot outlive the database.
 	requestCtx, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRequests()
-	httpServer := &http.Server{
-		Handler:           srv,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		BaseContext:       func(net.Listener) context.Context { return requestCtx },
-	}
+	httpServer := srv.HTTPServer(requestCtx)
 	url := "http://" + displayAddr(ln.Addr())
 	fmt.Fprintf(stdout, "Concierge is listening on %s\n", url)
 	if cfg.Demo {
@@ -171,12 +169,20 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
+	// Stop taking new turns and let the running ones finish and store
+	// their answers, while the HTTP server stops accepting connections and
+	// waits for its requests (the streams end as their turns do).
+	drained := make(chan error, 1)
+	go func() { drained <- srv.Drain(shutdownCtx) }()
 	shutdownErr := httpServer.Shutdown(shutdownCtx)
 	if shutdownErr != nil {
 		// Draining timed out: cancel what still runs and close connections.
 		cancelRequests()
 		_ = httpServer.Close()
 	}
+	// Turns cut short by the timeout keep their stored message, for the
+	// next instance or a retry.
+	shutdownErr = errors.Join(shutdownErr, <-drained)
 	// Then the background workers (deferred above): a job cut short is
 	// handed back to the queue for the next instance.
 	if shutdownErr != nil {
@@ -193,9 +199,11 @@ func newModels(cfg Config) (agent.Provider, memory.Completer) {
 	if cfg.OpenAIKey == "" {
 		return offline.New(memory.NewTokenCounter(cfg.ChatModel)), nil
 	}
-	chat := openai.New(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ChatModel, Timeout: cfg.ModelTimeout})
-	consolidation := openai.New(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ConsolidateModel, Timeout: cfg.ModelTimeout})
-	return chat, consolidation
+	// One HTTP client for every model call (chat, consolidation, guards),
+	// with about as many pooled connections as calls run at once.
+	client := openai.NewHTTPClient(openai.HTTPConfig{IdleConnsPerHost: cfg.ModelConcurrency + cfg.Workers, ResponseHeaderTimeout: cfg.ModelTimeout})
+	chat := openai.New(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ChatModel, Timeout: cfg.ModelTimeout, HTTPClient: client})
+	return chat, chat.WithModel(cfg.ConsolidateModel)
 }
 
 func dbKind(s *models.Store) string {
