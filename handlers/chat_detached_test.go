@@ -17,6 +17,7 @@ import (
 	"concierge/agent/openai/fakeopenai"
 	"concierge/handlers"
 	"concierge/models"
+	"concierge/models/dbtest"
 )
 
 // sseMsg is one server-sent event with its id.
@@ -478,4 +479,29 @@ func TestStuckStreamIsCut(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// TestStreamOnAnotherInstance: two instances on one database. The turn
+// runs on the instance that stored the message; a stream opened on the
+// other finds the answer lease taken, waits, and shows the stored answer —
+// the model is called once.
+func TestStreamOnAnotherInstance(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, store *models.Store) {
+		fake, provider := slowModel(t, 40*time.Millisecond)
+		one := newEnvWith(t, envOptions{provider: provider, store: store})
+		two := newEnvWith(t, envOptions{provider: provider, store: store})
+		johnOne, johnTwo := one.signIn("john@example.com"), two.signIn("john@example.com")
+		id := johnOne.newChat()
+		johnOne.send(id, "Find me a hotel in Lisbon")
+		_, _, done := johnTwo.openStream(id, "").untilDone()
+		if got := parseHTML(t, done.data).Find(`[data-testid="answer"]`).Text(); !strings.Contains(got, "Lisbon has fine small hotels") {
+			t.Errorf("the other instance's stream ended with %q", parseHTML(t, done.data).Text())
+		}
+		if got := len(fake.Requests()); got != 1 {
+			t.Errorf("the model got %d calls, want 1", got)
+		}
+		if got := answers(t, store, id); len(got) != 1 {
+			t.Errorf("%d answers stored, want 1", len(got))
+		}
+	})
 }
