@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -250,21 +251,20 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 	}
 	forgetUndone(history, session)
 	res := &TurnResult{Turn: userMsg.Turn}
-	tools := []memory.Tool{memory.SaveNoteTool()}
+	var kept []memory.Message
 	for round := 1; round <= a.cfg.MaxRounds; round++ {
 		session, err := a.store.SessionNotes(ctx, cs.ID)
 		if err != nil {
 			return nil, err
 		}
-		kept, trimmed := memory.Trim(history, memory.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
+		var trimmed bool
+		kept, trimmed = memory.Trim(history, memory.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
 			TokenBudget: a.cfg.HistoryBudget, ReserveForAnswer: a.cfg.ReserveForAnswer, Counter: a.counter})
 		instructions := memory.BuildInstructions(memory.NewState(profile, global, session, trips), memory.InjectOptions{
 			Counter: a.counter, GlobalBudget: a.cfg.GlobalBudget, Today: a.now().UTC().Format(memory.DateLayout),
-			LatestMessage: userMsg.Content, Trimmed: trimmed, RecencyOnly: a.cfg.RecencyOnly,
+			LatestMessage: userMsg.Content, Trimmed: trimmed, RecencyOnly: a.cfg.RecencyOnly, Summary: cs.Summary,
 		})
-		if round == a.cfg.MaxRounds {
-			tools = nil // the last round must answer in words
-		}
+		tools := roundTools(trimmed, round == a.cfg.MaxRounds)
 		req := Request{Model: a.cfg.Model, Instructions: instructions, Messages: kept, Tools: tools, MaxTokens: a.cfg.ReserveForAnswer}
 		resp, err := a.provider.Complete(ctx, req, onDelta)
 		if err != nil {
@@ -283,10 +283,19 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 		history = append(history, assistant.Domain())
 		if len(resp.ToolCalls) == 0 {
 			res.Reply = resp.Content
+			a.updateSummary(ctx, cs, history, kept, userMsg.Turn)
 			return res, nil
 		}
 		for _, call := range resp.ToolCalls {
-			result, note, blocked := a.applyToolCall(ctx, cs, userMsg, call)
+			var (
+				result, blocked string
+				note            *memory.Note
+			)
+			if call.Name == memory.SearchToolName && slices.ContainsFunc(tools, func(t memory.Tool) bool { return t.Name == call.Name }) {
+				result = a.searchConversation(ctx, cs, windowStart(kept), call)
+			} else {
+				result, note, blocked = a.applyToolCall(ctx, cs, userMsg, call)
+			}
 			if note != nil {
 				res.Saved = append(res.Saved, *note)
 			}
@@ -351,7 +360,7 @@ func (r toolResult) String() string {
 // the saved note or the refusal category.
 func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, call memory.ToolCall) (string, *memory.Note, string) {
 	if call.Name != memory.SaveNoteToolName {
-		return toolResult{Error: "unknown_tool", Message: "There is no tool named " + fmt.Sprintf("%q", call.Name) + "; only save_memory_note exists."}.String(), nil, ""
+		return toolResult{Error: "unknown_tool", Message: "There is no tool named " + fmt.Sprintf("%q", call.Name) + "; only save_memory_note and, in long conversations, search_conversation exist."}.String(), nil, ""
 	}
 	args, err := memory.ParseSaveNoteArgs(call.Arguments)
 	if err != nil {
