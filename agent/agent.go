@@ -50,6 +50,7 @@ type Agent struct {
 	counter  memory.TokenCounter
 	log      *slog.Logger
 	now      func() time.Time
+	observer Observer
 
 	mu    sync.Mutex
 	locks map[string]*sessionLock
@@ -97,6 +98,8 @@ type TurnResult struct {
 	Saved   []memory.Note
 	Blocked []string // refusal categories, never the refused text
 	Usage   Usage
+	// ModelTime is how long the turn waited on the model, all rounds.
+	ModelTime time.Duration
 }
 
 // ModelError is a failure of the model during a turn. The user's message is
@@ -195,7 +198,13 @@ func (a *Agent) answer(ctx context.Context, sessionID string, onDelta func(strin
 		return nil, err
 	}
 	defer release()
+	start := time.Now()
 	res, err := a.run(ctx, cs, userMsg, history, onDelta)
+	var modelTime time.Duration
+	if res != nil {
+		modelTime = res.ModelTime
+	}
+	a.observe(start, modelTime, err == nil)
 	if err != nil {
 		a.log.Warn("turn failed", "session_id", sessionID, "turn", userMsg.Turn, "err_kind", fmt.Sprintf("%T", errors.Unwrap(err)))
 		return nil, err
@@ -266,9 +275,11 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 		})
 		tools := roundTools(trimmed, round == a.cfg.MaxRounds)
 		req := Request{Model: a.cfg.Model, Instructions: instructions, Messages: kept, Tools: tools, MaxTokens: a.cfg.ReserveForAnswer}
+		called := time.Now()
 		resp, err := a.provider.Complete(ctx, req, onDelta)
+		res.ModelTime += time.Since(called)
 		if err != nil {
-			return nil, &ModelError{Err: err}
+			return res, &ModelError{Err: err}
 		}
 		res.Usage.PromptTokens += resp.Usage.PromptTokens
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
