@@ -97,12 +97,16 @@ type Server struct {
 	assets  *static.Assets
 	echo    *echo.Echo
 	streams streamCounts
+	metrics *metrics
 }
 
 // NewServer builds the server with every dependency given explicitly.
 func NewServer(cfg Config, store *models.Store, ag *agent.Agent, worker *agent.Worker, log *slog.Logger) *Server {
 	s := &Server{cfg: cfg, store: store, agent: ag, turns: agent.NewRunner(cfg.Turns, ag, log), worker: worker, log: log,
-		assets: static.New(), echo: echo.New(), streams: streamCounts{perUser: map[string]int{}}}
+		assets: static.New(), echo: echo.New(), streams: streamCounts{perUser: map[string]int{}}, metrics: newMetrics(store, log)}
+	if ag != nil {
+		ag.SetObserver(s.metrics) // every turn's model and server time, for /metrics
+	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError

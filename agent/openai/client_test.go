@@ -37,7 +37,7 @@ func TestClientReusesConnections(t *testing.T) {
 				case 1:
 					_, err = chat.Complete(context.Background(), agent.Request{Messages: []memory.Message{{Role: memory.RoleUser, Content: "hi"}}}, func(string) {})
 				default:
-					_, err = consolidation.CompleteJSON(context.Background(), "Answer in JSON.", "{}")
+					_, err = consolidation.CompleteJSON(context.Background(), memory.JSONRequest{Name: "probe", System: "Answer in JSON.", User: "{}"})
 				}
 				if err != nil {
 					errs <- err

@@ -13,6 +13,9 @@ import (
 	"concierge/handlers"
 )
 
+// defaultModelTimeout bounds one model call, retries included.
+const defaultModelTimeout = 60 * time.Second
+
 // Config is everything the command can be told, from flags or their
 // environment twins (a flag given on the command line wins).
 type Config struct {
@@ -127,7 +130,7 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", dur("CONCIERGE_SHUTDOWN_TIMEOUT", 15*time.Second), "time to drain requests on shutdown (CONCIERGE_SHUTDOWN_TIMEOUT)")
 	fs.DurationVar(&c.JobLease, "job-lease", dur("CONCIERGE_JOB_LEASE", 2*time.Minute), "how long a consolidation job stays with the worker that took it (CONCIERGE_JOB_LEASE)")
 	fs.IntVar(&c.Workers, "workers", 2, "consolidation jobs run at once")
-	fs.DurationVar(&c.ModelTimeout, "model-timeout", dur("CONCIERGE_MODEL_TIMEOUT", 60*time.Second), "time limit of one model call, retries included (CONCIERGE_MODEL_TIMEOUT)")
+	fs.DurationVar(&c.ModelTimeout, "model-timeout", dur("CONCIERGE_MODEL_TIMEOUT", defaultModelTimeout), "time limit of one model call, retries included (CONCIERGE_MODEL_TIMEOUT)")
 	fs.IntVar(&c.ModelConcurrency, "model-concurrency", integer("CONCIERGE_MODEL_CONCURRENCY", agent.DefaultModelConcurrency),
 		"turns that call the model at once; twice as many more may wait, beyond that new messages get 503 (CONCIERGE_MODEL_CONCURRENCY)")
 	fs.IntVar(&c.MaxStreams, "max-streams", integer("CONCIERGE_MAX_STREAMS", handlers.DefaultConfig().MaxStreams),
