@@ -39,7 +39,9 @@ func BenchmarkTurnDetached(b *testing.B) {
 					sid = cs.ID
 				}
 				b.StartTimer()
-				turn := func(ctx context.Context) (*agent.TurnResult, error) { return ag.Turn(ctx, sid, "Find me a hotel in Lisbon", nil) }
+				turn := func(ctx context.Context) (*agent.TurnResult, error) {
+					return ag.Turn(ctx, sid, "Find me a hotel in Lisbon", nil)
+				}
 				var err error
 				if detached {
 					_, err = r.Do(ctx, turn)
