@@ -85,9 +85,14 @@ func newEnvWith(t *testing.T, opt envOptions) *env {
 	worker := agent.NewWorker(wcfg, store, opt.completer, log)
 	ctx, cancel := context.WithCancel(context.Background())
 	worker.Start(ctx)
-	srv := httptest.NewServer(handlers.NewServer(cfg, store, ag, worker, log))
+	h := handlers.NewServer(cfg, store, ag, worker, log)
+	srv := httptest.NewServer(h)
 	t.Cleanup(func() {
 		srv.Close()
+		// Answers still running finish before the database goes away.
+		drain, stop := context.WithTimeout(context.Background(), 10*time.Second)
+		defer stop()
+		_ = h.Drain(drain)
 		cancel()
 		worker.Wait()
 	})
