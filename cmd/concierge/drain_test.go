@@ -142,3 +142,23 @@ func TestShutdownDrainsRunningTurns(t *testing.T) {
 		t.Errorf("the model got %d calls, want %d", got, n)
 	}
 }
+
+func TestTurnLimitsFromEnvironment(t *testing.T) {
+	env := map[string]string{"CONCIERGE_MODEL_CONCURRENCY": "16", "CONCIERGE_MAX_STREAMS": "100", "CONCIERGE_MAX_STREAMS_PER_USER": "3"}
+	cfg, err := parseServeConfig("serve", nil, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ModelConcurrency != 16 || cfg.MaxStreams != 100 || cfg.MaxUserStreams != 3 {
+		t.Errorf("limits from env = %d %d %d", cfg.ModelConcurrency, cfg.MaxStreams, cfg.MaxUserStreams)
+	}
+	cfg, err = parseServeConfig("serve", []string{"--model-concurrency", "4"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil || cfg.ModelConcurrency != 4 {
+		t.Errorf("the flag must win: %d %v", cfg.ModelConcurrency, err)
+	}
+	for _, bad := range []map[string]string{{"CONCIERGE_MODEL_CONCURRENCY": "many"}, {"CONCIERGE_MAX_STREAMS": "0"}} {
+		if _, err := parseServeConfig("serve", nil, func(k string) string { return bad[k] }, io.Discard); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
