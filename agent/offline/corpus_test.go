@@ -88,7 +88,7 @@ func evaluate(t *testing.T, items []corpusItem) (precision, recall float64) {
 		if (it.Label == "durable" || it.Label == "this_trip") && len(it.Expect) == 0 {
 			t.Errorf("%q: labelled %s but expects nothing", it.Text, it.Label)
 		}
-		got := Extract(it.Text)
+		got := New(nil).table.capture(it.Text, nil).notes
 		for _, n := range got {
 			checkNoteShape(t, it.Text, n)
 			for _, f := range it.Forbid {
@@ -140,8 +140,8 @@ func evaluate(t *testing.T, items []corpusItem) (precision, recall float64) {
 
 func checkNoteShape(t *testing.T, utterance string, n memory.SaveNoteArgs) {
 	t.Helper()
-	if n.Text == "" || len(n.Text) > maxNoteChars || !strings.HasSuffix(n.Text, ".") || strings.Count(n.Text, ". ") > 0 {
-		t.Errorf("%q: note text %q is not one sentence of at most %d characters", utterance, n.Text, maxNoteChars)
+	if n.Text == "" || len(n.Text) > memory.MaxNoteChars || !strings.HasSuffix(n.Text, ".") || strings.Count(n.Text, ". ") > 0 {
+		t.Errorf("%q: note text %q is not one sentence of at most %d characters", utterance, n.Text, memory.MaxNoteChars)
 	}
 	if len(n.Keywords) < 1 || len(n.Keywords) > 3 {
 		t.Errorf("%q: note %q has %d keywords, want 1–3", utterance, n.Text, len(n.Keywords))

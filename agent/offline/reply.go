@@ -3,258 +3,515 @@ package offline
 import (
 	"encoding/json"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"concierge/memory"
 )
 
-var (
-	reRecall   = regexp.MustCompile(`\bwhat (?:do|did) you (?:know|remember|have)(?: on file)? (?:about|of|on) me\b|\bwhat do you remember\b|\bdo you (?:know|remember) (?:my|anything about me|me|what i|who i am)\b|\bwhat (?:are|is) my (?:preferences|profile|settings)\b|\bwhat have you (?:saved|stored|remembered|got)\b|\btell me what you (?:know|remember)\b|\bwhat is in my (?:profile|memory)\b|\bwhat do you have (?:on|about) me\b|\bwhat (?:preferences|notes) do you have\b|\bremind me (?:of )?(?:my|what you know)\b|\bshow (?:me )?my (?:preferences|profile|memories)\b`)
-	reGreeting = regexp.MustCompile(`^(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|greetings|yo)\b`)
-	reThanks   = regexp.MustCompile(`\b(?:thanks|thank you|cheers|much appreciated|great, thanks)\b`)
-	reFood     = regexp.MustCompile(`\b(?:food|foods|eat|eating|restaurants?|dinner|lunch|breakfast|brunch|meals?|cuisine|dish|dishes|snacks?|cafes?|café|bistro|street food|food tour|cooking class|tasting menu|dine|dining|bakery|bakeries|where to eat)\b`)
-)
+// trip is what the conversation has established about the trip. It travels
+// in the last line of each reply ("Trip so far — …"), so the next call reads
+// it back from one message instead of rescanning the history, and it
+// survives the trimming of old turns.
+type trip struct{ dest, dates, origin, party, budget string }
 
-// reply answers the latest user message with text.
-func (c *conversation) reply() string {
-	if text := c.answerIntent(); text != "" {
-		return text
-	}
-	norm := normalise(c.latestUser)
-	f := c.finding
-	switch {
-	case c.latestUser == "":
-		return "Hello! I'm your travel concierge. I can plan and book flights, hotels, rental cars and travel insurance. Where would you like to go?"
-	case f.Sensitive:
-		return "For your security I don't keep card numbers, passport numbers, codes or similar details — please don't share them here; you'll enter them securely when we book. How can I help with your trip?"
-	case f.OtherPerson && len(f.Notes) == 0:
-		return "Thanks, I'll keep that in mind while we plan in this conversation. I only save your own preferences to memory, so mention it again on future trips if it matters. Is there a trip I can help you plan?"
-	case len(f.Notes) > 0:
-		known := map[string]bool{}
-		for _, n := range c.state.all() {
-			known[strings.ToLower(n.text)] = true
-		}
-		var phrases []string
-		allKnown := true
-		for _, n := range f.Notes {
-			phrases = append(phrases, secondPerson(n.Text))
-			if !known[strings.ToLower(n.Text)] {
-				allKnown = false
-			}
-		}
-		if allKnown {
-			return "I already have that noted: " + joinAnd(phrases) + ". Is there a trip I can help you plan?"
-		}
-		return "Noted: " + joinAnd(phrases) + ". Is there a trip I can help you plan?"
-	case reGreeting.MatchString(norm):
-		return greet(c.firstName()) + "I'm your travel concierge. I can plan and book flights, hotels, rental cars and travel insurance. Where would you like to go?"
-	case reThanks.MatchString(norm):
-		return "You're welcome! Is there anything else I can help you plan?"
-	}
-	return "I can help with that as your travel concierge — flights, hotels, rental cars and travel insurance. What trip do you have in mind?"
+const tripPrefix = "Trip so far — "
+
+var tripKeys = []string{"to", "dates", "from", "travellers", "budget"}
+
+func (tr *trip) slot(key string) *string {
+	return map[string]*string{"to": &tr.dest, "dates": &tr.dates, "from": &tr.origin, "travellers": &tr.party, "budget": &tr.budget}[key]
 }
 
-// answerIntent answers the requests that are more than a statement: what do
-// you know about me, instructions, bookings, food. It returns "" otherwise.
-func (c *conversation) answerIntent() string {
-	if c.latestUser == "" {
-		return ""
+func parseTrip(reply string) trip {
+	var tr trip
+	i := strings.LastIndex(reply, tripPrefix)
+	if i < 0 {
+		return tr
 	}
-	norm := normalise(c.latestUser)
-	switch {
-	case reRecall.MatchString(norm):
-		return c.recall()
-	case c.finding.Instruction:
-		return "I can't take on instructions that change how I work, and I don't store them in memory. I'm happy to help with your travel plans though. Where would you like to go?"
-	}
-	if b, ok := c.bookingThread(); ok {
-		return c.booking(b)
-	}
-	if reFood.MatchString(norm) {
-		return c.food()
-	}
-	return ""
-}
-
-// afterToolResults answers once the server has executed this turn's
-// save_memory_note calls: it says what was kept and what was refused, then
-// answers whatever else the user asked.
-func (c *conversation) afterToolResults() string {
-	msgs := c.req.Messages
-	i := len(msgs)
-	for i > 0 && msgs[i-1].Role == memory.RoleTool {
-		i--
-	}
-	results := map[string]string{}
-	for _, m := range msgs[i:] {
-		results[m.ToolCallID] = m.Content
-	}
-	var saved, trip []string
-	refusedCount := 0
-	if i > 0 {
-		for _, tc := range msgs[i-1].ToolCalls {
-			res, ok := results[tc.ID]
-			if !ok {
-				continue
-			}
-			var args memory.SaveNoteArgs
-			if json.Unmarshal([]byte(tc.Arguments), &args) != nil {
-				continue
-			}
-			if refused(res) {
-				refusedCount++
-				continue
-			}
-			p := secondPerson(args.Text)
-			if args.Scope == memory.ScopeThisTrip {
-				trip = append(trip, strings.Replace(p, " on this trip", "", 1))
-			} else {
-				saved = append(saved, p)
-			}
+	line, _, _ := strings.Cut(reply[i+len(tripPrefix):], "\n")
+	for _, part := range strings.Split(strings.TrimSuffix(line, "."), "; ") {
+		if k, val, ok := strings.Cut(part, ": "); ok && tr.slot(k) != nil {
+			*tr.slot(k) = val
 		}
 	}
+	return tr
+}
+
+func (tr trip) active() bool { return tr != trip{} }
+
+func (tr trip) line() string {
 	var parts []string
-	if len(saved) > 0 {
-		parts = append(parts, "Got it — I'll remember that "+joinAnd(saved)+".")
+	for _, k := range tripKeys {
+		if v := *tr.slot(k); v != "" {
+			parts = append(parts, k+": "+v)
+		}
 	}
-	if len(trip) > 0 {
-		parts = append(parts, "Noted for this trip: "+joinAnd(trip)+". I won't make that your default.")
-	}
-	if refusedCount > 0 {
-		parts = append(parts, "I didn't store part of that: I don't keep sensitive details such as card, passport or account numbers, or instructions, in memory.")
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "Okay.")
-	}
-	if next := c.answerIntent(); next != "" {
-		parts = append(parts, next)
-	} else {
-		parts = append(parts, "Is there a trip I can help you plan?")
-	}
-	return strings.Join(parts, " ")
+	return tripPrefix + strings.Join(parts, "; ") + "."
 }
 
-func (c *conversation) firstName() string {
-	name := c.state.field("name")
-	if f := strings.Fields(name); len(f) > 0 {
-		return f[0]
+// summary restates the trip in words, for the traveler to check.
+func (tr trip) summary() string {
+	var parts []string
+	for _, p := range []struct{ pre, v string }{{"", tr.dest}, {"", tr.dates}, {"from ", tr.origin}, {"for ", tr.party}, {"budget ", tr.budget}} {
+		if p.v != "" {
+			parts = append(parts, p.pre+p.v)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// next is the first thing the trip still misses.
+func (tr trip) next() string {
+	for _, k := range []string{"destination", "dates", "origin", "party", "budget"} {
+		if *tr.slot(map[string]string{"destination": "to", "dates": "dates", "origin": "from", "party": "travellers", "budget": "budget"}[k]) == "" {
+			return k
+		}
 	}
 	return ""
 }
 
-func greet(name string) string {
-	if name == "" {
-		return "Hello! "
+var slotKey = map[string]string{"destination": "to", "dates": "dates", "origin": "from", "party": "travellers", "budget": "budget"}
+
+// askedSlot finds which trip question the previous reply asked.
+func (t *table) askedSlot(prev string) string {
+	for slot, variants := range t.file.Replies.Ask {
+		for _, q := range variants {
+			if head, _, _ := strings.Cut(q, "{"); head != "" && strings.Contains(prev, head) {
+				return slot
+			}
+		}
 	}
-	return "Hello " + name + "! "
+	return ""
 }
 
-// --- what do you know about me ---
-
-// privateKey matches profile keys whose values must never be repeated, even
-// if they reached the prompt.
-var privateKey = regexp.MustCompile(`(?i)id$|_id|number|passport|birth|dob|address|phone|email|card|ssn|iban|password|secret|token|code`)
-
-var profileLabels = map[string]string{
-	"home_city": "you're based in %s", "home": "you're based in %s", "city": "you're based in %s",
-	"currency": "you pay in %s", "seat_preference": "your seat preference is %s", "seat": "your seat preference is %s",
-	"preferred_tone": "you like a %s tone", "tone": "you like a %s tone", "home_airport": "your home airport is %s",
-	"meal_preference": "your meal preference is %s", "language": "you speak %s", "cabin": "you usually fly %s",
+// updateTrip reads the latest message into the trip: a slot is filled when
+// it is empty, was just asked for, or the traveler changes it.
+func (t *table) updateTrip(tr trip, msg, asked string) (trip, []string) {
+	var added []string
+	change := t.intent["change"].MatchString(strings.ToLower(msg))
+	set := func(slot, val string) {
+		p := tr.slot(slotKey[slot])
+		if val == "" || *p == val || (*p != "" && asked != slot && !change) {
+			return
+		}
+		*p = strings.NewReplacer(";", ",", "\n", " ").Replace(val)
+		added = append(added, val)
+	}
+	dest := t.place(t.dest, msg)
+	if tr.dest != "" && !t.intent["new_destination"].MatchString(strings.ToLower(msg)) {
+		dest = ""
+	}
+	origin := t.place(t.origin, msg)
+	if words := strings.Fields(strings.Trim(msg, ".!")); len(words) <= 3 && dest == "" && origin == "" {
+		answer := strings.TrimPrefix(strings.TrimPrefix(strings.Join(words, " "), "from "), "to ")
+		if r := []rune(answer); len(r) > 0 && r[0] >= 'A' && r[0] <= 'Z' && !t.notPlace[words[0]] {
+			switch asked {
+			case "destination":
+				dest = answer
+			case "origin":
+				origin = answer
+			}
+		}
+	}
+	set("destination", dest)
+	set("origin", origin)
+	set("dates", strings.TrimSpace(t.dates.FindString(msg)))
+	if m := t.party.FindStringSubmatch(msg); m != nil {
+		set("party", partyOf(t.party, m))
+	}
+	budget := t.budget.FindString(msg)
+	if budget == "" {
+		budget = strings.ToLower(t.budgetW.FindString(msg))
+	}
+	set("budget", budget)
+	return tr, added
 }
 
-// recall answers "what do you know about me" from the profile block, the
-// memories block and this session's saved notes — nothing else.
-func (c *conversation) recall() string {
-	var profile []string
-	for _, f := range c.state.profile {
-		if f.key == "name" || privateKey.MatchString(f.key) {
+func partyOf(re *regexp.Regexp, m []string) string {
+	for i, name := range re.SubexpNames() {
+		if m[i] == "" {
 			continue
 		}
-		label := strings.ReplaceAll(f.key, "_", " ")
-		switch {
-		case f.scalar != "":
-			if l, ok := profileLabels[f.key]; ok {
-				profile = append(profile, strings.Replace(l, "%s", f.scalar, 1))
-			} else {
-				profile = append(profile, "your "+label+": "+f.scalar)
-			}
-		case len(f.items) > 0:
-			profile = append(profile, label+": "+strings.Join(f.items, ", "))
-		case len(f.maps) > 0:
-			var items []string
-			for i, m := range f.maps {
-				if f.key == "recent_trips" && m["route"] != "" {
-					items = append(items, strings.TrimSpace(m["route"]+" "+parenthesise(m["start_date"])))
-					continue
-				}
-				var vals []string
-				for _, k := range f.keys[i] {
-					if !privateKey.MatchString(k) && m[k] != "" {
-						vals = append(vals, m[k])
-					}
-				}
-				if len(vals) > 0 {
-					items = append(items, strings.Join(vals, " "))
-				}
-			}
-			if len(items) > 0 {
-				profile = append(profile, label+": "+strings.Join(items, ", "))
-			}
+		w := strings.ToLower(m[i])
+		switch name {
+		case "p1", "p2":
+			return "you and your " + w
+		case "p3":
+			return w
+		case "p4":
+			return "just you"
+		case "p5":
+			return "a family of " + w
 		}
 	}
-	var usual, trip []string
-	for _, n := range c.state.global {
-		usual = append(usual, capitalise(secondPerson(n.text))+".")
-	}
-	for _, n := range c.state.session {
-		if n.trip {
-			trip = append(trip, capitalise(strings.Replace(secondPerson(n.text), " on this trip", "", 1))+".")
-		} else {
-			usual = append(usual, capitalise(secondPerson(n.text))+".")
-		}
-	}
-	name := c.firstName()
-	if len(profile) == 0 && len(usual) == 0 && len(trip) == 0 {
-		lead := "I don't have anything saved about you yet"
-		if name != "" {
-			lead = "I only know your name so far, " + name
-		}
-		return lead + ". Tell me what you like — seats, diet, hotels, airlines, budgets — and I'll remember it for next time."
-	}
-	var b strings.Builder
-	b.WriteString("Here's what I know about you")
-	if name != "" {
-		b.WriteString(", " + name)
-	}
-	b.WriteString(":\n")
-	if len(profile) > 0 {
-		b.WriteString("- From your profile: " + strings.Join(profile, "; ") + ".\n")
-	}
-	for _, u := range usual {
-		b.WriteString("- " + u + "\n")
-	}
-	if len(trip) > 0 {
-		b.WriteString("For this trip only:\n")
-		for _, t := range trip {
-			b.WriteString("- " + t + "\n")
-		}
-	}
-	b.WriteString("Anything you'd like me to add or change?")
-	return b.String()
+	return ""
 }
 
-func parenthesise(s string) string {
-	if s == "" {
+// place returns the first capitalised place re finds that is not a
+// weekday, month or sentence word.
+func (t *table) place(re *regexp.Regexp, msg string) string {
+	for _, m := range re.FindAllStringSubmatch(msg, -1) {
+		var kept []string
+		for _, w := range strings.Fields(m[1]) {
+			if t.notPlace[w] {
+				break
+			}
+			kept = append(kept, w)
+		}
+		if len(kept) > 0 {
+			return strings.Join(kept, " ")
+		}
+	}
+	return ""
+}
+
+var (
+	reBookObject = regexp.MustCompile(`(?i)\b(?:book|reserve)\s+(?:me\s+|us\s+)?(.+)$`)
+	reVague      = regexp.MustCompile(`(?i)^(?:it|that|this|everything|them|the (?:hotel|flight|trip|plan))\b`)
+)
+
+var reNear = regexp.MustCompile(`\b(?:near|in|around|at|by|to)\s+((?:[A-Z][\p{L}'-]+)(?:\s+[A-Z][\p{L}'-]+)*)`)
+
+// reply answers the latest message in words. ack carries what this turn's
+// tool calls did.
+func (t *table) reply(v *view, c capture, ack []string) string {
+	r := t.file.Replies
+	low := contractions.Replace(strings.ToLower(strings.NewReplacer("’", "'").Replace(v.latest)))
+	tr := parseTrip(v.prevReply)
+	tr, added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
+	fill := t.filler(v, tr)
+	seed := v.turn + len(v.latest)
+	pick := func(variants []string, extra map[string]string) string {
+		return t.pick(variants, seed, v.prevReply, fill, extra)
+	}
+	if c.instruction {
+		return pick(r.Instruction, nil)
+	}
+	parts := ack
+	if t.intent["recall"].MatchString(low) {
+		text := strings.Join(append(parts, t.recall(v, pick)), " ")
+		if tr.active() {
+			text += "\n" + tr.line()
+		}
+		return text
+	}
+	if c.sensitive {
+		parts = append(parts, pick(r.Sensitive, nil))
+	}
+	if c.otherPerson && len(c.notes) == 0 {
+		parts = append(parts, pick(r.OtherPerson, nil))
+	}
+	if len(ack) == 0 && len(c.notes) > 0 {
+		parts = append(parts, pick(r.Acknowledge, map[string]string{"facts": joinAnd(secondAll(c.notes))}))
+	} else if len(ack) == 0 && len(c.known) > 0 {
+		parts = append(parts, pick(r.AlreadyKnown, map[string]string{"facts": joinAnd(secondAll(c.known))}))
+	}
+	if t.food.MatchString(low) {
+		if diet := t.dietOf(v, c); len(diet) > 0 {
+			parts = append(parts, pick(r.Safety, map[string]string{"diet": joinAnd(diet)}))
+		}
+	}
+	question := ""
+	switch tp := t.topicOf(low); {
+	case tp != nil:
+		lead := pick(tp.Lead, nil)
+		if len(tp.Options) > 0 {
+			lead += "\n- " + strings.Join(tp.Options, "\n- ") + "\n" + pick(r.Illustrative, nil)
+		}
+		parts = append(parts, lead)
+		if prefs := t.prefsFor(v, tp); len(prefs) > 0 {
+			parts = append(parts, pick(r.Prefs, map[string]string{"prefs": joinAnd(prefs)}))
+		}
+		question = pick(tp.Close, nil)
+		if next := tr.next(); tp.Name != "booking" && next != "" && next != "origin" && next != "budget" {
+			question = pick(r.Ask[next], nil)
+		}
+	case len(added) > 0 || (tr.active() && len(parts) == 0 && !t.intent["thanks"].MatchString(low)):
+		if len(added) > 0 {
+			parts = append(parts, pick(r.TripAck, map[string]string{"added": joinAnd(added)}))
+		}
+		if next := tr.next(); next != "" {
+			question = pick(r.Ask[next], nil)
+		} else {
+			parts = append(parts, pick(r.TripReady, nil))
+			question = pick(r.TripNext, nil)
+		}
+	case t.intent["greeting"].MatchString(low):
+		parts = append(parts, pick(r.Greeting, nil))
+		question = pick(r.Ask["destination"], nil)
+	case t.intent["thanks"].MatchString(low):
+		parts = append(parts, pick(r.Thanks, nil))
+	case len(parts) == len(ack):
+		parts = append(parts, pick(r.Fallback, nil))
+		question = pick(r.Ask["destination"], nil)
+	}
+	if question != "" {
+		parts = append(parts, question)
+	}
+	text := strings.Join(parts, " ")
+	if tr.active() {
+		text += "\n" + tr.line()
+	}
+	return text
+}
+
+// filler returns the placeholder values of this conversation.
+func (t *table) filler(v *view, tr trip) map[string]string {
+	f := map[string]string{"dest": tr.dest, "summary": tr.summary()}
+	if f["dest"] == "" {
+		f["dest"] = "your trip"
+	}
+	if f["summary"] == "" {
+		f["summary"] = "nothing settled yet"
+	}
+	if name := firstName(v.profile); name != "" {
+		f["name"], f["comma_name"] = " "+name, ", "+name
+	}
+	area := t.place(reNear, v.latest)
+	switch {
+	case area != "" && area != tr.dest:
+		f["near"] = " near " + area
+	case tr.dest != "":
+		f["near"] = " in " + tr.dest
+	}
+	if tr.party != "" {
+		f["forparty"] = " for " + tr.party
+	}
+	if tr.budget != "" {
+		f["within"] = " around " + tr.budget
+	}
+	if tr.origin != "" {
+		f["fromorigin"] = " from " + tr.origin
+	}
+	f["booking"] = f["summary"]
+	if m := reBookObject.FindStringSubmatch(v.latest); m != nil && !reVague.MatchString(m[1]) {
+		obj := transform(strings.TrimRight(m[1], ".!? "), "their")
+		f["booking"] = strings.Replace(obj, "their ", "your ", 1)
+		if tr.active() {
+			f["booking"] += " — " + tr.summary()
+		}
+	}
+	if tr.dest != "" {
+		f["todest"] = " to " + tr.dest
+	}
+	return f
+}
+
+var rePlaceholder = regexp.MustCompile(`\{(\w+)\}`)
+
+// pick renders the first variant, from a position that moves with the
+// conversation, that the previous reply did not already say.
+func (t *table) pick(variants []string, seed int, prev string, fill, extra map[string]string) string {
+	render := func(s string) string {
+		return rePlaceholder.ReplaceAllStringFunc(s, func(m string) string {
+			k := m[1 : len(m)-1]
+			if v, ok := extra[k]; ok {
+				return v
+			}
+			return fill[k]
+		})
+	}
+	if len(variants) == 0 {
 		return ""
 	}
-	return "(" + s + ")"
+	first := render(variants[seed%len(variants)])
+	for i := range variants {
+		if s := render(variants[(seed+i)%len(variants)]); !strings.Contains(prev, s) {
+			return s
+		}
+	}
+	return first
 }
 
-var thirdToSecond = map[string]string{
-	"is": "you're", "has": "you have", "keeps": "you keep", "allergic": "you're allergic",
+func (t *table) topicOf(low string) *topic {
+	for i := range t.topics {
+		if t.topics[i].re.MatchString(low) {
+			return &t.topics[i]
+		}
+	}
+	return nil
 }
 
-var adverbs = wordSet(`usually always never often rarely generally typically normally mostly`)
+// dietOf lists the allergies and dietary needs known from this message and
+// the memory the model was sent, allergies first.
+func (t *table) dietOf(v *view, c capture) []string {
+	var allergies, diets []string
+	seen := map[string]bool{}
+	add := func(text string) {
+		p := strings.Replace(secondPerson(text), " on this trip", " on this trip", 1)
+		if !t.safety.MatchString(text) || seen[p] {
+			return
+		}
+		seen[p] = true
+		if strings.Contains(strings.ToLower(text), "allerg") {
+			allergies = append(allergies, p)
+		} else {
+			diets = append(diets, p)
+		}
+	}
+	for _, n := range c.notes {
+		add(n.Text)
+	}
+	for _, n := range v.notes {
+		add(n.text)
+	}
+	return append(allergies, diets...)
+}
+
+// prefsFor lists up to two remembered preferences that bear on a topic.
+func (t *table) prefsFor(v *view, tp *topic) []string {
+	var out []string
+	for i := len(v.notes) - 1; i >= 0 && len(out) < 2; i-- {
+		if tp.uses != nil && tp.uses.MatchString(v.notes[i].text) && !t.safety.MatchString(v.notes[i].text) {
+			out = append(out, secondPerson(v.notes[i].text))
+		}
+	}
+	return out
+}
+
+// recall answers "what do you know about me" from the blocks it was sent.
+func (t *table) recall(v *view, pick func([]string, map[string]string) string) string {
+	r := t.file.Replies
+	profile := profileLines(v.profile)
+	var usual, thisTrip []string
+	for _, n := range v.notes {
+		line := "- " + capitalise(secondPerson(n.text)) + "."
+		if n.trip {
+			thisTrip = append(thisTrip, strings.Replace(line, " on this trip", "", 1))
+		} else {
+			usual = append(usual, line)
+		}
+	}
+	if len(profile) == 0 && len(usual) == 0 && len(thisTrip) == 0 {
+		return pick(r.RecallEmpty, nil)
+	}
+	lines := []string{pick(r.RecallLead, nil)}
+	if len(profile) > 0 {
+		lines = append(lines, "- From your profile: "+strings.Join(profile, "; ")+".")
+	}
+	lines = append(lines, usual...)
+	if len(thisTrip) > 0 {
+		lines = append(append(lines, "For this trip only:"), thisTrip...)
+	}
+	return strings.Join(append(lines, pick(r.RecallClose, nil)), "\n")
+}
+
+// searchQuery returns the words to look for when the traveler asks about
+// something said earlier that is not in the messages in front of the
+// model; found is the message that answers it when it is in front.
+func (t *table) searchQuery(v *view) (query string, found *memory.Message) {
+	low := strings.ToLower(v.latest)
+	if !t.intent["earlier"].MatchString(low) || (!strings.Contains(low, "?") && !t.question.MatchString(low)) {
+		return "", nil
+	}
+	var words []string
+	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !('a' <= r && r <= 'z' || r == '\'' || r >= 0x80) }) {
+		if len(w) > 2 && !t.stopword[w] {
+			words = append(words, w)
+		}
+	}
+	if len(words) == 0 {
+		return "", nil
+	}
+	for i := len(v.front) - 1; i >= 0; i-- {
+		if m := &v.front[i]; (m.Role == memory.RoleUser || m.Role == memory.RoleAssistant) && containsAll(strings.ToLower(m.Content), words) {
+			return strings.Join(words, " "), m
+		}
+	}
+	return strings.Join(words, " "), nil
+}
+
+func containsAll(s string, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// fragment is one piece of earlier conversation a search returned.
+type fragment struct {
+	turn       int
+	role, text string
+}
+
+// fragments reads a search_conversation result flexibly: any object with a
+// text (or content) string anywhere in the JSON is a fragment.
+func fragments(raw string) []fragment {
+	var doc any
+	if json.Unmarshal([]byte(raw), &doc) != nil {
+		return nil
+	}
+	var out []fragment
+	var walk func(any)
+	walk = func(x any) {
+		switch x := x.(type) {
+		case []any:
+			for _, it := range x {
+				walk(it)
+			}
+		case map[string]any:
+			text, _ := x["text"].(string)
+			if text == "" {
+				text, _ = x["content"].(string)
+			}
+			if text == "" {
+				for _, it := range x {
+					walk(it)
+				}
+				return
+			}
+			f := fragment{text: text}
+			f.role, _ = x["role"].(string)
+			switch n := x["turn"].(type) {
+			case float64:
+				f.turn = int(n)
+			case string:
+				f.turn, _ = strconv.Atoi(n)
+			}
+			out = append(out, f)
+		}
+	}
+	walk(doc)
+	return out
+}
+
+// answerEarlier quotes the fragment that best matches the query: most
+// query words, then the traveler's own words, then the latest.
+func (t *table) answerEarlier(frags []fragment, query string, pick func([]string, map[string]string) string) string {
+	best, bestScore := -1, -1
+	for i, f := range frags {
+		score := 0
+		for _, w := range strings.Fields(query) {
+			if strings.Contains(strings.ToLower(f.text), w) {
+				score += 4
+			}
+		}
+		if f.role == "" || f.role == "user" {
+			score += 2
+		}
+		if score > bestScore || (score == bestScore && f.turn > frags[best].turn) {
+			best, bestScore = i, score
+		}
+	}
+	if best < 0 {
+		return pick(t.file.Replies.EarlierMissing, nil)
+	}
+	f := frags[best]
+	who := "you"
+	if f.role == "assistant" {
+		who = "I"
+	}
+	text := strings.Join(strings.Fields(f.text), " ")
+	if r := []rune(text); len(r) > 240 {
+		text = string(r[:240]) + "…"
+	}
+	return pick(t.file.Replies.EarlierFound, map[string]string{"turn": strconv.Itoa(f.turn), "who": who, "text": text})
+}
+
+var thirdToSecond = map[string]string{"is": "you're", "has": "you have", "keeps": "you keep", "needs": "you need"}
 
 // secondPerson turns a stored note into words for the traveler:
 // "Prefers aisle seats." → "you prefer aisle seats".
@@ -264,46 +521,41 @@ func secondPerson(text string) string {
 	if len(words) == 0 {
 		return ""
 	}
-	first := strings.ToLower(words[0])
-	rest := strings.Join(words[1:], " ")
+	first, rest := strings.ToLower(words[0]), strings.Join(words[1:], " ")
 	var out string
 	switch {
 	case first == "does" && len(words) > 1 && words[1] == "not":
 		out = "you don't " + strings.Join(words[2:], " ")
 	case thirdToSecond[first] != "":
 		out = thirdToSecond[first] + " " + rest
-	case adverbs[first]:
-		out = "you " + first + " " + baseVerb(rest)
-	case strings.HasSuffix(first, "s") && len(first) > 3:
-		out = "you " + baseVerb(t)
+	case first == "usually" || first == "always" || first == "never":
+		out = "you " + first + " " + strings.TrimPrefix(secondPerson(rest), "you ")
+	case first == "allergic":
+		out = "you're " + t
+	case strings.HasSuffix(first, "s") && len(first) > 3 && !strings.HasSuffix(first, "ss"):
+		out = "you " + baseVerb(first) + " " + rest
 	default:
 		out = strings.ToLower(t[:1]) + t[1:]
 	}
-	out = strings.ReplaceAll(out+" ", " their ", " your ")
-	return strings.TrimSpace(out)
+	return strings.TrimSpace(strings.ReplaceAll(out+" ", " their ", " your "))
 }
 
-// baseVerb drops the third-person -s of the first word.
-func baseVerb(s string) string {
-	words := strings.Fields(s)
-	if len(words) == 0 {
-		return s
-	}
-	w := strings.ToLower(words[0])
+func baseVerb(w string) string {
 	switch {
-	case w == "is":
-		w = "are"
-	case w == "has":
-		w = "have"
 	case strings.HasSuffix(w, "ies"):
-		w = strings.TrimSuffix(w, "ies") + "y"
-	case strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes"):
-		w = strings.TrimSuffix(w, "es")
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
-		w = strings.TrimSuffix(w, "s")
+		return strings.TrimSuffix(w, "ies") + "y"
+	case strings.HasSuffix(w, "ches"), strings.HasSuffix(w, "shes"), strings.HasSuffix(w, "xes"):
+		return strings.TrimSuffix(w, "es")
 	}
-	words[0] = w
-	return strings.Join(words, " ")
+	return strings.TrimSuffix(w, "s")
+}
+
+func secondAll(notes []memory.SaveNoteArgs) []string {
+	out := make([]string, len(notes))
+	for i, n := range notes {
+		out[i] = secondPerson(n.Text)
+	}
+	return out
 }
 
 func capitalise(s string) string {
@@ -314,84 +566,8 @@ func capitalise(s string) string {
 }
 
 func joinAnd(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
+	if len(items) <= 1 {
+		return strings.Join(items, "")
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}
-
-// --- food ---
-
-var reDietNote = regexp.MustCompile(`(?i)\b(?:vegetarian|vegan|pesc[ae]tarian|halal|kosher|gluten|coeliac|celiac|lactose|dairy|allerg\w*|diabetic|does not eat|alcohol|low-carb|meat-free)\b`)
-
-// dietNotes returns what is known about the traveler's diet and allergies,
-// allergies first, from this message, this session and the global notes.
-func (c *conversation) dietNotes() []string {
-	var allergies, diets []string
-	seen := map[string]bool{}
-	add := func(text string) {
-		if !reDietNote.MatchString(text) || seen[strings.ToLower(text)] {
-			return
-		}
-		seen[strings.ToLower(text)] = true
-		p := strings.Replace(secondPerson(text), " on this trip", " for this trip", 1)
-		if strings.Contains(strings.ToLower(text), "allerg") {
-			allergies = append(allergies, p)
-		} else {
-			diets = append(diets, p)
-		}
-	}
-	for _, n := range c.finding.Notes {
-		add(n.Text)
-	}
-	for _, n := range c.state.session {
-		add(n.text)
-	}
-	for _, n := range c.state.global {
-		add(n.text)
-	}
-	return append(allergies, diets...)
-}
-
-var reCity = regexp.MustCompile(`\b(?:in|at|around|near|to|for)\s+((?:[A-Z][\p{L}'\-]+)(?:\s+[A-Z][\p{L}'\-]+)*)`)
-
-// food answers a question about eating out, warning about known dietary
-// needs and allergies first.
-func (c *conversation) food() string {
-	var b strings.Builder
-	if notes := c.dietNotes(); len(notes) > 0 {
-		b.WriteString("Just a heads-up from what you've told me: " + joinAnd(notes) + ". ")
-		b.WriteString("I'll only suggest places that can cater for that, and it's worth mentioning it to staff when you order. ")
-	}
-	if city := firstPlace(c.latestUser); city != "" {
-		b.WriteString("I can put together a short list of places in " + city + " with what each does best, without guessing at prices or opening hours. Is this for a casual meal or a special occasion?")
-	} else {
-		b.WriteString("Which city or neighbourhood would you like restaurant ideas for?")
-	}
-	return b.String()
-}
-
-var notPlace = wordSet(`I Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Christmas Easter Business Economy First Premium The A My This Next`)
-
-func firstPlace(s string) string {
-	for _, m := range reCity.FindAllStringSubmatch(s, -1) {
-		words := strings.Fields(m[1])
-		for len(words) > 0 && notPlace[words[0]] {
-			words = words[1:]
-		}
-		var kept []string
-		for _, w := range words {
-			if notPlace[w] {
-				break
-			}
-			kept = append(kept, w)
-		}
-		if len(kept) > 0 {
-			return strings.Join(kept, " ")
-		}
-	}
-	return ""
 }
