@@ -212,12 +212,12 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 			parts = append(parts, pick(r.Safety, map[string]string{"diet": joinAnd(diet)}))
 		}
 	}
-	question := ""
+	question, before := "", len(parts)
 	switch tp := t.topicOf(low); {
 	case tp != nil:
 		lead := pick(tp.Lead, nil)
-		if len(tp.Options) > 0 {
-			lead += "\n- " + strings.Join(tp.Options, "\n- ") + "\n" + pick(r.Illustrative, nil)
+		if opts := chooseOptions(tp.Options, seed, v.prevReply); len(opts) > 0 {
+			lead += "\n- " + strings.Join(opts, "\n- ") + "\n" + pick(r.Illustrative, nil)
 		}
 		parts = append(parts, lead)
 		if prefs := t.prefsFor(v, tp); len(prefs) > 0 {
@@ -227,7 +227,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		if next := tr.next(); tp.Name != "booking" && next != "" && next != "origin" && next != "budget" {
 			question = pick(r.Ask[next], nil)
 		}
-	case len(added) > 0 || (tr.active() && len(parts) == 0 && !t.intent["thanks"].MatchString(low)):
+	case len(added) > 0 || (tr.active() && len(parts) == before && !t.intent["thanks"].MatchString(low) && !t.intent["greeting"].MatchString(low)):
 		if len(added) > 0 {
 			parts = append(parts, pick(r.TripAck, map[string]string{"added": joinAnd(added)}))
 		}
@@ -242,7 +242,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		question = pick(r.Ask["destination"], nil)
 	case t.intent["thanks"].MatchString(low):
 		parts = append(parts, pick(r.Thanks, nil))
-	case len(parts) == len(ack):
+	case len(parts) == before:
 		parts = append(parts, pick(r.Fallback, nil))
 		question = pick(r.Ask["destination"], nil)
 	}
@@ -324,6 +324,18 @@ func (t *table) pick(variants []string, seed int, prev string, fill, extra map[s
 	return first
 }
 
+// chooseOptions takes three options, from a position that moves with the
+// conversation, leaving out those the previous reply already offered.
+func chooseOptions(options []string, seed int, prev string) []string {
+	var out []string
+	for i := 0; i < len(options) && len(out) < 3; i++ {
+		if o := options[(seed+i)%len(options)]; !strings.Contains(prev, o) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
 func (t *table) topicOf(low string) *topic {
 	for i := range t.topics {
 		if t.topics[i].re.MatchString(low) {
@@ -384,6 +396,9 @@ func (t *table) recall(v *view, pick func([]string, map[string]string) string) s
 		}
 	}
 	if len(profile) == 0 && len(usual) == 0 && len(thisTrip) == 0 {
+		if firstName(v.profile) != "" {
+			return pick(r.RecallNameOnly, nil)
+		}
 		return pick(r.RecallEmpty, nil)
 	}
 	lines := []string{pick(r.RecallLead, nil)}
@@ -531,7 +546,7 @@ func secondPerson(text string) string {
 	case first == "usually" || first == "always" || first == "never":
 		out = "you " + first + " " + strings.TrimPrefix(secondPerson(rest), "you ")
 	case first == "allergic":
-		out = "you're " + t
+		out = "you're " + strings.ToLower(t[:1]) + t[1:]
 	case strings.HasSuffix(first, "s") && len(first) > 3 && !strings.HasSuffix(first, "ss"):
 		out = "you " + baseVerb(first) + " " + rest
 	default:

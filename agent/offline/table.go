@@ -74,6 +74,7 @@ type replies struct {
 	TripAck        []string            `yaml:"trip_ack"`
 	RecallEmpty    []string            `yaml:"recall_empty"`
 	RecallLead     []string            `yaml:"recall_lead"`
+	RecallNameOnly []string            `yaml:"recall_name_only"`
 	RecallClose    []string            `yaml:"recall_close"`
 	EarlierFound   []string            `yaml:"earlier_found"`
 	EarlierMissing []string            `yaml:"earlier_missing"`
