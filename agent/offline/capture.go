@@ -45,13 +45,13 @@ type sentence struct {
 
 func (t *table) captureSentence(s sentence, c *capture, known, seen map[string]bool) {
 	norm := t.normalise(s.text)
-	clauses := splitAt(norm, t.clauseBreak)
+	clauses := splitAt(norm, t.re["clause_breaks"])
 	marker := memory.Scope("") // carried to the later clauses of the sentence
 	firstPerson := false
 	for i, cl := range clauses {
 		cl = t.stripFillers(cl)
 		remembered := false
-		if loc := t.remember.FindStringIndex(cl); loc != nil && loc[1] > 0 {
+		if loc := t.re["remember"].FindStringIndex(cl); loc != nil && loc[1] > 0 {
 			remembered, cl = true, t.stripFillers(cl[loc[1]:])
 		}
 		if cl == "" {
@@ -60,7 +60,7 @@ func (t *table) captureSentence(s sentence, c *capture, known, seen map[string]b
 		if m := t.markerOf(cl); m != "" {
 			marker = m
 		}
-		if !remembered && (t.question.MatchString(cl) || (s.question && i == len(clauses)-1)) {
+		if !remembered && (t.re["questions"].MatchString(cl) || (s.question && i == len(clauses)-1)) {
 			firstPerson = false
 			continue
 		}
@@ -73,7 +73,7 @@ func (t *table) captureSentence(s sentence, c *capture, known, seen map[string]b
 				c.otherPerson = true
 			}
 		}
-		if !firstPerson || (t.past.MatchString(cl) && !t.pastUnless.MatchString(cl)) || t.hypothetical.MatchString(cl) {
+		if !firstPerson || (t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl)) || t.re["hypothetical"].MatchString(cl) {
 			continue
 		}
 		scope := marker
@@ -83,7 +83,7 @@ func (t *table) captureSentence(s sentence, c *capture, known, seen map[string]b
 		if scope != memory.ScopeDurable && t.isRequest(cl) {
 			continue
 		}
-		t.applyRules(cl, norm, scope, t.wantForm.MatchString(cl) && scope == "", c, known, seen)
+		t.applyRules(cl, norm, scope, t.re["want_forms"].MatchString(cl) && scope == "", c, known, seen)
 	}
 }
 
@@ -205,12 +205,12 @@ func transform(v, how string) string {
 
 // listItems splits "peanuts, tree nuts and sesame" into its items.
 func (t *table) listItems(s string) []string {
-	s = t.listStop.ReplaceAllString(s, "")
+	s = t.re["list_stop"].ReplaceAllString(s, "")
 	var out []string
 	for _, part := range reListSep.Split(s, -1) {
 		var kept []string
 		for _, w := range strings.Fields(part) {
-			if !t.listFiller[w] {
+			if !t.words["list_fillers"][w] {
 				kept = append(kept, w)
 			}
 		}
@@ -229,9 +229,9 @@ func (t *table) listItems(s string) []string {
 // markerOf reads the explicit scope marker of a clause, if any.
 func (t *table) markerOf(cl string) memory.Scope {
 	switch {
-	case t.tripMarker.MatchString(cl):
+	case t.re["trip_markers"].MatchString(cl):
 		return memory.ScopeThisTrip
-	case t.durableMarker.MatchString(cl):
+	case t.re["durable_markers"].MatchString(cl):
 		return memory.ScopeDurable
 	}
 	return ""
@@ -240,7 +240,7 @@ func (t *table) markerOf(cl string) memory.Scope {
 // subject says who a clause is about: "first" (the traveler), "other" or
 // "" when it names no one (it then continues the clause before it).
 func (t *table) subject(cl string) string {
-	if t.idioms.MatchString(cl) {
+	if t.re["first_person_idioms"].MatchString(cl) {
 		return "first"
 	}
 	words := strings.Fields(cl)
@@ -249,11 +249,11 @@ func (t *table) subject(cl string) string {
 			break
 		}
 		switch {
-		case t.firstPerson[w]:
+		case t.words["first_person"][w]:
 			return "first"
-		case !t.third[w]:
+		case !t.words["third_person"][w]:
 			continue
-		case (w == "my" || w == "our") && i+1 < len(words) && t.selfNoun[words[i+1]]:
+		case (w == "my" || w == "our") && i+1 < len(words) && t.words["self_nouns"][words[i+1]]:
 			return "first"
 		case w == "my" || w == "our":
 			rest := strings.Join(words[i+1:min(len(words), i+5)], " ")
@@ -293,7 +293,7 @@ func (t *table) negated(cl string, at int) bool {
 	}
 	words := strings.Fields(before)
 	for _, w := range words[max(0, len(words)-4):] {
-		if t.negator[strings.Trim(w, ".!-")] {
+		if t.words["negators"][strings.Trim(w, ".!-")] {
 			return true
 		}
 	}
@@ -302,7 +302,7 @@ func (t *table) negated(cl string, at int) bool {
 
 func (t *table) stripFillers(cl string) string {
 	cl = strings.Trim(cl, " ,;:—–-.!?\"'")
-	return strings.TrimSpace(t.fillers.ReplaceAllString(cl, ""))
+	return strings.TrimSpace(t.re["fillers"].ReplaceAllString(cl, ""))
 }
 
 var contractions = strings.NewReplacer(
@@ -331,7 +331,7 @@ func (t *table) normalise(s string) string {
 			continue
 		}
 		w := contractions.Replace(strings.ToLower(words[i]))
-		if !t.intensifier[strings.Trim(w, ",.;:!?")] {
+		if !t.words["intensifiers"][strings.Trim(w, ",.;:!?")] {
 			out = append(out, w)
 		}
 	}

@@ -136,13 +136,13 @@ func (t *table) afterTools(v *view) string {
 	}
 	pick := v.picker(t)
 	if len(saved) > 0 {
-		ack = append(ack, pick(t.file.Replies.Saved, map[string]string{"facts": joinAnd(saved)}))
+		ack = append(ack, pick(t.file.Replies["saved"], map[string]string{"facts": joinAnd(saved)}))
 	}
 	if len(forTrip) > 0 {
-		ack = append(ack, pick(t.file.Replies.SavedTrip, map[string]string{"facts": joinAnd(forTrip)}))
+		ack = append(ack, pick(t.file.Replies["saved_trip"], map[string]string{"facts": joinAnd(forTrip)}))
 	}
 	if refusedCount > 0 {
-		ack = append(ack, pick(t.file.Replies.Refused, nil))
+		ack = append(ack, pick(t.file.Replies["refused"], nil))
 	}
 	c := t.capture(v.latest, v.knownTexts())
 	return t.reply(v, c, ack)

@@ -75,7 +75,7 @@ var slotKey = map[string]string{"destination": "to", "dates": "dates", "origin":
 
 // askedSlot finds which trip question the previous reply asked.
 func (t *table) askedSlot(prev string) string {
-	for slot, variants := range t.file.Replies.Ask {
+	for slot, variants := range t.file.Ask {
 		for _, q := range variants {
 			if head, _, _ := strings.Cut(q, "{"); head != "" && strings.Contains(prev, head) {
 				return slot
@@ -89,7 +89,7 @@ func (t *table) askedSlot(prev string) string {
 // it is empty, was just asked for, or the traveler changes it.
 func (t *table) updateTrip(tr trip, msg, asked string) (trip, []string) {
 	var added []string
-	change := t.intent["change"].MatchString(strings.ToLower(msg))
+	change := t.re["intents.change"].MatchString(strings.ToLower(msg))
 	set := func(slot, val string) {
 		p := tr.slot(slotKey[slot])
 		if val == "" || *p == val || (*p != "" && asked != slot && !change) {
@@ -98,14 +98,14 @@ func (t *table) updateTrip(tr trip, msg, asked string) (trip, []string) {
 		*p = strings.NewReplacer(";", ",", "\n", " ").Replace(val)
 		added = append(added, val)
 	}
-	dest := t.place(t.dest, msg)
-	if tr.dest != "" && !t.intent["new_destination"].MatchString(strings.ToLower(msg)) {
+	dest := t.place(t.re["trip.destination"], msg)
+	if tr.dest != "" && !t.re["intents.new_destination"].MatchString(strings.ToLower(msg)) {
 		dest = ""
 	}
-	origin := t.place(t.origin, msg)
+	origin := t.place(t.re["trip.origin"], msg)
 	if words := strings.Fields(strings.Trim(msg, ".!")); len(words) <= 3 && dest == "" && origin == "" {
 		answer := strings.TrimPrefix(strings.TrimPrefix(strings.Join(words, " "), "from "), "to ")
-		if r := []rune(answer); len(r) > 0 && r[0] >= 'A' && r[0] <= 'Z' && !t.notPlace[words[0]] {
+		if r := []rune(answer); len(r) > 0 && r[0] >= 'A' && r[0] <= 'Z' && !t.words["trip.not_places"][words[0]] {
 			switch asked {
 			case "destination":
 				dest = answer
@@ -116,13 +116,13 @@ func (t *table) updateTrip(tr trip, msg, asked string) (trip, []string) {
 	}
 	set("destination", dest)
 	set("origin", origin)
-	set("dates", strings.TrimSpace(t.dates.FindString(msg)))
-	if m := t.party.FindStringSubmatch(msg); m != nil {
-		set("party", partyOf(t.party, m))
+	set("dates", strings.TrimSpace(t.re["trip.dates"].FindString(msg)))
+	if m := t.re["trip.party"].FindStringSubmatch(msg); m != nil {
+		set("party", partyOf(t.re["trip.party"], m))
 	}
-	budget := t.budget.FindString(msg)
+	budget := t.re["trip.budget"].FindString(msg)
 	if budget == "" {
-		budget = strings.ToLower(t.budgetW.FindString(msg))
+		budget = strings.ToLower(t.re["trip.budget_words"].FindString(msg))
 	}
 	set("budget", budget)
 	return tr, added
@@ -154,7 +154,7 @@ func (t *table) place(re *regexp.Regexp, msg string) string {
 	for _, m := range re.FindAllStringSubmatch(msg, -1) {
 		var kept []string
 		for _, w := range strings.Fields(m[1]) {
-			if t.notPlace[w] {
+			if t.words["trip.not_places"][w] {
 				break
 			}
 			kept = append(kept, w)
@@ -186,10 +186,10 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		return t.pick(variants, seed, v.prevReply, fill, extra)
 	}
 	if c.instruction {
-		return pick(r.Instruction, nil)
+		return pick(r["instruction"], nil)
 	}
 	parts := ack
-	if t.intent["recall"].MatchString(low) {
+	if t.re["intents.recall"].MatchString(low) {
 		text := strings.Join(append(parts, t.recall(v, pick)), " ")
 		if tr.active() {
 			text += "\n" + tr.line()
@@ -197,19 +197,19 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		return text
 	}
 	if c.sensitive {
-		parts = append(parts, pick(r.Sensitive, nil))
+		parts = append(parts, pick(r["sensitive"], nil))
 	}
 	if c.otherPerson && len(c.notes) == 0 {
-		parts = append(parts, pick(r.OtherPerson, nil))
+		parts = append(parts, pick(r["other_person"], nil))
 	}
 	if len(ack) == 0 && len(c.notes) > 0 {
-		parts = append(parts, pick(r.Acknowledge, map[string]string{"facts": joinAnd(secondAll(c.notes))}))
+		parts = append(parts, pick(r["acknowledge"], map[string]string{"facts": joinAnd(secondAll(c.notes))}))
 	} else if len(ack) == 0 && len(c.known) > 0 {
-		parts = append(parts, pick(r.AlreadyKnown, map[string]string{"facts": joinAnd(secondAll(c.known))}))
+		parts = append(parts, pick(r["already_known"], map[string]string{"facts": joinAnd(secondAll(c.known))}))
 	}
-	if t.food.MatchString(low) {
+	if t.re["food"].MatchString(low) {
 		if diet := t.dietOf(v, c); len(diet) > 0 {
-			parts = append(parts, pick(r.Safety, map[string]string{"diet": joinAnd(diet)}))
+			parts = append(parts, pick(r["safety"], map[string]string{"diet": joinAnd(diet)}))
 		}
 	}
 	question, before := "", len(parts)
@@ -217,34 +217,34 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	case tp != nil:
 		lead := pick(tp.Lead, nil)
 		if opts := chooseOptions(tp.Options, seed, v.prevReply); len(opts) > 0 {
-			lead += "\n- " + strings.Join(opts, "\n- ") + "\n" + pick(r.Illustrative, nil)
+			lead += "\n- " + strings.Join(opts, "\n- ") + "\n" + pick(r["illustrative"], nil)
 		}
 		parts = append(parts, lead)
 		if prefs := t.prefsFor(v, tp); len(prefs) > 0 {
-			parts = append(parts, pick(r.Prefs, map[string]string{"prefs": joinAnd(prefs)}))
+			parts = append(parts, pick(r["prefs"], map[string]string{"prefs": joinAnd(prefs)}))
 		}
 		question = pick(tp.Close, nil)
 		if next := tr.next(); tp.Name != "booking" && next != "" && next != "origin" && next != "budget" {
-			question = pick(r.Ask[next], nil)
+			question = pick(t.file.Ask[next], nil)
 		}
-	case len(added) > 0 || (tr.active() && len(parts) == before && !t.intent["thanks"].MatchString(low) && !t.intent["greeting"].MatchString(low)):
+	case len(added) > 0 || (tr.active() && len(parts) == before && !t.re["intents.thanks"].MatchString(low) && !t.re["intents.greeting"].MatchString(low)):
 		if len(added) > 0 {
-			parts = append(parts, pick(r.TripAck, map[string]string{"added": joinAnd(added)}))
+			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": joinAnd(added)}))
 		}
 		if next := tr.next(); next != "" {
-			question = pick(r.Ask[next], nil)
+			question = pick(t.file.Ask[next], nil)
 		} else {
-			parts = append(parts, pick(r.TripReady, nil))
-			question = pick(r.TripNext, nil)
+			parts = append(parts, pick(r["trip_ready"], nil))
+			question = pick(r["trip_next"], nil)
 		}
-	case t.intent["greeting"].MatchString(low):
-		parts = append(parts, pick(r.Greeting, nil))
-		question = pick(r.Ask["destination"], nil)
-	case t.intent["thanks"].MatchString(low):
-		parts = append(parts, pick(r.Thanks, nil))
+	case t.re["intents.greeting"].MatchString(low):
+		parts = append(parts, pick(r["greeting"], nil))
+		question = pick(t.file.Ask["destination"], nil)
+	case t.re["intents.thanks"].MatchString(low):
+		parts = append(parts, pick(r["thanks"], nil))
 	case len(parts) == before:
-		parts = append(parts, pick(r.Fallback, nil))
-		question = pick(r.Ask["destination"], nil)
+		parts = append(parts, pick(r["fallback"], nil))
+		question = pick(t.file.Ask["destination"], nil)
 	}
 	if question != "" {
 		parts = append(parts, question)
@@ -352,7 +352,7 @@ func (t *table) dietOf(v *view, c capture) []string {
 	seen := map[string]bool{}
 	add := func(text string) {
 		p := strings.Replace(secondPerson(text), " on this trip", " on this trip", 1)
-		if !t.safety.MatchString(text) || seen[p] {
+		if !t.re["safety_notes"].MatchString(text) || seen[p] {
 			return
 		}
 		seen[p] = true
@@ -375,7 +375,7 @@ func (t *table) dietOf(v *view, c capture) []string {
 func (t *table) prefsFor(v *view, tp *topic) []string {
 	var out []string
 	for i := len(v.notes) - 1; i >= 0 && len(out) < 2; i-- {
-		if tp.uses != nil && tp.uses.MatchString(v.notes[i].text) && !t.safety.MatchString(v.notes[i].text) {
+		if tp.uses != nil && tp.uses.MatchString(v.notes[i].text) && !t.re["safety_notes"].MatchString(v.notes[i].text) {
 			out = append(out, secondPerson(v.notes[i].text))
 		}
 	}
@@ -397,11 +397,11 @@ func (t *table) recall(v *view, pick func([]string, map[string]string) string) s
 	}
 	if len(profile) == 0 && len(usual) == 0 && len(thisTrip) == 0 {
 		if firstName(v.profile) != "" {
-			return pick(r.RecallNameOnly, nil)
+			return pick(r["recall_name_only"], nil)
 		}
-		return pick(r.RecallEmpty, nil)
+		return pick(r["recall_empty"], nil)
 	}
-	lines := []string{pick(r.RecallLead, nil)}
+	lines := []string{pick(r["recall_lead"], nil)}
 	if len(profile) > 0 {
 		lines = append(lines, "- From your profile: "+strings.Join(profile, "; ")+".")
 	}
@@ -409,7 +409,7 @@ func (t *table) recall(v *view, pick func([]string, map[string]string) string) s
 	if len(thisTrip) > 0 {
 		lines = append(append(lines, "For this trip only:"), thisTrip...)
 	}
-	return strings.Join(append(lines, pick(r.RecallClose, nil)), "\n")
+	return strings.Join(append(lines, pick(r["recall_close"], nil)), "\n")
 }
 
 // searchQuery returns the words to look for when the traveler asks about
@@ -417,12 +417,12 @@ func (t *table) recall(v *view, pick func([]string, map[string]string) string) s
 // model; found is the message that answers it when it is in front.
 func (t *table) searchQuery(v *view) (query string, found *memory.Message) {
 	low := strings.ToLower(v.latest)
-	if !t.intent["earlier"].MatchString(low) || (!strings.Contains(low, "?") && !t.question.MatchString(low)) {
+	if !t.re["intents.earlier"].MatchString(low) || (!strings.Contains(low, "?") && !t.re["questions"].MatchString(low)) {
 		return "", nil
 	}
 	var words []string
 	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !('a' <= r && r <= 'z' || r == '\'' || r >= 0x80) }) {
-		if len(w) > 2 && !t.stopword[w] {
+		if len(w) > 2 && !t.words["stopwords"][w] {
 			words = append(words, w)
 		}
 	}
@@ -512,7 +512,7 @@ func (t *table) answerEarlier(frags []fragment, query string, pick func([]string
 		}
 	}
 	if best < 0 {
-		return pick(t.file.Replies.EarlierMissing, nil)
+		return pick(t.file.Replies["earlier_missing"], nil)
 	}
 	f := frags[best]
 	who := "you"
@@ -523,7 +523,7 @@ func (t *table) answerEarlier(frags []fragment, query string, pick func([]string
 	if r := []rune(text); len(r) > 240 {
 		text = string(r[:240]) + "…"
 	}
-	return pick(t.file.Replies.EarlierFound, map[string]string{"turn": strconv.Itoa(f.turn), "who": who, "text": text})
+	return pick(t.file.Replies["earlier_found"], map[string]string{"turn": strconv.Itoa(f.turn), "who": who, "text": text})
 }
 
 var thirdToSecond = map[string]string{"is": "you're", "has": "you have", "keeps": "you keep", "needs": "you need"}

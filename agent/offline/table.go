@@ -14,74 +14,17 @@ import (
 //go:embed rules.yaml
 var rulesYAML []byte
 
-// tableFile is rules.yaml as written.
+// tableFile is the typed part of rules.yaml; every other top-level string
+// is a pattern and every other list a word set.
 type tableFile struct {
-	Macros         map[string]string `yaml:"macros"`
-	Rules          []ruleFile        `yaml:"rules"`
-	TripMarkers    string            `yaml:"trip_markers"`
-	DurableMarkers string            `yaml:"durable_markers"`
-	Past           string            `yaml:"past"`
-	PastUnless     string            `yaml:"past_unless"`
-	Hypothetical   string            `yaml:"hypothetical"`
-	Questions      string            `yaml:"questions"`
-	Requests       []string          `yaml:"requests"`
-	WantForms      string            `yaml:"want_forms"`
-	Fillers        string            `yaml:"fillers"`
-	Remember       string            `yaml:"remember"`
-	Intensifiers   []string          `yaml:"intensifiers"`
-	FirstPerson    []string          `yaml:"first_person"`
-	SelfNouns      []string          `yaml:"self_nouns"`
-	ThirdPerson    []string          `yaml:"third_person"`
-	Idioms         string            `yaml:"first_person_idioms"`
-	Negators       []string          `yaml:"negators"`
-	ListStop       string            `yaml:"list_stop"`
-	ListFillers    []string          `yaml:"list_fillers"`
-	Plurals        map[string]string `yaml:"plurals"`
-	ClauseBreaks   string            `yaml:"clause_breaks"`
-	Intents        map[string]string `yaml:"intents"`
-	Stopwords      []string          `yaml:"stopwords"`
-	SearchTool     string            `yaml:"search_tool"`
-	SafetyNotes    string            `yaml:"safety_notes"`
-	Food           string            `yaml:"food"`
-	Trip           struct {
-		Destination string   `yaml:"destination"`
-		Origin      string   `yaml:"origin"`
-		Dates       string   `yaml:"dates"`
-		Party       string   `yaml:"party"`
-		Budget      string   `yaml:"budget"`
-		BudgetWords string   `yaml:"budget_words"`
-		NotPlaces   []string `yaml:"not_places"`
-	} `yaml:"trip"`
-	Replies replies `yaml:"replies"`
-}
-
-// replies are the reply variants of rules.yaml, by purpose.
-type replies struct {
-	Greeting       []string            `yaml:"greeting"`
-	Thanks         []string            `yaml:"thanks"`
-	Fallback       []string            `yaml:"fallback"`
-	Instruction    []string            `yaml:"instruction"`
-	Sensitive      []string            `yaml:"sensitive"`
-	OtherPerson    []string            `yaml:"other_person"`
-	Acknowledge    []string            `yaml:"acknowledge"`
-	AlreadyKnown   []string            `yaml:"already_known"`
-	Saved          []string            `yaml:"saved"`
-	SavedTrip      []string            `yaml:"saved_trip"`
-	Refused        []string            `yaml:"refused"`
-	Safety         []string            `yaml:"safety"`
-	TripReady      []string            `yaml:"trip_ready"`
-	TripNext       []string            `yaml:"trip_next"`
-	TripAck        []string            `yaml:"trip_ack"`
-	RecallEmpty    []string            `yaml:"recall_empty"`
-	RecallLead     []string            `yaml:"recall_lead"`
-	RecallNameOnly []string            `yaml:"recall_name_only"`
-	RecallClose    []string            `yaml:"recall_close"`
-	EarlierFound   []string            `yaml:"earlier_found"`
-	EarlierMissing []string            `yaml:"earlier_missing"`
-	Prefs          []string            `yaml:"prefs"`
-	Ask            map[string][]string `yaml:"ask"`
-	Illustrative   []string            `yaml:"illustrative"`
-	Topics         []topicFile         `yaml:"topics"`
+	Macros     map[string]string   `yaml:"macros"`
+	Rules      []ruleFile          `yaml:"rules"`
+	Topics     []topicFile         `yaml:"topics"`
+	Replies    map[string][]string `yaml:"replies"`
+	Ask        map[string][]string `yaml:"ask"`
+	Plurals    map[string]string   `yaml:"plurals"`
+	Requests   []string            `yaml:"requests"`
+	SearchTool string              `yaml:"search_tool"`
 }
 
 type ruleFile struct {
@@ -112,30 +55,36 @@ type topic struct {
 
 // table is rules.yaml compiled: the whole of what the engine knows.
 type table struct {
-	file                                        tableFile
-	rules                                       []rule
-	tripMarker, durableMarker, past, pastUnless *regexp.Regexp
-	hypothetical, question, wantForm, fillers   *regexp.Regexp
-	remember, idioms, safety, food              *regexp.Regexp
-	requests                                    []*regexp.Regexp
-	intensifier, firstPerson, selfNoun, third   map[string]bool
-	dest, origin, dates, party, budget, budgetW *regexp.Regexp
-	notPlace, negator, listFiller, stopword     map[string]bool
-	listStop, clauseBreak                       *regexp.Regexp
-	intent                                      map[string]*regexp.Regexp
-	topics                                      []topic
+	file     tableFile
+	rules    []rule
+	topics   []topic
+	requests []*regexp.Regexp
+	re       map[string]*regexp.Regexp  // by key; nested keys as "trip.dates"
+	words    map[string]map[string]bool // by key
 }
 
-// loadTable parses and compiles the embedded table.
+// patterns lists every pattern the engine reads, so a table missing one
+// fails to load instead of failing mid-conversation.
+var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless", "hypothetical", "questions", "want_forms",
+	"fillers", "remember", "list_stop", "clause_breaks", "first_person_idioms", "safety_notes", "food", "trip.destination",
+	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.recall", "intents.earlier",
+	"intents.greeting", "intents.thanks", "intents.change", "intents.new_destination"}
+
+var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "replies": true, "ask": true, "plurals": true, "requests": true, "search_tool": true}
+
+// loadTable parses and compiles a table.
 func loadTable(raw []byte) (*table, error) {
-	var f tableFile
-	if err := yaml.Unmarshal(raw, &f); err != nil {
+	t := &table{re: map[string]*regexp.Regexp{}, words: map[string]map[string]bool{}}
+	var rest map[string]any
+	if err := yaml.Unmarshal(raw, &t.file); err != nil {
 		return nil, fmt.Errorf("offline rules: %w", err)
 	}
-	t := &table{file: f}
+	if err := yaml.Unmarshal(raw, &rest); err != nil {
+		return nil, fmt.Errorf("offline rules: %w", err)
+	}
 	var err error
 	compile := func(expr string) *regexp.Regexp {
-		for name, body := range f.Macros {
+		for name, body := range t.file.Macros {
 			expr = strings.ReplaceAll(expr, "{"+name+"}", body)
 		}
 		if expr == "" || err != nil {
@@ -147,7 +96,27 @@ func loadTable(raw []byte) (*table, error) {
 		}
 		return re
 	}
-	for _, rf := range f.Rules {
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			switch x := v.(type) {
+			case string:
+				t.re[prefix+k] = compile(x)
+			case []any:
+				t.words[prefix+k] = map[string]bool{}
+				for _, w := range x {
+					t.words[prefix+k][fmt.Sprint(w)] = true
+				}
+			case map[string]any:
+				walk(prefix+k+".", x)
+			}
+		}
+	}
+	for k := range typed {
+		delete(rest, k)
+	}
+	walk("", rest)
+	for _, rf := range t.file.Rules {
 		r := rule{ruleFile: rf, re: compile(rf.Pattern), context: compile(rf.Context), unless: compile(rf.Unless), negatable: rf.Negatable == nil || *rf.Negatable}
 		if r.Scope == "" {
 			r.Scope = memory.ScopeDurable
@@ -157,36 +126,16 @@ func loadTable(raw []byte) (*table, error) {
 		}
 		t.rules = append(t.rules, r)
 	}
-	t.tripMarker, t.durableMarker = compile(f.TripMarkers), compile(f.DurableMarkers)
-	t.past, t.pastUnless, t.hypothetical = compile(f.Past), compile(f.PastUnless), compile(f.Hypothetical)
-	t.question, t.wantForm, t.fillers = compile(f.Questions), compile(f.WantForms), compile(f.Fillers)
-	t.remember, t.idioms, t.safety, t.food = compile(f.Remember), compile(f.Idioms), compile(f.SafetyNotes), compile(f.Food)
-	for _, r := range f.Requests {
-		t.requests = append(t.requests, compile(r))
-	}
-	t.dest, t.origin, t.dates = compile(f.Trip.Destination), compile(f.Trip.Origin), compile(f.Trip.Dates)
-	t.party, t.budget, t.budgetW = compile(f.Trip.Party), compile(f.Trip.Budget), compile(f.Trip.BudgetWords)
-	for _, tf := range f.Replies.Topics {
+	for _, tf := range t.file.Topics {
 		t.topics = append(t.topics, topic{topicFile: tf, re: compile(tf.Match), uses: compile(tf.Uses)})
 	}
-	t.intent = map[string]*regexp.Regexp{}
-	for name, expr := range f.Intents {
-		t.intent[name] = compile(expr)
+	for _, r := range t.file.Requests {
+		t.requests = append(t.requests, compile(r))
 	}
-	t.listStop, t.clauseBreak = compile(f.ListStop), compile(f.ClauseBreaks)
-	t.negator, t.listFiller, t.stopword = set(f.Negators), set(f.ListFillers), set(f.Stopwords)
-	t.intensifier, t.firstPerson = set(f.Intensifiers), set(f.FirstPerson)
-	t.selfNoun, t.third, t.notPlace = set(f.SelfNouns), set(f.ThirdPerson), set(f.Trip.NotPlaces)
-	if err != nil {
-		return nil, err
+	for _, k := range patterns {
+		if t.re[k] == nil && err == nil {
+			err = fmt.Errorf("offline rules: no pattern %q", k)
+		}
 	}
-	return t, nil
-}
-
-func set(words []string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
-		m[w] = true
-	}
-	return m
+	return t, err
 }
