@@ -99,7 +99,7 @@ func (v *view) newCall(i int, name string, args any) memory.ToolCall {
 
 func (v *view) picker(t *table) func([]string, map[string]string) string {
 	return func(variants []string, extra map[string]string) string {
-		return t.pick(variants, v.turn+len(v.latest), v.prevReply, nil, extra)
+		return t.pick(variants, v, nil, extra)
 	}
 }
 

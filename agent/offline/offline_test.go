@@ -333,10 +333,10 @@ func TestReadsBlocksByTag(t *testing.T) {
 func TestTripHelperAsksOneThingAtATime(t *testing.T) {
 	c := newChat(t, memory.State{Profile: memory.Profile{"name": "Priya"}})
 	steps := []struct{ say, asks string }{
-		{"I'm thinking about a holiday.", "destination"},
+		{"I'm thinking about a holiday.", "to"},
 		{"Lisbon.", "dates"},
-		{"In early May.", "origin"},
-		{"From Berlin.", "party"},
+		{"In early May.", "from"},
+		{"From Berlin.", "travellers"},
 		{"Just me and my partner.", "budget"},
 	}
 	for _, s := range steps {

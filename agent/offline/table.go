@@ -22,6 +22,8 @@ type tableFile struct {
 	Topics     []topicFile         `yaml:"topics"`
 	Replies    map[string][]string `yaml:"replies"`
 	Ask        map[string][]string `yaml:"ask"`
+	Holes      map[string]string   `yaml:"placeholders"`
+	Summary    map[string]string   `yaml:"summary"`
 	Plurals    map[string]string   `yaml:"plurals"`
 	Requests   []string            `yaml:"requests"`
 	SearchTool string              `yaml:"search_tool"`
@@ -70,7 +72,7 @@ var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless"
 	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.recall", "intents.earlier",
 	"intents.greeting", "intents.thanks", "intents.change", "intents.new_destination"}
 
-var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "replies": true, "ask": true, "plurals": true, "requests": true, "search_tool": true}
+var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "replies": true, "ask": true, "placeholders": true, "summary": true, "plurals": true, "requests": true, "search_tool": true}
 
 // loadTable parses and compiles a table.
 func loadTable(raw []byte) (*table, error) {
