@@ -433,8 +433,8 @@ func sentences(reply string) []string {
 		if strings.HasPrefix(line, tripPrefix) {
 			continue
 		}
-		for _, s := range splitSentences(line) {
-			out = append(out, s.text)
+		for _, s := range reSentence.FindAllString(line, -1) {
+			out = append(out, strings.TrimSpace(s))
 		}
 	}
 	return out

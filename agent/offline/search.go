@@ -121,4 +121,3 @@ func (t *table) answerEarlier(frags []fragment, query string, pick func([]string
 	}
 	return pick(t.file.Replies["earlier_found"], map[string]string{"turn": strconv.Itoa(f.turn), "who": who, "text": text})
 }
-
