@@ -2,8 +2,10 @@ package offline
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -175,16 +177,9 @@ func readMemories(instructions string) []known {
 
 // profileLines renders the profile for the traveler, in key order.
 func profileLines(p map[string]any) []string {
-	keys := make([]string, 0, len(p))
-	for k := range p {
-		if k != "name" {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
 	var out []string
-	for _, k := range keys {
-		if s := render(p[k], k); s != "" {
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		if s := render(p[k]); s != "" && k != "name" {
 			out = append(out, strings.ReplaceAll(k, "_", " ")+": "+s)
 		}
 	}
@@ -192,62 +187,29 @@ func profileLines(p map[string]any) []string {
 }
 
 // render writes one profile value as words: lists joined by commas, maps
-// as their values (a trip as its route and start date).
-func render(v any, key string) string {
+// by their values in key order (a trip as its route and start date).
+func render(v any) string {
+	var parts []string
 	switch x := v.(type) {
 	case nil:
-		return ""
 	case time.Time:
 		return x.Format(memory.DateLayout)
 	case []any:
-		var parts []string
 		for _, it := range x {
-			if s := render(it, key); s != "" {
-				parts = append(parts, s)
-			}
+			parts = append(parts, render(it))
 		}
-		return strings.Join(parts, ", ")
+		return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), ", ")
 	case map[string]any:
-		if route, ok := x["route"].(string); ok {
-			if d := render(x["start_date"], ""); d != "" {
-				return route + " (" + d + ")"
-			}
-			return route
+		if route, ok := x["route"].(string); ok && render(x["start_date"]) != "" {
+			return route + " (" + render(x["start_date"]) + ")"
 		}
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			parts = append(parts, render(x[k]))
 		}
-		sort.Slice(keys, func(i, j int) bool {
-			return rank(keys[i]) < rank(keys[j]) || (rank(keys[i]) == rank(keys[j]) && keys[i] < keys[j])
-		})
-		var parts []string
-		for _, k := range keys {
-			if s := render(x[k], k); s != "" {
-				parts = append(parts, s)
-			}
-		}
-		return strings.Join(parts, " ")
 	default:
-		return strings.TrimSpace(strings.ReplaceAll(yamlScalar(x), "\n", " "))
+		return strings.Join(strings.Fields(fmt.Sprint(x)), " ")
 	}
-}
-
-// rank puts a programme's name before its status.
-func rank(k string) int {
-	switch k {
-	case "program", "programme", "name", "type":
-		return 0
-	}
-	return 1
-}
-
-func yamlScalar(v any) string {
-	out, err := yaml.Marshal(v)
-	if err != nil {
-		return ""
-	}
-	return strings.Trim(strings.TrimSpace(string(out)), `"'`)
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " ")
 }
 
 func firstName(p map[string]any) string {
