@@ -55,11 +55,11 @@ func (t *table) capture(message string, known map[string]bool) capture {
 			if cl == "" || !firstPerson || (t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl)) || t.re["hypothetical"].MatchString(cl) {
 				continue
 			}
-			scope := marker
+			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")
 			if remembered && scope != memory.ScopeThisTrip {
 				scope = memory.ScopeDurable
 			}
-			if scope == memory.ScopeDurable || !t.isRequest(cl) {
+			if scope != "" || !t.isRequest(cl) {
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
 			}
 		}
