@@ -18,9 +18,8 @@ import (
 // known is one remembered sentence the model was shown: a line of the
 // <memories> block or a save_memory_note call of this session.
 type known struct {
-	text    string
-	trip    bool // scoped to this trip
-	session bool
+	text string
+	trip bool // scoped to this trip
 }
 
 // call is one tool call of the current turn and the server's answer.
@@ -90,7 +89,7 @@ func (t *table) read(req agent.Request) *view {
 		if err != nil || (answered && refused(res)) {
 			continue
 		}
-		v.notes = append(v.notes, known{text: args.Text, trip: args.Scope == memory.ScopeThisTrip, session: true})
+		v.notes = append(v.notes, known{text: args.Text, trip: args.Scope == memory.ScopeThisTrip})
 	}
 	return v
 }
@@ -160,7 +159,7 @@ func readMemories(instructions string) []known {
 		if !ok || section == "" {
 			continue
 		}
-		n := known{session: section == "session"}
+		var n known
 		if m := reMeta.FindStringSubmatchIndex(text); m != nil {
 			meta := text[m[2]:m[3]]
 			n.trip = strings.Contains(meta, "this trip") || strings.Contains(meta, "this_trip")

@@ -72,19 +72,22 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	if tr["to"] != "" && !t.re["intents.new_destination"].MatchString(low) {
 		found["to"] = ""
 	}
-	if words := strings.Fields(strings.Trim(msg, ".!")); len(words) <= 3 && found["to"] == "" && found["from"] == "" &&
-		(asked == "to" || asked == "from") && words[0][0] >= 'A' && words[0][0] <= 'Z' && !t.words["trip.not_places"][words[0]] {
-		found[asked] = strings.TrimPrefix(strings.Join(words, " "), "From ")
-	}
-	if found["budget"] == "" {
-		found["budget"] = strings.ToLower(t.re["trip.budget_words"].FindString(msg))
-	}
 	if m := t.re["trip.party"].FindStringSubmatch(msg); m != nil {
 		for i, name := range t.re["trip.party"].SubexpNames() {
 			if m[i] != "" && name != "" {
 				found["travellers"] = strings.TrimSpace(strings.Replace(t.file.Summary["party_"+name], "{x}", strings.ToLower(m[i]), 1))
 			}
 		}
+	}
+	if found["budget"] == "" {
+		found["budget"] = strings.ToLower(t.re["trip.budget_words"].FindString(msg))
+	}
+	if d := found["dates"]; d != "" && !t.words["trip.months"][strings.Fields(d)[0]] {
+		found["dates"] = strings.ToLower(d[:1]) + d[1:] // "Next month" inside a sentence
+	}
+	if words := strings.Fields(strings.Trim(msg, ".!")); len(words) <= 3 && found["to"] == "" && found["from"] == "" && found["travellers"] == "" &&
+		(asked == "to" || asked == "from") && words[0][0] >= 'A' && words[0][0] <= 'Z' && !t.words["trip.not_places"][words[0]] {
+		found[asked] = strings.TrimPrefix(strings.Join(words, " "), "From ")
 	}
 	change := t.re["intents.change"].MatchString(low)
 	for _, k := range tripKeys {
@@ -151,7 +154,9 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	if diet := t.dietOf(v, c); len(diet) > 0 && t.re["food"].MatchString(low) {
 		parts = append(parts, pick(r["safety"], map[string]string{"diet": joinAnd(diet)}))
 	}
-	before, tp := len(parts), t.topicOf(low)
+	// A booking is restated once there is something to restate; before that
+	// the trip helper asks for what is missing.
+	before, tp := len(parts), t.topicOf(low, tr["to"] == "" || tr["dates"] == "")
 	switch {
 	case is("recall"):
 	case tp != nil:
@@ -167,7 +172,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		if next := tr.next(); tp.Name != "booking" && (next == "to" || next == "dates" || next == "travellers") {
 			question = pick(ask[next], nil)
 		}
-	case len(added) > 0 || (len(tr) > 0 && len(parts) == 0 && !is("thanks") && !is("greeting")):
+	case len(added) > 0 || (len(tr) > 0 && !is("thanks") && !is("greeting")):
 		if len(added) > 0 {
 			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": joinAnd(added)}))
 		}
@@ -212,10 +217,14 @@ func (t *table) filler(v *view, tr trip) map[string]string {
 	}
 	f["booking"] = f["summary"]
 	if m := reBookObject.FindStringSubmatch(v.latest); m != nil && !reVague.MatchString(m[1]) {
-		f["booking"] = strings.Replace(transform(strings.TrimRight(m[1], ".!? "), "their"), "their ", "your ", 1)
-		if len(tr) > 0 {
-			f["booking"] += " — " + f["summary"]
+		obj := strings.Replace(transform(strings.TrimRight(m[1], ".!? "), "their"), "their ", "your ", 1)
+		rest := tr.render(func(k string) string { return strings.Replace(t.file.Summary[k], "{"+k+"}", tr[k], 1) }, ", ")
+		for _, part := range strings.Split(rest, ", ") {
+			if part != "" && !strings.Contains(obj, strings.TrimPrefix(part, "from ")) {
+				obj += ", " + part
+			}
 		}
+		f["booking"] = obj
 	}
 	return f
 }
@@ -252,9 +261,9 @@ func chooseOptions(options []string, v *view) []string {
 	return out
 }
 
-func (t *table) topicOf(low string) *topic {
+func (t *table) topicOf(low string, notBooking bool) *topic {
 	for i := range t.topics {
-		if t.topics[i].re.MatchString(low) {
+		if t.topics[i].re.MatchString(low) && !(notBooking && t.topics[i].Name == "booking") {
 			return &t.topics[i]
 		}
 	}
