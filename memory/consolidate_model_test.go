@@ -168,10 +168,10 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		wantReason string
 	}{
 		{
-			name:    "supersede an older global note",
-			global:  []Note{aisle, floors},
-			session: []Note{durable("s1", "Prefers window seats.", "seat")},
-			answer:  answer(dec("s1", "supersede", "g1", "", nil, "seat preference changed")),
+			name:       "supersede an older global note",
+			global:     []Note{aisle, floors},
+			session:    []Note{durable("s1", "Prefers window seats.", "seat")},
+			answer:     answer(dec("s1", "supersede", "g1", "", nil, "seat preference changed")),
 			wantAction: map[string]string{"s1": ActionPromoted, "g1": ActionSuperseded},
 			wantInto:   map[string]string{"g1": "s1"},
 			wantBy:     map[string]string{"s1": EngineModel, "g1": EngineModel},
@@ -252,8 +252,8 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 			wantBy:     map[string]string{"s1": EngineModel},
 		},
 		{
-			name:   "a related global duplicate is folded into another",
-			global: []Note{floors, {ID: "g6", Text: "Likes high floors in hotels.", Keywords: []string{"hotel", "room"}, LastUpdateDate: "2023-05-05"}},
+			name:    "a related global duplicate is folded into another",
+			global:  []Note{floors, {ID: "g6", Text: "Likes high floors in hotels.", Keywords: []string{"hotel", "room"}, LastUpdateDate: "2023-05-05"}},
 			session: []Note{durable("s1", "Asks for a room on a high floor.", "room")},
 			answer: answer(dec("s1", "merge", "g5", "", nil, "same"), dec("g6", "merge", "g5", "", nil, "same as g5"),
 				dec("g5", "keep", "", "", nil, "still true")),
@@ -273,9 +273,9 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 			wantReason: "1 invalid decisions on other notes ignored",
 		},
 		{
-			name:    "the rules decide a fallback against the model's list",
-			session: []Note{durable("s1", "Is vegetarian.", "diet"), durable("s2", "Is a vegetarian.", "diet")},
-			answer:  answer(dec("s1", "promote", "", "", nil, "new"), dec("s2", "merge", "g9", "", nil, "same")),
+			name:       "the rules decide a fallback against the model's list",
+			session:    []Note{durable("s1", "Is vegetarian.", "diet"), durable("s2", "Is a vegetarian.", "diet")},
+			answer:     answer(dec("s1", "promote", "", "", nil, "new"), dec("s2", "merge", "g9", "", nil, "same")),
 			wantAction: map[string]string{"s1": ActionPromoted, "s2": ActionMerged},
 			wantInto:   map[string]string{"s2": "s1"},
 			wantBy:     map[string]string{"s1": EngineModel, "s2": EngineRules},
