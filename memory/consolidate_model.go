@@ -304,8 +304,9 @@ func (in *modelInput) request() (JSONRequest, error) {
 	if err != nil {
 		return JSONRequest{}, fmt.Errorf("encode consolidation input: %w", err)
 	}
-	// A decision costs about 60 tokens; the bound leaves room for long reasons.
-	maxTokens := 200 + 150*(len(in.session)+len(in.related))
+	// A decision costs 30 to 60 tokens. The bound stops a model stuck in a
+	// loop and leaves room for the reasoning tokens some models count in it.
+	maxTokens := 1024 + 200*(len(in.session)+len(in.related))
 	return JSONRequest{Name: "consolidation_decisions", System: consolidationPrompt, User: string(b), Schema: consolidationSchema, MaxTokens: maxTokens}, nil
 }
 

@@ -79,7 +79,7 @@ func typicalSession(today string) []Note {
 func TestConsolidationRequestSize(t *testing.T) {
 	counter := NewTokenCounter("gpt-4o-mini")
 	today := "2026-11-21"
-	t.Logf("%-12s %14s %15s %13s", "global notes", "request tokens", "response tokens", "notes shown")
+	t.Logf("%-12s %14s %26s %15s %11s", "global notes", "request tokens", "(system + schema + notes)", "response tokens", "notes shown")
 	var reqs, resps []int
 	for _, n := range []int{10, 100, 200} {
 		global, session := travelerGlobal(n), typicalSession(today)
@@ -98,9 +98,9 @@ func TestConsolidationRequestSize(t *testing.T) {
 			t.Errorf("%d notes: %d global notes shown, want at most %d", n, len(shown), limit)
 		}
 		schema, _ := json.Marshal(rec.req.Schema)
-		req := counter.Count(rec.req.System) + counter.Count(rec.req.User) + counter.Count(string(schema))
-		reqs, resps = append(reqs, req), append(resps, counter.Count(rec.raw))
-		t.Logf("%-12d %14d %15d %13d", n, req, resps[len(resps)-1], len(shown))
+		sys, sch, user := counter.Count(rec.req.System), counter.Count(string(schema)), counter.Count(rec.req.User)
+		reqs, resps = append(reqs, sys+sch+user), append(resps, counter.Count(rec.raw))
+		t.Logf("%-12d %14d %26s %15d %11d", n, sys+sch+user, fmt.Sprintf("(%d + %d + %d)", sys, sch, user), resps[len(resps)-1], len(shown))
 	}
 	// From 100 to 200 notes only the choice of related notes changes.
 	if reqs[2] > reqs[1]*5/4 || resps[2] > resps[0]*2 {
