@@ -27,6 +27,7 @@ type Config struct {
 	GlobalBudget     int    // tokens for GLOBAL notes in the instructions
 	Limits           memory.Limits
 	AnswerLease      time.Duration // how long one instance may hold a session while answering
+	RecencyOnly      bool          // rank long-term notes by recency alone (the evaluation's baseline strategy)
 }
 
 // DefaultConfig returns the turn loop's defaults.
@@ -259,7 +260,7 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 			TokenBudget: a.cfg.HistoryBudget, ReserveForAnswer: a.cfg.ReserveForAnswer, Counter: a.counter})
 		instructions := memory.BuildInstructions(memory.NewState(profile, global, session, trips), memory.InjectOptions{
 			Counter: a.counter, GlobalBudget: a.cfg.GlobalBudget, Today: a.now().UTC().Format(memory.DateLayout),
-			LatestMessage: userMsg.Content, Trimmed: trimmed,
+			LatestMessage: userMsg.Content, Trimmed: trimmed, RecencyOnly: a.cfg.RecencyOnly,
 		})
 		if round == a.cfg.MaxRounds {
 			tools = nil // the last round must answer in words

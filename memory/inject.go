@@ -24,6 +24,7 @@ type InjectOptions struct {
 	LatestMessage string       // the traveler's latest message; drives relevance
 	Trimmed       bool         // earlier turns were trimmed away: inject the SESSION notes
 	PrivateFields []string     // profile keys kept out of the prompt; nil means DefaultPrivateFields
+	RecencyOnly   bool         // rank GLOBAL notes by recency alone, ignoring relevance (an evaluation baseline)
 }
 
 // DefaultPrivateFields lists the profile keys that never reach the prompt.
@@ -151,6 +152,9 @@ func selectGlobal(notes []Note, opt InjectOptions) ([]Note, []string) {
 		counter = estimateCounter{}
 	}
 	msg := messageTerms(opt.LatestMessage)
+	if opt.RecencyOnly {
+		msg = messageTerms("")
+	}
 	today, hasToday := dayNumber(opt.Today)
 
 	// Candidates refer to notes by index: no pointers, no write barriers.
