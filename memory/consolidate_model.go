@@ -523,7 +523,14 @@ func (in *modelInput) apply(decisions map[string][]decoded, orphans int, opt Con
 // applySession validates one decision on a session note and, if it holds,
 // applies it. It changes nothing when it returns an error.
 func (b *builder) applySession(s *work, d modelDecision) error {
+	if len(d.Keywords) == 0 {
+		d.Keywords = nil // [] from a strict answer means "none given", like null
+	}
 	why, err := decisionWhy(d.Why)
+	if err != nil && d.Action == modelRefuse {
+		// Refusing is the safe side: keep the refusal, not its reason.
+		why, err = "refused by the model (its reason was not kept)", nil
+	}
 	if err != nil {
 		return err
 	}
@@ -644,7 +651,6 @@ func (b *builder) applyGlobal(g *work, d modelDecision) error {
 	case modelMerge:
 		b.remove(cur)
 		t.note.LastUpdateDate = max(t.note.LastUpdateDate, cur.note.LastUpdateDate)
-		t.note.Pinned = t.note.Pinned || cur.note.Pinned
 		b.global = append(b.global, Decision{Note: g.note, Action: ActionMerged, Into: t.note.ID, Why: why, Engine: EngineModel})
 		// A merged global note is retired like a superseded one: kept in
 		// its history, no longer injected.
