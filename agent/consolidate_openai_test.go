@@ -40,6 +40,20 @@ func TestOpenAIStrictToolIsSent(t *testing.T) {
 	if fn.Parameters["additionalProperties"] != false || len(required) != len(props) || len(props) != 3 {
 		t.Errorf("parameters %v: want every property required and no others", fn.Parameters)
 	}
+
+	// Every tool goes out strict, so every tool's schema must be in strict
+	// form: the fake refuses any other as the real API does.
+	p := openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "gpt-4o-mini", MaxRetries: openai.NoRetries})
+	req := agent.Request{Instructions: "Plan trips.", Messages: []memory.Message{{Role: memory.RoleUser, Content: "Hi"}},
+		Tools: []memory.Tool{memory.SaveNoteTool(), memory.SearchTool()}}
+	if _, err := p.Complete(ctx, req, nil); err != nil {
+		t.Fatalf("the tools were refused: %v", err)
+	}
+	for _, tool := range fake.Requests()[1].Tools {
+		if tool.Function.Strict == nil || !*tool.Function.Strict {
+			t.Errorf("%s sent with strict %v", tool.Function.Name, tool.Function.Strict)
+		}
+	}
 }
 
 // memoryOf150 gives John 150 global notes (the five demo notes, a pinned
