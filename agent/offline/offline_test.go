@@ -387,6 +387,7 @@ func TestGoaConversation(t *testing.T) {
 			}
 		}
 	}
+	t.Logf("%d distinct replies in %d turns", len(distinct), len(goa))
 	if len(distinct) < 10 {
 		t.Errorf("%d distinct replies in 14 turns, want at least 10", len(distinct))
 	}
