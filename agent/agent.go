@@ -41,7 +41,7 @@ func DefaultConfig(model string) Config {
 	return Config{
 		Model: model, MaxRounds: 4, MaxUserTurns: memory.DefaultMaxUserTurns,
 		HistoryBudget: 12000, ReserveForAnswer: 1500, GlobalBudget: memory.DefaultGlobalBudget,
-		AnswerLease: 9 * time.Second, AnswerWait: 20 * time.Second,
+		AnswerLease: 8 * time.Second, AnswerWait: 20 * time.Second,
 		Limits: memory.Limits{MaxSessionNotes: memory.DefaultMaxSessionNotes, MaxGlobalNotes: memory.DefaultMaxGlobalNotes},
 	}
 }
