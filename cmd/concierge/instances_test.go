@@ -505,7 +505,9 @@ func TestKillDuringTurn(t *testing.T) {
 		john := signIn(t, first.url, "john@example.com")
 		sid := john.openSession(t)
 		const text, key = "Find me a hotel in Porto for next weekend", "kill-9-key"
-		go func() { _, _ = john.call("POST", "/api/v1/sessions/"+sid+"/messages", key, map[string]string{"content": text}, nil) }()
+		go func() {
+			_, _ = john.call("POST", "/api/v1/sessions/"+sid+"/messages", key, map[string]string{"content": text}, nil)
+		}()
 		waitFor(t, 30*time.Second, "the model call", func() bool { return len(fake.Requests()) > 0 })
 		if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
