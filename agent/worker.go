@@ -145,13 +145,12 @@ func (w *Worker) loop(ctx context.Context) {
 	}
 }
 
-// maxRecomputes bounds how often one claim recomputes a consolidation
-// because the traveler's memory changed meanwhile; the last tries use the
-// rules engine, whose read-to-apply window is milliseconds.
-const maxRecomputes = 5
-
-// modelTries is how many of those tries may use the model.
-const modelTries = 3
+// optimisticTries is how often one claim computes a consolidation with no
+// transaction open (the model may think for seconds) and finds the
+// traveler's memory changed before it gives up being optimistic; the last
+// try then computes with the rules engine inside the transaction that
+// locks the traveler's memory, which cannot lose.
+const optimisticTries = 3
 
 // RunOnce claims and runs one job; it reports whether there was one.
 func (w *Worker) RunOnce(ctx context.Context) bool {
@@ -169,12 +168,18 @@ func (w *Worker) RunOnce(ctx context.Context) bool {
 	tries := 0
 	for {
 		tries++
+		if tries > optimisticTries {
+			_, res, err = w.store.ApplyConsolidationLocked(jctx, job, w.cfg.ID, func(global, session []memory.Note) memory.Result {
+				return memory.ConsolidateRules(global, session, w.options())
+			})
+			break
+		}
 		var version int64
-		res, version, err = w.consolidate(jctx, job, tries <= modelTries)
+		res, version, err = w.consolidate(jctx, job)
 		if err == nil {
 			_, err = w.store.ApplyConsolidation(jctx, job, w.cfg.ID, res, version)
 		}
-		if !errors.Is(err, models.ErrMemoryChanged) || tries >= maxRecomputes {
+		if !errors.Is(err, models.ErrMemoryChanged) {
 			break
 		}
 		// Another consolidation of this traveler, or an edit, landed while
@@ -247,7 +252,7 @@ func (w *Worker) heartbeat(ctx context.Context, job *models.ConsolidationJob) (c
 // computes the result with no transaction open (the model may take
 // seconds). The version goes to ApplyConsolidation, which applies only if
 // it is unchanged.
-func (w *Worker) consolidate(ctx context.Context, job *models.ConsolidationJob, useModel bool) (memory.Result, int64, error) {
+func (w *Worker) consolidate(ctx context.Context, job *models.ConsolidationJob) (memory.Result, int64, error) {
 	version, err := w.store.MemoryVersion(ctx, job.UserID)
 	if err != nil {
 		return memory.Result{}, 0, err
@@ -260,11 +265,14 @@ func (w *Worker) consolidate(ctx context.Context, job *models.ConsolidationJob, 
 	if err != nil {
 		return memory.Result{}, 0, err
 	}
-	opt := memory.ConsolidateOptions{Today: w.now().UTC().Format(memory.DateLayout), MaxGlobalNotes: w.cfg.MaxGlobalNotes, NewID: models.NewID}
-	if useModel && w.completer != nil && len(session) > 0 {
-		return memory.ConsolidateWithModel(ctx, w.completer, global, session, opt), version, nil
+	if w.completer != nil && len(session) > 0 {
+		return memory.ConsolidateWithModel(ctx, w.completer, global, session, w.options()), version, nil
 	}
-	return memory.ConsolidateRules(global, session, opt), version, nil
+	return memory.ConsolidateRules(global, session, w.options()), version, nil
+}
+
+func (w *Worker) options() memory.ConsolidateOptions {
+	return memory.ConsolidateOptions{Today: w.now().UTC().Format(memory.DateLayout), MaxGlobalNotes: w.cfg.MaxGlobalNotes, NewID: models.NewID}
 }
 
 func (w *Worker) sweepLoop(ctx context.Context) {

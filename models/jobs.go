@@ -224,7 +224,6 @@ type ReportJSON struct {
 func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, worker string, res memory.Result, version int64) (*ConsolidationReport, error) {
 	var report *ConsolidationReport
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		now := s.now()
 		// Compare-and-swap on the user's memory version, first: it locks
 		// the user's row (PostgreSQL: a concurrent apply waits here and
 		// then sees the new version; SQLite: writers are serialised).
@@ -235,6 +234,58 @@ func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, w
 		if cas.RowsAffected == 0 {
 			return ErrMemoryChanged
 		}
+		var err error
+		report, err = s.applyTx(tx, job, worker, res)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: apply consolidation %s: %w", job.ID, err)
+	}
+	return report, nil
+}
+
+// ApplyConsolidationLocked is the last resort of a consolidation that kept
+// finding the traveler's memory changed: it locks the user's row (the
+// version bump every note write takes first), reads the notes inside that
+// transaction, computes the result with compute — which must be fast and
+// local, the rules engine, never a model call — and applies it. Nothing can
+// change the notes in between, so it always succeeds (unless the job was
+// lost): a job cannot starve. It fails with ErrJobLost like
+// ApplyConsolidation.
+func (s *Store) ApplyConsolidationLocked(ctx context.Context, job *ConsolidationJob, worker string,
+	compute func(global, session []memory.Note) memory.Result) (*ConsolidationReport, memory.Result, error) {
+	var report *ConsolidationReport
+	var res memory.Result
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.bumpMemoryVersionTx(tx, job.UserID); err != nil {
+			return err
+		}
+		var global, session []Note
+		if err := tx.Where("user_id = ? AND kind = ? AND status = ?", job.UserID, KindGlobal, StatusActive).
+			Order("last_update_date, created_at, id").Find(&global).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("session_id = ? AND kind = ? AND status = ?", job.SessionID, KindSession, StatusActive).
+			Order("created_at, id").Find(&session).Error; err != nil {
+			return err
+		}
+		res = compute(domainNotes(global), domainNotes(session))
+		var err error
+		report, err = s.applyTx(tx, job, worker, res)
+		return err
+	})
+	if err != nil {
+		return nil, res, fmt.Errorf("models: apply consolidation %s (locked): %w", job.ID, err)
+	}
+	return report, res, nil
+}
+
+// applyTx writes a consolidation result inside tx, which already holds the
+// user's row.
+func (s *Store) applyTx(tx *gorm.DB, job *ConsolidationJob, worker string, res memory.Result) (*ConsolidationReport, error) {
+	var report *ConsolidationReport
+	err := func() error {
+		now := s.now()
 		// Take the job back from the queue: this fails if another worker
 		// claimed it, before anything else is written.
 		claim := tx.Model(&ConsolidationJob{}).Where(heldJob, job.ID, worker, JobRunning, job.Attempts).
@@ -294,11 +345,8 @@ func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, w
 		}
 		return tx.Model(&ChatSession{}).Where("id = ?", job.SessionID).
 			Updates(map[string]any{"status": SessionClosed, "closed_at": now}).Error
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: apply consolidation %s: %w", job.ID, err)
-	}
-	return report, nil
+	}()
+	return report, err
 }
 
 // applyDecisionTx records the fate of one input note. It reports whether the
