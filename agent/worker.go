@@ -25,7 +25,7 @@ type WorkerConfig struct {
 
 // DefaultWorkerConfig returns the background jobs' defaults.
 func DefaultWorkerConfig() WorkerConfig {
-	return WorkerConfig{ID: models.NewID(), Workers: 2, Poll: time.Second, Lease: 9 * time.Second,
+	return WorkerConfig{ID: models.NewID(), Workers: 2, Poll: time.Second, Lease: 8 * time.Second,
 		SessionIdle: 30 * time.Minute, Retention: 90 * 24 * time.Hour, SweepEvery: time.Minute,
 		MaxGlobalNotes: memory.DefaultMaxGlobalNotes}
 }

@@ -558,3 +558,56 @@ func TestSimultaneousStart(t *testing.T) {
 		}
 	})
 }
+
+// TestKillDuringConsolidationRecoversInSeconds kills an instance (SIGKILL)
+// while a consolidation waits on the model, with the default job lease:
+// a restarted instance finishes the job within about ten seconds (the
+// lease a dead worker stops renewing), exactly once.
+func TestKillDuringConsolidationRecoversInSeconds(t *testing.T) {
+	backends(t, func(t *testing.T, b backend) {
+		fake := fakeopenai.New(t)
+		fake.Handler(func(fakeopenai.ChatRequest) fakeopenai.Response {
+			return fakeopenai.Response{Content: "{}", Delay: 10 * time.Minute}
+		})
+		dsn := b.fresh(t)
+		first := start(t, dsn, "OPENAI_API_KEY=test-key", "OPENAI_BASE_URL="+fake.URL())
+		store := openShared(t, dsn)
+		ctx := context.Background()
+		john, err := store.UserByEmail(ctx, "john@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, _ := store.CreateChatSession(ctx, john.ID)
+		note := memory.Note{Text: "Is vegetarian.", Keywords: []string{"diet", "vegetarian"}, Scope: memory.ScopeDurable, Source: memory.SourceAssistant}
+		if _, err := store.CreateNote(ctx, models.NewNote{UserID: john.ID, Kind: models.KindSession, Note: note,
+			Prov: models.Provenance{SessionID: cs.ID}}, models.Actor{Kind: models.ActorAssistant}, ""); err != nil {
+			t.Fatal(err)
+		}
+		job, err := store.CloseSession(ctx, cs.ID, "ended by the traveler")
+		if err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, "the consolidation call", func() bool { return len(fake.Requests()) > 0 })
+		if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		_ = first.cmd.Wait()
+
+		start(t, dsn) // restarted, offline: the rules engine
+		restarted := time.Now()
+		waitFor(t, 30*time.Second, "the job to finish", func() bool {
+			j, err := store.JobByID(ctx, job.ID)
+			return err == nil && j.Status == models.JobDone
+		})
+		took := time.Since(restarted)
+		t.Logf("job finished %v after the restart", took.Round(time.Millisecond))
+		if took > 12*time.Second {
+			t.Errorf("the job finished %v after the restart, want about 10 s at most", took)
+		}
+		var reports int64
+		store.DB().Model(&models.ConsolidationReport{}).Where("job_id = ?", job.ID).Count(&reports)
+		if reports != 1 {
+			t.Errorf("%d reports, want exactly 1", reports)
+		}
+	})
+}
