@@ -130,6 +130,11 @@ type ChatSession struct {
 	// AnsweringBy is the token of that lease's holder: only it may append
 	// to the transcript while the lease is held.
 	AnsweringBy string
+	// Summary condenses the turns that left the model's window, up to turn
+	// SummaryThrough; it is never promoted to long-term memory.
+	Summary        string
+	SummaryThrough int
+	SummaryTokens  int
 }
 
 // Message is one item of a transcript: a user or assistant message or a tool result.
