@@ -102,12 +102,13 @@ func run(args []string, stdout io.Writer) error {
 	emails := fs.String("emails", "", "soak: comma-separated traveler accounts, all with --password (default: --email)")
 	perSession := fs.Int("session-messages", 5, "soak: messages per session before it is closed")
 	settle := fs.Duration("settle", 2*time.Minute, "soak: how long to wait for the last consolidations before counting")
+	racing := fs.Float64("racing", 0.2, "soak: share of steps that race two sends to one session (same key twice, or two messages)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *soak > 0 {
 		cfg := soakConfig{URLs: splitList(*urls), Emails: splitList(*emails), Password: *password, Clients: *clients,
-			Duration: *soak, Settle: *settle, Session: max(*perSession, 1)}
+			Duration: *soak, Settle: *settle, Session: max(*perSession, 1), Racing: *racing}
 		if len(cfg.URLs) == 0 {
 			cfg.URLs = []string{*url}
 		}

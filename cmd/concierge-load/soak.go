@@ -25,6 +25,11 @@ type soakConfig struct {
 	Duration time.Duration // how long clients send
 	Settle   time.Duration // how long to wait for consolidations after the run
 	Session  int           // messages per session before it is closed
+	// Racing is the share of steps that race: half send one message twice
+	// at once through two instances with the same key (a retry that
+	// overtakes the original), half send two different messages to the
+	// session at once.
+	Racing float64
 }
 
 // sent is one message a client sent, with the outcome it was told.
@@ -46,6 +51,7 @@ type soakStats struct {
 	mu        sync.Mutex
 	responses map[string]int // "200", "409 not_stored", "error", …
 	retries   int
+	raced     int // racing steps (see soakConfig.Racing)
 	latencies []time.Duration
 	sessions  []*soakSession
 }
@@ -137,8 +143,34 @@ func soakClient(runCtx, ctx context.Context, cfg soakConfig, httpc *http.Client,
 		offset := rand.IntN(len(script))
 		for i := 0; i < cfg.Session && runCtx.Err() == nil; i++ {
 			m := sent{content: script[(offset+i)%len(script)], key: newKey()}
-			m.answered = sendUntilAnswered(ctx, pick, ss.id, m, stats)
-			ss.msgs = append(ss.msgs, m)
+			r := rand.Float64()
+			switch {
+			case r < cfg.Racing/2: // the same message twice at once, one key
+				stats.mu.Lock()
+				stats.raced++
+				stats.mu.Unlock()
+				var a, b bool
+				var wg sync.WaitGroup
+				wg.Go(func() { a = sendUntilAnswered(ctx, pick, ss.id, m, stats) })
+				wg.Go(func() { b = sendUntilAnswered(ctx, pick, ss.id, m, stats) })
+				wg.Wait()
+				m.answered = a && b
+				ss.msgs = append(ss.msgs, m)
+			case r < cfg.Racing && i+1 < cfg.Session: // two different messages at once
+				stats.mu.Lock()
+				stats.raced++
+				stats.mu.Unlock()
+				i++
+				m2 := sent{content: script[(offset+i)%len(script)], key: newKey()}
+				var wg sync.WaitGroup
+				wg.Go(func() { m.answered = sendUntilAnswered(ctx, pick, ss.id, m, stats) })
+				wg.Go(func() { m2.answered = sendUntilAnswered(ctx, pick, ss.id, m2, stats) })
+				wg.Wait()
+				ss.msgs = append(ss.msgs, m, m2)
+			default:
+				m.answered = sendUntilAnswered(ctx, pick, ss.id, m, stats)
+				ss.msgs = append(ss.msgs, m)
+			}
 		}
 		var closed struct {
 			Job string `json:"job"`
@@ -304,7 +336,7 @@ func soakReport(ctx context.Context, cfg soakConfig, httpc *http.Client, tokens 
 
 	fmt.Fprintf(stdout, "soak: %d clients across %d instances for %v (%d accounts)\n", cfg.Clients, len(cfg.URLs), elapsed.Round(time.Millisecond), len(cfg.Emails))
 	fmt.Fprintf(stdout, "sessions %d opened, %d closed; consolidations still pending after %v: %d\n", len(stats.sessions), closed, cfg.Settle, pendingJobs)
-	fmt.Fprintf(stdout, "messages sent %d, answered to the client %d, retries %d\n", sentN, acked, stats.retries)
+	fmt.Fprintf(stdout, "messages sent %d (%d in racing steps), answered to the client %d, retries %d\n", sentN, stats.raced, acked, stats.retries)
 	keys := make([]string, 0, len(stats.responses))
 	for k := range stats.responses {
 		keys = append(keys, k)

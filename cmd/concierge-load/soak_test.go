@@ -45,7 +45,7 @@ func TestSoakSmall(t *testing.T) {
 	}
 	var out bytes.Buffer
 	err := runSoak(ctx, soakConfig{URLs: urls, Emails: []string{"john@example.com", "priya@example.com"}, Password: "demo",
-		Clients: 4, Duration: 2 * time.Second, Settle: 20 * time.Second, Session: 3}, &out)
+		Clients: 4, Duration: 2 * time.Second, Settle: 20 * time.Second, Session: 3, Racing: 0.5}, &out)
 	t.Log(out.String())
 	if err != nil {
 		t.Fatal(err)
