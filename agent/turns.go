@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"concierge/memory"
 	"concierge/models"
 )
 
@@ -69,6 +70,7 @@ type Runner struct {
 	closing   bool
 	stopping  chan struct{}
 	turns     map[string]*Turn // by session: the running turn, or a recent failure
+	recent    map[string]*Turn // by session: the last turn that answered, for a while
 	seq       uint64
 	lastSweep time.Time
 	wg        sync.WaitGroup
@@ -88,7 +90,7 @@ func NewRunner(cfg RunnerConfig, a *Agent, log *slog.Logger) *Runner {
 	cfg.KeepFailure = cmp.Or(cfg.KeepFailure, DefaultKeepFailure)
 	base, abort := context.WithCancel(context.Background())
 	return &Runner{cfg: cfg, agent: a, log: log, base: base, abort: abort, slots: make(chan struct{}, cfg.Concurrency),
-		runID: strconv.FormatInt(time.Now().UnixNano(), 36), stopping: make(chan struct{}), turns: map[string]*Turn{}}
+		runID: strconv.FormatInt(time.Now().UnixNano(), 36), stopping: make(chan struct{}), turns: map[string]*Turn{}, recent: map[string]*Turn{}}
 }
 
 // RetryAfter is how long a client refused with ErrOverloaded or
@@ -222,6 +224,9 @@ func (r *Runner) runLocked(sessionID string) *Turn {
 			if r.turns[sessionID] == t && !keep(t.err) {
 				delete(r.turns, sessionID)
 			}
+			if t.err == nil {
+				r.recent[sessionID] = t
+			}
 		}()
 		ctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
 		defer cancel()
@@ -239,11 +244,11 @@ func (r *Runner) runLocked(sessionID string) *Turn {
 
 // keep says which failures are shown to later watchers rather than tried
 // again: the model's and our own, not "answered already", "ended",
-// "another instance answers" or a shutdown.
+// "another instance answers" (or took the turn over) or a shutdown.
 func keep(err error) bool {
 	switch {
 	case err == nil, errors.Is(err, ErrNothingToAnswer), errors.Is(err, models.ErrSessionClosed),
-		errors.Is(err, models.ErrBusy), errors.Is(err, context.Canceled):
+		errors.Is(err, models.ErrBusy), memory.ErrorCode(err) == memory.EANSWERING, errors.Is(err, context.Canceled):
 		return false
 	}
 	return true
@@ -261,6 +266,24 @@ func (r *Runner) sweepLocked() {
 			delete(r.turns, id)
 		}
 	}
+	for id, t := range r.recent {
+		if now.Sub(t.ended) >= r.cfg.KeepFailure {
+			delete(r.recent, id)
+		}
+	}
+}
+
+// Recent returns the result of the session's last answered turn in this
+// process, if it ended lately: what the transcript does not keep (the
+// refusal categories of blocked notes) for a stream that comes after it.
+func (r *Runner) Recent(sessionID string) *TurnResult {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t := r.recent[sessionID]
+	if t == nil || time.Since(t.ended) >= r.cfg.KeepFailure {
+		return nil
+	}
+	return t.res
 }
 
 // Do runs fn, a whole turn (such as Agent.Turn), detached from ctx: if the
@@ -443,7 +466,7 @@ func FailureKind(err error) string {
 		return "overloaded"
 	case errors.Is(err, ErrDraining):
 		return "draining"
-	case errors.Is(err, models.ErrBusy), errors.Is(err, models.ErrConflict):
+	case errors.Is(err, models.ErrBusy), errors.Is(err, models.ErrConflict), memory.ErrorCode(err) == memory.EANSWERING:
 		return "busy"
 	case errors.Is(err, models.ErrSessionClosed):
 		return "session_closed"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"concierge/agent"
+	"concierge/memory"
 	"concierge/models"
 )
 
@@ -233,6 +234,7 @@ func TestFailureKind(t *testing.T) {
 	}{
 		{&agent.ModelError{Err: errors.New("x")}, "model"},
 		{models.ErrBusy, "busy"},
+		{&memory.Error{Code: memory.EANSWERING, Message: "elsewhere"}, "busy"},
 		{models.ErrSessionClosed, "session_closed"},
 		{context.DeadlineExceeded, "timeout"},
 		{context.Canceled, "canceled"},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"concierge/agent"
 	"concierge/models"
 	"concierge/views"
 )
@@ -62,7 +63,7 @@ func (s *Server) chatShow(c echo.Context) error {
 	}
 	p := s.page(c, "Chat", "chat")
 	v := views.ChatView{Sessions: chatSessionItems(sessions, cs.ID), SessionID: cs.ID, Title: chatTitle(cs),
-		Open: cs.Status == models.SessionOpen}
+		Open: cs.Status == models.SessionOpen, MessageKey: models.NewID()}
 	v.Messages, v.Pending = chatTranscript(cs, msgs, notes)
 	if v.Panel, err = s.chatPanelFor(c, cs); err != nil {
 		return err
@@ -86,17 +87,21 @@ func (s *Server) chatSend(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	key, err := idempotencyKey(c.FormValue("idempotency_key"))
+	if err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	// A place in the model's queue first: when it is full the message is
 	// refused (503) rather than stored with no answer coming.
 	ticket, err := s.turns.Reserve()
 	if err != nil {
-		return turnError(err)
+		return err
 	}
 	defer ticket.Release()
-	turn, err := s.agent.Submit(ctx, cs.ID, content)
+	turn, err := s.agent.Store(ctx, agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
 	if err != nil {
-		return turnError(err)
+		return err
 	}
 	// From here the answer is the server's work: it is produced and stored
 	// whether or not the browser opens the stream or stays to read it.

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"concierge/agent"
+	"concierge/memory"
 	"concierge/models"
 	"concierge/views"
 )
@@ -133,9 +134,10 @@ func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter
 			return s.lastAnswer(c, cs)
 		case errors.Is(err, models.ErrSessionClosed):
 			return views.AnswerFailed(cs.ID, sessionEndedText, false), nil
-		case errors.Is(err, models.ErrBusy), errors.Is(err, models.ErrConflict):
-			// Another instance holds the answer lease: wait for its answer
-			// to be stored, or for the lease to run out if it died.
+		case errors.Is(err, models.ErrBusy), errors.Is(err, models.ErrConflict), memory.ErrorCode(err) == memory.EANSWERING:
+			// Another instance holds the answer lease (or took it over):
+			// wait for its answer to be stored, or for the lease to run
+			// out if it died.
 			if busySince.IsZero() {
 				busySince = time.Now()
 			}
@@ -235,11 +237,15 @@ func (s *Server) lastAnswer(c echo.Context, cs *models.ChatSession) (templ.Compo
 	}
 	bubbles, _ := chatTranscript(cs, msgs, notes)
 	if n := len(bubbles); n > 0 && bubbles[n-1].Assistant {
+		last := bubbles[n-1]
+		if res := s.turns.Recent(cs.ID); res != nil && res.Turn == last.Turn {
+			last.Blocked = res.Blocked // refusals are not in the transcript
+		}
 		panel, err := s.chatPanelFor(c, cs)
 		if err != nil {
 			return nil, err
 		}
-		return views.AnswerDone(bubbles[n-1], panel), nil
+		return views.AnswerDone(last, panel), nil
 	}
 	return views.AnswerFailed(cs.ID, "There is no message waiting for an answer.", false), nil
 }
