@@ -199,7 +199,7 @@ func TestOutcomeBox(t *testing.T) {
 	for id, want := range map[string]string{
 		"outcome-added":  "Added to long-term memory",
 		"outcome-merged": "merged with “Prefers aisle seats.”",
-		"outcome-trip":   "Kept for this trip only",
+		"outcome-trip":   "Used for this trip only, not kept",
 	} {
 		if got := testid(done, id).Text(); !strings.Contains(got, want) {
 			t.Errorf("%s = %q, want %q", id, got, want)
