@@ -20,7 +20,7 @@ func (s *Server) travelerRoutes(e *echo.Echo) {
 
 	e.GET("/memory", s.myMemory, traveler)
 	e.POST("/memory/notes", s.myMemoryAdd, traveler)
-	e.GET("/memory/notes/:note", s.myMemoryNote, traveler)           // one note (Cancel of an edit)
+	e.GET("/memory/notes/:note", s.myMemoryNote, traveler)          // one note (Cancel of an edit)
 	e.GET("/memory/notes/:note/edit", s.myMemoryEditForm, traveler) // its edit form
 	e.POST("/memory/notes/:note", s.myMemoryEdit, traveler)
 	e.POST("/memory/notes/:note/delete", s.myMemoryDelete, traveler)
