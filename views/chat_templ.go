@@ -293,7 +293,7 @@ func ChatPage(p Page, v ChatView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "\"> <button class=\"btn link danger-link\" type=\"submit\" data-testid=\"delete-session\">Delete</button></form>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "\"> <button class=\"btn link danger-link\" type=\"submit\" aria-label=\"Delete this conversation\" data-testid=\"delete-session\">Delete</button></form>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
