@@ -11,6 +11,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"concierge/agent/openai"
+	"concierge/agent/openai/fakeopenai"
 	"concierge/handlers/browsertest"
 )
 
@@ -433,5 +435,69 @@ func TestBrowserConsolePhone(t *testing.T) {
 			t.Errorf("%s: buttons cut off: %s", p.name, clipped)
 		}
 		browsertest.Screenshot(t, ctx, "console-"+p.name+"-phone")
+	}
+}
+
+// followScript grows a pretend answer piece by piece, as a stream does, and counts the frames where its end was not in view; then the
+// reader scrolls up and more lines arrive: the transcript must stay
+// where the reader put it; back at the bottom it follows again.
+const followScript = `(async () => {
+  const t = document.getElementById("transcript");
+  const frame = () => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const msg = document.createElement("article"); msg.className = "msg assistant";
+  const bubble = document.createElement("div"); bubble.className = "bubble";
+  const stream = document.createElement("div"); stream.className = "stream";
+  bubble.appendChild(stream); msg.appendChild(bubble); t.appendChild(msg);
+  const inView = () => msg.getBoundingClientRect().bottom <= t.getBoundingClientRect().bottom + 1;
+  let missed = 0;
+  // Pieces of one to six lines: a model sends a table row or a paragraph at once.
+  for (let i = 0; i < 30; i++) { stream.appendChild(document.createTextNode(("Line " + i + " of a long answer.\n").repeat(1 + i % 6))); await frame(); if (!inView()) missed++; }
+  t.scrollTop = t.scrollTop - 300; await frame();
+  const readerAt = t.scrollTop;
+  for (let i = 0; i < 10; i++) { stream.appendChild(document.createTextNode("More " + i + "\n")); await frame(); }
+  const stayed = Math.abs(t.scrollTop - readerAt) < 2;
+  t.scrollTop = t.scrollHeight; await frame();
+  for (let i = 0; i < 10; i++) { stream.appendChild(document.createTextNode("Again " + i + "\n")); await frame(); }
+  return JSON.stringify({missed, stayed, followsAgain: inView()});
+})()`
+
+// TestBrowserChatFollowsStream: a model's table answer renders as a table
+// and is in view; while an answer grows the scroll follows it, unless the
+// traveler scrolled up to read.
+func TestBrowserChatFollowsStream(t *testing.T) {
+	fake := fakeopenai.New(t)
+	e := newEnvWith(t, envOptions{provider: openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "m", MaxRetries: openai.NoRetries})})
+	ctx := browsertest.New(t, 45*time.Second)
+	browserSignIn(t, ctx, e, "john@example.com")
+	if err := chromedp.Do(ctx, chromedp.Click(`[data-testid="start-session"]`), chromedp.WaitVisible(`[data-testid="composer"]`), htmxReady()); err != nil {
+		t.Fatal(err)
+	}
+	fake.Reply("Here are both, side by side:\n\n| Hotel | Area | Price |\n|:--|:--|--:|\n| Memmo Alfama | Alfama | 240 |\n" +
+		"| Lumiares | Bairro Alto | 210 |\n\nWant me to hold one? [Map](https://www.openstreetmap.org/) · [bad](javascript:alert(1))")
+	sendMessage(t, ctx, "Compare two hotels in Lisbon side by side")
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="answer"] table td').length`)); n != 6 {
+		t.Errorf("the table answer has %d cells, want 6", n)
+	}
+	if n, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="answer"] a[href^="javascript"]').length`)); n != 0 {
+		t.Error("a javascript: link became clickable")
+	}
+	if got, _ := chromedp.Run(ctx, chromedp.Evaluate[string](inView)); !strings.Contains(got, `"ok":true`) {
+		t.Errorf("the table answer is not fully in view: %s", got)
+	}
+	browsertest.Screenshot(t, ctx, "chat-table-desktop")
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[string](followScript, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Missed       int
+		Stayed       bool
+		FollowsAgain bool
+	}
+	if err := json.Unmarshal([]byte(got), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Missed != 0 || !res.Stayed || !res.FollowsAgain {
+		t.Errorf("following a growing answer: %s (want 0 frames missed, the reader's place kept, following again at the bottom)", got)
 	}
 }
