@@ -35,8 +35,8 @@ func TestTravelerAPI(t *testing.T) {
 
 	tests := []struct {
 		name, token, method, path, body string
-		want                             int
-		contains, notContains            string
+		want                            int
+		contains, notContains           string
 	}{
 		{"list my sessions", john, "GET", "/api/v1/sessions", "", 200, `"title":"Remember that I am vegetarian"`, ""},
 		{"another traveler's list is their own", priya, "GET", "/api/v1/sessions", "", 200, `"sessions":[]`, sid},
