@@ -107,6 +107,10 @@ func (s *Store) DeleteChatSession(ctx context.Context, userID, id string) error 
 	if err != nil {
 		return fmt.Errorf("models: delete chat session %s: %w", id, err)
 	}
+	// The messages' words also leave the full-text index's pages.
+	if err := s.optimizeSearch(ctx); err != nil {
+		return fmt.Errorf("models: delete chat session %s: %w", id, err)
+	}
 	s.checkpoint(ctx)
 	return nil
 }
