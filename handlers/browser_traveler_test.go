@@ -69,13 +69,15 @@ func TestBrowserChatScrollAndFit(t *testing.T) {
 				chromedp.Navigate(e.srv.URL+"/chat"),
 				chromedp.WaitVisible(`[data-testid="chat-page"]`),
 				htmxReady(),
-				chromedp.Click(`[data-testid="new-session"]`),
-				chromedp.WaitVisible(`[data-testid="composer"]`),
-				htmxReady(),
 			)
 			if err != nil {
 				t.Fatal(err)
 			}
+			from, _ := chromedp.Run(ctx, chromedp.Location())
+			if err := chromedp.Do(ctx, chromedp.Click(`[data-testid="new-session"]`)); err != nil {
+				t.Fatal(err)
+			}
+			waitNewPage(t, ctx, from)
 			for i, m := range messages {
 				sendMessage(t, ctx, m)
 				got, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => { const r = `+inView+`; return JSON.parse(r).ok ? r : false; })()`,
@@ -272,6 +274,25 @@ func TestBrowserTravelerNotes(t *testing.T) {
 	}
 }
 
+// waitNewPage waits until the tab has left the page at from and the new
+// page is loaded with htmx ready; evaluations that race the navigation are
+// retried.
+func waitNewPage(t *testing.T, ctx context.Context, from string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		url, err := chromedp.Run(ctx, chromedp.Location())
+		if err == nil && url != from {
+			ready, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.readyState === "complete" && !!window.htmx`))
+			if err == nil && ready {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("still on %s", from)
+}
+
 // clearField empties a text field as a traveler selecting all and deleting would.
 func clearField(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`(() => { const el = document.querySelector(%q); el.value = "";
@@ -332,6 +353,10 @@ func TestBrowserConversationControls(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "chat-over-limit-phone")
 
 	// The open conversation's trip note is on the memory page, with its fate.
+	chatURL, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
 	err = chromedp.Do(ctx,
 		chromedp.Navigate(e.srv.URL+"/memory"),
 		chromedp.WaitVisible(`[data-testid="trip-notes"]`),
@@ -349,7 +374,7 @@ func TestBrowserConversationControls(t *testing.T) {
 
 	// Rename, then delete the conversation.
 	err = chromedp.Do(ctx,
-		chromedp.NavigateBack(),
+		chromedp.Navigate(chatURL),
 		chromedp.WaitVisible(`[data-testid="rename-session"]`),
 		htmxReady(),
 		chromedp.Click(`[data-testid="rename-session"]`),
