@@ -207,12 +207,10 @@ func TestBrowserChatPhone(t *testing.T) {
 	browsertest.Screenshot(t, ctx, "memory-phone")
 }
 
+// checkNoSidewaysScroll checks a page opened at the 390px phone width.
 func checkNoSidewaysScroll(t *testing.T, ctx context.Context, where string) {
 	t.Helper()
-	over, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth - document.documentElement.clientWidth`))
-	if err != nil || over > 0 {
-		t.Errorf("%s page scrolls sideways by %dpx at phone width (%v)", where, over, err)
-	}
+	checkFits(t, ctx, where+" page", 390)
 }
 
 // TestBrowserChatModelFailure: the model server answers 500; the message

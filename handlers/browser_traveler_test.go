@@ -89,7 +89,7 @@ func TestBrowserChatScrollAndFit(t *testing.T) {
 					t.Logf("after answer 1: %s", got)
 				}
 			}
-			checkNoSidewaysScroll(t, ctx, "chat")
+			checkFits(t, ctx, "chat", int(vp.width))
 			browsertest.Screenshot(t, ctx, "scroll-"+vp.name)
 			if vp.phone {
 				var right float64
@@ -257,7 +257,7 @@ func TestBrowserTravelerNotes(t *testing.T) {
 	}
 	browsertest.Screenshot(t, ctx, "notes-desktop")
 	emulate(t, ctx, 390, 844, true)
-	checkNoSidewaysScroll(t, ctx, "memory")
+	checkFits(t, ctx, "memory", 390)
 	browsertest.Screenshot(t, ctx, "notes-phone")
 	err = chromedp.Do(ctx,
 		chromedp.Click(`[data-testid="note-source-link"]`),
@@ -271,6 +271,19 @@ func TestBrowserTravelerNotes(t *testing.T) {
 	}
 	if got := text(t, ctx, `[data-testid="transcript"]`); !strings.Contains(got, "Remember that I am vegetarian") {
 		t.Errorf("the conversation shown lacks the message: %q", got)
+	}
+}
+
+// checkFits fails when the page is wider than the device: a mobile
+// browser widens innerWidth to fit overflowing content, so both are
+// measured against the width the page was opened at.
+func checkFits(t *testing.T, ctx context.Context, where string, width int) {
+	t.Helper()
+	over, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`Math.max(document.scrollingElement.scrollWidth, innerWidth) - %d`, width)))
+	if err != nil || over > 0 {
+		wide, _ := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(`[...document.querySelectorAll("main *")].filter(el => el.getBoundingClientRect().right > %d + 1 &&
+			![...el.children].some(c => c.getBoundingClientRect().right > %d + 1)).slice(0, 5).map(el => el.tagName + "." + el.className + " " + Math.round(el.getBoundingClientRect().right)).join("; ")`, width, width)))
+		t.Errorf("%s scrolls sideways by %dpx at %dpx (%v): %s", where, over, width, err, wide)
 	}
 }
 
@@ -350,6 +363,7 @@ func TestBrowserConversationControls(t *testing.T) {
 	if v, _ := chromedp.Run(ctx, chromedp.Evaluate[int](`document.getElementById("message").value.length`)); v != 20000 {
 		t.Errorf("the box holds %d characters, want all 20000 kept", v)
 	}
+	checkFits(t, ctx, "chat with a refused paste", 390)
 	browsertest.Screenshot(t, ctx, "chat-over-limit-phone")
 
 	// The open conversation's trip note is on the memory page, with its fate.
@@ -370,6 +384,7 @@ func TestBrowserConversationControls(t *testing.T) {
 	if got := text(t, ctx, `[data-testid="notes"]`); strings.Contains(strings.ToLower(got), "window seat") {
 		t.Errorf("a trip note is listed as remembered for all trips: %q", got)
 	}
+	checkFits(t, ctx, "memory page with trip notes", 390)
 	browsertest.Screenshot(t, ctx, "memory-trip-phone")
 
 	// Rename, then delete the conversation.
@@ -403,6 +418,7 @@ func TestBrowserConversationControls(t *testing.T) {
 	if body := text(t, ctx, `body`); strings.Contains(body, "Sleeping on the plane") {
 		t.Error("the deleted conversation is still listed")
 	}
+	checkFits(t, ctx, "chat after deleting", 390)
 	browsertest.Screenshot(t, ctx, "chat-deleted-phone")
 }
 
