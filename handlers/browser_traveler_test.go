@@ -193,7 +193,7 @@ func TestBrowserTravelerNotes(t *testing.T) {
 		chromedp.SendKeys(`#new-note`, added),
 		chromedp.Click(`[data-testid="add-note-submit"]`),
 		chromedp.Poll[chromedp.Void](`document.activeElement.dataset.testid === "note" && document.activeElement.textContent.includes("trains") &&
-			document.getElementById("announce").textContent.includes("Added")`),
+			document.getElementById("announce").textContent.includes("Added: “I prefer trains")`),
 	)
 	if err != nil {
 		f, _ := chromedp.Run(ctx, chromedp.Evaluate[string](focused))

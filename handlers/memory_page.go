@@ -3,10 +3,13 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -163,7 +166,26 @@ func (s *Server) myErasure(c echo.Context) (*views.ErasureStatus, error) {
 // the element focus selects — never leaving it on the page body.
 func announce(c echo.Context, say, focus string) {
 	b, _ := json.Marshal(map[string]map[string]string{"concierge:announce": {"say": say, "focus": focus}})
-	c.Response().Header().Set("HX-Trigger-After-Settle", string(b))
+	c.Response().Header().Set("HX-Trigger-After-Settle", asciiJSON(b))
+}
+
+// asciiJSON writes every non-ASCII character of a JSON text as a \u
+// escape: browsers read response headers as Latin-1, so "“Lisboa”" would
+// arrive garbled otherwise.
+func asciiJSON(b []byte) string {
+	var out strings.Builder
+	for _, r := range string(b) {
+		switch {
+		case r < utf8.RuneSelf:
+			out.WriteRune(r)
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&out, "\\u%04x\\u%04x", r1, r2)
+		default:
+			fmt.Fprintf(&out, "\\u%04x", r)
+		}
+	}
+	return out.String()
 }
 
 // myNotesChanged answers a change to the notes: the refreshed list for
