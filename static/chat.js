@@ -202,6 +202,13 @@
     }
   });
 
+  // A form swapped in to correct something (a note, a title) opens with the
+  // caret after the text, where a correction usually starts.
+  document.addEventListener("htmx:load", function (evt) {
+    var el = evt.detail.elt && evt.detail.elt.querySelector && evt.detail.elt.querySelector("textarea[autofocus], input[autofocus]");
+    if (el && document.activeElement === el && el.setSelectionRange) el.setSelectionRange(el.value.length, el.value.length);
+  });
+
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();
 })();
