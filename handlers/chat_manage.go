@@ -20,12 +20,11 @@ func (s *Server) chatTitleForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	csrf := s.page(c, "", "").CSRF
 	if c.QueryParam("cancel") != "" {
 		announce(c, "", "#rename-session")
-		return render(c, http.StatusOK, views.ChatTitle(cs.ID, chatTitle(cs), csrf))
+		return render(c, http.StatusOK, views.ChatTitle(cs.ID, chatTitle(cs)))
 	}
-	return render(c, http.StatusOK, views.ChatTitleForm(cs.ID, cs.Title, csrf))
+	return render(c, http.StatusOK, views.ChatTitleForm(cs.ID, cs.Title, s.page(c, "", "").CSRF))
 }
 
 // chatRename gives the conversation the title the traveler typed.
@@ -38,7 +37,7 @@ func (s *Server) chatRename(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
 	}
 	announce(c, "Conversation renamed to “"+cs.Title+"”.", "#rename-session")
-	return render(c, http.StatusOK, views.RenameResult(cs.ID, chatTitle(cs), s.page(c, "", "").CSRF))
+	return render(c, http.StatusOK, views.RenameResult(cs.ID, chatTitle(cs)))
 }
 
 // chatDelete deletes the conversation and goes back to the chat.

@@ -250,7 +250,7 @@ func ChatPage(p Page, v ChatView) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = ChatTitle(v.SessionID, v.Title, p.CSRF).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = ChatTitle(v.SessionID, v.Title).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1624,7 +1624,7 @@ func EndResult(o ChatOutcome, panel ChatPanel, csrf string) templ.Component {
 }
 
 // ChatTitle is the conversation's name with its Rename button.
-func ChatTitle(sessionID, title, csrf string) templ.Component {
+func ChatTitle(sessionID, title string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1768,7 +1768,7 @@ func ChatTitleForm(sessionID, title, csrf string) templ.Component {
 }
 
 // RenameResult is the new title in the header and in the conversation list.
-func RenameResult(sessionID, title, csrf string) templ.Component {
+func RenameResult(sessionID, title string) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 		if templ_7745c5c3_CtxErr := ctx.Err(); templ_7745c5c3_CtxErr != nil {
@@ -1785,7 +1785,7 @@ func RenameResult(sessionID, title, csrf string) templ.Component {
 		}
 		ctx = templ.InitializeContext(ctx)
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = ChatTitle(sessionID, title, csrf).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = ChatTitle(sessionID, title).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
