@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"concierge/agent/openai"
 	"concierge/agent/openai/fakeopenai"
@@ -541,4 +542,26 @@ func TestBrowserChatFollowsStream(t *testing.T) {
 	if res.Missed != 0 || !res.Stayed || !res.FollowsAgain {
 		t.Errorf("following a growing answer: %s (want 0 frames missed, the reader's place kept, following again at the bottom)", got)
 	}
+
+	// The conversation ends elsewhere (another tab): sending now is refused
+	// under the message box, where the traveler is looking, and the text stays.
+	url, _ := chromedp.Run(ctx, chromedp.Location())
+	id := url[strings.LastIndex(url, "/")+1:]
+	if status, out := e.apiCall("POST", "/api/v1/sessions/"+id+"/close", e.token("john@example.com"), ""); status != http.StatusOK && status != http.StatusAccepted {
+		t.Fatalf("close: %d %v", status, out)
+	}
+	err = chromedp.Do(ctx,
+		chromedp.SendKeys(`#message`, "One more thing"+kb.Enter),
+		chromedp.WaitVisible(`[data-testid="composer-error"] .alert`),
+	)
+	if err != nil {
+		t.Fatalf("send to an ended conversation: %v", err)
+	}
+	if got := text(t, ctx, `[data-testid="composer-error"]`); !strings.Contains(got, "ended") {
+		t.Errorf("error under the box: %q", got)
+	}
+	if v, _ := chromedp.Run(ctx, chromedp.Value(`#message`)); v != "One more thing" {
+		t.Errorf("the message box holds %q, want the unsent text kept", v)
+	}
+	browsertest.Screenshot(t, ctx, "chat-error-desktop")
 }
