@@ -27,14 +27,6 @@ const (
 	ownNoteEdited = "edited by the traveler"
 )
 
-// plainText refuses text with NUL bytes or invalid UTF-8 (SPEC §4: 400).
-func plainText(s string) error {
-	if !utf8.ValidString(s) || strings.ContainsRune(s, 0) {
-		return newError(http.StatusBadRequest, "bad_text", "The text holds invalid characters.")
-	}
-	return nil
-}
-
 // travelerRefusal says to the traveler, in their terms, why their own note
 // was not saved: what to change, never the refused text.
 func travelerRefusal(r *memory.Refusal, text string) *Error {
@@ -57,9 +49,6 @@ func travelerRefusal(r *memory.Refusal, text string) *Error {
 // and keep is used when nothing can be suggested (an edit keeps the note's
 // old keywords).
 func checkOwnNote(text string, keywords, keep []string, globalCount int) (memory.SaveNoteArgs, error) {
-	if err := plainText(text + strings.Join(keywords, "")); err != nil {
-		return memory.SaveNoteArgs{}, err
-	}
 	kw := keywords
 	if len(kw) == 0 {
 		kw = memory.SuggestKeywords(text)
@@ -112,9 +101,6 @@ func (s *Server) editOwnNote(c echo.Context, noteID, text string, keywords []str
 
 // sessionTitle validates a conversation's new title.
 func sessionTitle(title string) (string, error) {
-	if err := plainText(title); err != nil {
-		return "", err
-	}
 	title = strings.Join(strings.Fields(title), " ")
 	if title == "" {
 		return "", newError(http.StatusUnprocessableEntity, "invalid", "Give the conversation a name.")

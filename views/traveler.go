@@ -45,6 +45,9 @@ type ChatView struct {
 	Panel     ChatPanel
 	Outcome   *ChatOutcome
 	Notice    string // a status line, e.g. after deleting a conversation
+	// MessageKey is the Idempotency-Key of the next message the composer
+	// sends (static/chat.js makes a new one after each stored message).
+	MessageKey string
 }
 
 // TravelerFact is one line of the profile as the traveler sees it.
