@@ -12,34 +12,6 @@ import (
 	"concierge/models"
 )
 
-// consoleSubject resolves the {id} of a /users/{id} console endpoint. A
-// traveler reaches only their own account ("me" or their id) and gets 404 for
-// anyone else's, so ids are never confirmed; selfOK says whether the owner may
-// call the endpoint on themselves; roles lists who may call it on anyone
-// (403 for other roles).
-func (s *Server) consoleSubject(c echo.Context, selfOK bool, roles ...string) (*models.User, error) {
-	u := currentUser(c)
-	id := c.Param("id")
-	self := id == "me" || id == u.ID
-	if !self && !u.Role.IsStaff() {
-		return nil, errNotFound
-	}
-	if self && selfOK {
-		return u, nil
-	}
-	if !hasRole(u, roles) {
-		return nil, errForbidden
-	}
-	if self {
-		return u, nil
-	}
-	subject, err := s.store.UserByID(c.Request().Context(), id)
-	if err != nil {
-		return nil, err
-	}
-	return subject, staffMayManage(u, subject)
-}
-
 // actorOf is how the audit trail records the caller.
 func actorOf(u *models.User) models.Actor {
 	if u.Role.IsStaff() {
@@ -92,10 +64,7 @@ func (s *Server) apiSearchUsers(c echo.Context) error {
 }
 
 func (s *Server) apiCreateNote(c echo.Context) error {
-	subject, err := s.consoleSubject(c, false, "support", "admin")
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	var req struct {
 		Text     string   `json:"text"`
 		Keywords []string `json:"keywords"`
@@ -123,10 +92,7 @@ func (s *Server) apiCreateNote(c echo.Context) error {
 }
 
 func (s *Server) apiUpdateNote(c echo.Context) error {
-	subject, err := s.consoleSubject(c, false, "support", "admin")
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	var req struct {
 		Text     *string  `json:"text"`
 		Keywords []string `json:"keywords"`
@@ -187,10 +153,7 @@ func (s *Server) updateNote(c echo.Context, userID, noteID string, text *string,
 }
 
 func (s *Server) apiDeleteNote(c echo.Context) error {
-	subject, err := s.consoleSubject(c, true, "support", "admin")
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	u := currentUser(c)
 	var req struct {
 		Reason string `json:"reason"`
@@ -256,10 +219,7 @@ func auditFilter(c echo.Context) (models.AuditFilter, error) {
 }
 
 func (s *Server) apiAudit(c echo.Context) error {
-	subject, err := s.consoleSubject(c, false, "support", "admin")
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	f, err := auditFilter(c)
 	if err != nil {
 		return err
@@ -278,10 +238,7 @@ func (s *Server) apiAudit(c echo.Context) error {
 }
 
 func (s *Server) apiExport(c echo.Context) error {
-	subject, err := s.consoleSubject(c, true, "admin")
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	exp, err := s.store.ExportUserData(c.Request().Context(), subject.ID)
 	if err != nil {
 		return err
@@ -355,10 +312,7 @@ func (s *Server) erase(c echo.Context, userID, reason string) (*models.ErasureRe
 }
 
 func (s *Server) apiErase(c echo.Context) error {
-	subject, err := s.consoleSubject(c, false, "admin")
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	var req struct {
 		Reason string `json:"reason"`
 	}

@@ -49,55 +49,37 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func hasRole(u *models.User, roles []string) bool {
+func hasRole(u *models.User, roles []models.Role) bool {
 	if len(roles) == 0 {
 		return true
 	}
 	for _, r := range roles {
-		if string(u.Role) == r {
+		if u.Role == r {
 			return true
 		}
 	}
 	return false
 }
 
-// requirePage lets signed-in callers with one of roles (any role when none
-// is named) through; others are sent to the login page or refused.
-func (s *Server) requirePage(roles ...string) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			u := currentUser(c)
-			if u == nil {
-				if strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream") {
-					// An event stream cannot follow a redirect; say it in the stream.
-					return streamRefusal(c, c.Param("id"), "You were signed out. Reload the page and sign in again; your message is saved.")
-				}
-				return redirectToLogin(c)
-			}
-			if !hasRole(u, roles) {
-				return errForbidden
-			}
-			return next(c)
-		}
+func toRoles(names []string) []models.Role {
+	out := make([]models.Role, len(names))
+	for i, n := range names {
+		out[i] = models.Role(n)
 	}
+	return out
+}
+
+// requirePage lets signed-in callers with one of roles (any role when none
+// is named) through; others are sent to the login page or refused. It is
+// guard for a route without a target.
+func (s *Server) requirePage(roles ...string) echo.MiddlewareFunc {
+	return s.guard(rule{roles: toRoles(roles)}, noTarget)
 }
 
 // requireAPI is requirePage for the JSON API: 401 without a valid token,
 // 403 for a role that may not call the endpoint.
 func (s *Server) requireAPI(roles ...string) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			u := currentUser(c)
-			if u == nil {
-				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="concierge"`)
-				return errUnauthorized
-			}
-			if !hasRole(u, roles) {
-				return errForbidden
-			}
-			return next(c)
-		}
-	}
+	return s.guard(rule{roles: toRoles(roles)}, noTarget)
 }
 
 func redirectToLogin(c echo.Context) error {

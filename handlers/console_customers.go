@@ -31,24 +31,6 @@ func toConsoleUser(u *models.User) views.ConsoleUser {
 	return views.ConsoleUser{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role)}
 }
 
-// customer loads the :id of a console page.
-func (s *Server) customer(c echo.Context) (*models.User, error) {
-	u, err := s.store.UserByID(c.Request().Context(), c.Param("id"))
-	if err != nil {
-		return nil, err
-	}
-	return u, staffMayManage(currentUser(c), u)
-}
-
-// staffMayManage lets support look after travelers only; admins manage
-// every account. Others' staff accounts answer 404 to support.
-func staffMayManage(caller, subject *models.User) error {
-	if caller.Role == models.RoleAdmin || subject.Role == models.RoleTraveler || caller.ID == subject.ID {
-		return nil
-	}
-	return errNotFound
-}
-
 func (s *Server) consoleSearch(c echo.Context) error {
 	q := strings.TrimSpace(c.QueryParam("q"))
 	users, err := s.store.SearchUsers(c.Request().Context(), q, 50)
@@ -257,10 +239,7 @@ func sessionRow(cs *models.ChatSession) views.SessionRow {
 }
 
 func (s *Server) consoleCustomer(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	vm, err := s.customerPage(c, u)
 	if err != nil {
 		return err
@@ -285,10 +264,7 @@ func flashMessage(done string) string {
 }
 
 func (s *Server) consoleSaveProfile(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	raw, reasonIn := c.FormValue("profile"), c.FormValue("reason")
 	fail := func(msg string) error {
 		vm, err := s.customerPage(c, u)
@@ -339,10 +315,7 @@ func splitKeywords(s string) []string {
 }
 
 func (s *Server) consoleAddNote(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	text, kw, pinned, reasonIn := c.FormValue("text"), c.FormValue("keywords"), c.FormValue("pinned") == "on", c.FormValue("reason")
 	fail := func(msg string) error {
 		vm, err := s.customerPage(c, u)
@@ -441,10 +414,7 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 }
 
 func (s *Server) consoleCreateErasure(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	if u.ID == currentUser(c).ID {
 		return newError(http.StatusConflict, "self_erasure", "You cannot erase your own account.")
 	}
@@ -455,10 +425,7 @@ func (s *Server) consoleCreateErasure(c echo.Context) error {
 }
 
 func (s *Server) consoleExport(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	exp, err := s.store.ExportUserData(c.Request().Context(), u.ID)
 	if err != nil {
 		return err

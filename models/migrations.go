@@ -217,10 +217,35 @@ CREATE INDEX blocked_writes_created ON blocked_writes (created_at, category);
 	{4, "answer lease on chat sessions", `
 ALTER TABLE chat_sessions ADD COLUMN answering_until {{ts}};
 `},
+	{8, "disabled accounts, sign-in attempts per email and address, erasure reasons from a list", `
+ALTER TABLE users ADD COLUMN disabled_at {{ts}};
+ALTER TABLE users DROP COLUMN failed_logins;
+ALTER TABLE users DROP COLUMN locked_until;
+CREATE TABLE login_attempts (
+	email_hash TEXT NOT NULL,
+	address TEXT NOT NULL,
+	failures INTEGER NOT NULL DEFAULT 0,
+	locked_until {{ts}},
+	updated_at {{ts}} NOT NULL,
+	PRIMARY KEY (email_hash, address)
+);
+CREATE INDEX login_attempts_updated ON login_attempts (updated_at);
+ALTER TABLE erasure_requests ADD COLUMN ticket TEXT NOT NULL DEFAULT '';
+UPDATE erasure_requests SET reason = 'other'
+	WHERE reason NOT IN ('', 'data_subject_request', 'account_closure', 'legal_obligation', 'other');
+`},
 }
 
-// LatestSchemaVersion is the version a fully migrated database has.
-func LatestSchemaVersion() int { return migrations[len(migrations)-1].Version }
+// LatestSchemaVersion is the version a fully migrated database has: the
+// highest in the list (versions are assigned ahead, so the list may hold
+// them out of order).
+func LatestSchemaVersion() int {
+	v := 0
+	for _, m := range migrations {
+		v = max(v, m.Version)
+	}
+	return v
+}
 
 func (s *Store) dialectSQL(sql string) string {
 	r := strings.NewReplacer("{{ts}}", "DATETIME", "{{bool}}", "BOOLEAN", "{{text}}", "TEXT")
