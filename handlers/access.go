@@ -120,16 +120,14 @@ func jobParam(name string) target {
 	}
 }
 
-// erasureParam is a pending erasure request id in the path parameter name;
-// a completed request belongs to nobody any more (it answers 404 here).
+// erasureParam is an erasure request id in the path parameter name: the
+// account it would erase, or no account once it was executed (its receipt
+// belongs to nobody).
 func erasureParam(name string) target {
 	return func(s *Server, c echo.Context, _ *models.User) (string, error) {
 		r, err := s.store.ErasureRequestByID(c.Request().Context(), c.Param(name))
 		if err != nil {
 			return "", err
-		}
-		if r.UserID == "" {
-			return "", errNotFound
 		}
 		return r.UserID, nil
 	}
@@ -167,6 +165,18 @@ func manages(caller, subject *models.User) bool {
 		return subject.Role == models.RoleTraveler
 	}
 	return false
+}
+
+// visibleTo keeps the accounts caller manages: search results show support
+// travelers only.
+func visibleTo(caller *models.User, users []models.User) []models.User {
+	out := users[:0:0]
+	for i := range users {
+		if manages(caller, &users[i]) {
+			out = append(out, users[i])
+		}
+	}
+	return out
 }
 
 // decide applies the rule for caller on the account ownerID ("" for no

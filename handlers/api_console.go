@@ -52,10 +52,11 @@ func staffRefusal(r *memory.Refusal) string {
 }
 
 func (s *Server) apiSearchUsers(c echo.Context) error {
-	users, err := s.store.SearchUsers(c.Request().Context(), c.QueryParam("q"), 50)
+	found, err := s.store.SearchUsers(c.Request().Context(), c.QueryParam("q"), 50)
 	if err != nil {
 		return err
 	}
+	users := visibleTo(currentUser(c), found)
 	out := make([]apiUser, len(users))
 	for i := range users {
 		out[i] = toAPIUser(&users[i])
@@ -165,6 +166,7 @@ func (s *Server) apiDeleteNote(c echo.Context) error {
 	}
 	reason := strings.TrimSpace(req.Reason)
 	if u.ID != subject.ID || u.Role.IsStaff() {
+		var err error
 		if reason, err = requireReason(req.Reason); err != nil {
 			return err
 		}
@@ -291,13 +293,27 @@ func (s *Server) apiErasureRequests(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"requests": out})
 }
 
+// erasureWhy reads and checks an erasure's reason code and ticket.
+func erasureWhy(reason, ticket string) (models.ErasureWhy, error) {
+	why := models.ErasureWhy{Reason: strings.TrimSpace(reason), Ticket: strings.TrimSpace(ticket)}
+	if models.CheckErasureReason(why.Reason) != nil {
+		return why, newError(http.StatusUnprocessableEntity, "bad_reason",
+			"Choose the reason from the list: "+strings.Join(models.ErasureReasons, ", ")+".")
+	}
+	if models.CheckTicket(why.Ticket) != nil {
+		return why, newError(http.StatusUnprocessableEntity, "bad_ticket",
+			"A ticket is a reference of up to 40 letters, digits and dashes, such as DSR-2041; leave it empty if there is none.")
+	}
+	return why, nil
+}
+
 // erase runs an erasure and maps its failures.
-func (s *Server) erase(c echo.Context, userID, reason string) (*models.ErasureReceipt, error) {
+func (s *Server) erase(c echo.Context, userID string, why models.ErasureWhy) (*models.ErasureReceipt, error) {
 	u := currentUser(c)
-	rec, err := s.store.EraseUser(c.Request().Context(), userID, actorOf(u), reason)
+	rec, err := s.store.EraseUser(c.Request().Context(), userID, actorOf(u), why)
 	switch {
 	case errors.Is(err, models.ErrSelfErasure):
-		return nil, newError(http.StatusConflict, "self_erasure", "You cannot erase your own account.")
+		return nil, errSelfErasure
 	case err != nil && rec == nil:
 		return nil, err
 	case err != nil:
@@ -307,23 +323,23 @@ func (s *Server) erase(c echo.Context, userID, reason string) (*models.ErasureRe
 		return nil, newError(http.StatusInternalServerError, "erasure_incomplete",
 			"The data was deleted, but cleaning the database files did not finish. The receipt is stored; try again later.")
 	}
-	s.log.Info("user erased", "request_id", requestID(c), "erasure_request", rec.RequestID, "executed_by", u.ID)
+	s.log.Info("user erased", "request_id", requestID(c), "erasure_request", rec.RequestID, "executed_by", u.ID, "reason", why.Reason)
 	return rec, nil
 }
 
 func (s *Server) apiErase(c echo.Context) error {
-	subject := subjectOf(c)
 	var req struct {
 		Reason string `json:"reason"`
+		Ticket string `json:"ticket"`
 	}
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	reason, err := requireReason(req.Reason)
+	why, err := erasureWhy(req.Reason, req.Ticket)
 	if err != nil {
 		return err
 	}
-	rec, err := s.erase(c, subject.ID, reason)
+	rec, err := s.erase(c, subjectOf(c).ID, why)
 	if err != nil {
 		return err
 	}

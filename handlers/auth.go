@@ -128,7 +128,9 @@ func (s *Server) loginPage(c echo.Context) error {
 	return render(c, http.StatusOK, views.LoginPage(s.page(c, "Sign in", ""), f))
 }
 
-// loginFailure says what went wrong without telling which part was wrong.
+// loginFailure says what went wrong without telling which part was wrong,
+// nor whether an account has that email: every answer is the same for an
+// unknown email and a known one.
 func loginFailure(err error) *Error {
 	var locked *models.LockedError
 	if errors.As(err, &locked) {
@@ -137,7 +139,7 @@ func loginFailure(err error) *Error {
 			wait = time.Second
 		}
 		return newError(http.StatusTooManyRequests, "locked",
-			"Too many failed sign-ins for this account. Try again in "+wait.String()+".")
+			"Too many failed sign-ins from here with this email. Try again in "+wait.String()+".")
 	}
 	if errors.Is(err, models.ErrBadCredentials) {
 		return newError(http.StatusUnauthorized, "bad_credentials", "That email and password do not match.")
@@ -147,7 +149,7 @@ func loginFailure(err error) *Error {
 
 func (s *Server) login(c echo.Context) error {
 	email, password := c.FormValue("email"), c.FormValue("password")
-	u, err := s.store.Authenticate(c.Request().Context(), email, password, s.cfg.LoginPolicy)
+	u, err := s.store.Authenticate(c.Request().Context(), email, password, c.RealIP(), s.cfg.LoginPolicy)
 	if err != nil {
 		e := loginFailure(err)
 		if e == nil {
@@ -183,7 +185,8 @@ func (s *Server) logout(c echo.Context) error {
 			return err
 		}
 	}
-	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		Secure: s.cfg.SecureCookies || c.IsTLS()})
 	return c.Redirect(http.StatusSeeOther, "/login")
 }
 
@@ -210,7 +213,7 @@ func (s *Server) apiToken(c echo.Context) error {
 	if req.Email == "" || req.Password == "" {
 		return newError(http.StatusUnprocessableEntity, "invalid", "Give an email and a password.")
 	}
-	u, err := s.store.Authenticate(c.Request().Context(), req.Email, req.Password, s.cfg.LoginPolicy)
+	u, err := s.store.Authenticate(c.Request().Context(), req.Email, req.Password, c.RealIP(), s.cfg.LoginPolicy)
 	if err != nil {
 		if e := loginFailure(err); e != nil {
 			return e

@@ -33,10 +33,11 @@ func toConsoleUser(u *models.User) views.ConsoleUser {
 
 func (s *Server) consoleSearch(c echo.Context) error {
 	q := strings.TrimSpace(c.QueryParam("q"))
-	users, err := s.store.SearchUsers(c.Request().Context(), q, 50)
+	found, err := s.store.SearchUsers(c.Request().Context(), q, 50)
 	if err != nil {
 		return err
 	}
+	users := visibleTo(currentUser(c), found)
 	vm := views.CustomerSearch{Query: q, Searched: q != ""}
 	for i := range users {
 		vm.Results = append(vm.Results, toConsoleUser(&users[i]))
@@ -60,7 +61,7 @@ func profileFields(p memory.Profile) []views.KV {
 	sort.Strings(keys)
 	out := make([]views.KV, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, views.KV{Key: k, Value: displayValue(p[k])})
+		out = append(out, views.KV{Key: views.FieldLabel(k), Value: displayValue(p[k])})
 	}
 	return out
 }
@@ -87,7 +88,7 @@ func displayValue(v any) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = k + ": " + displayValue(t[k])
+			parts[i] = strings.ToLower(views.FieldLabel(k)) + ": " + displayValue(t[k])
 		}
 		return strings.Join(parts, ", ")
 	}
@@ -218,7 +219,7 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 		return vm, err
 	}
 	if r, err := s.store.PendingErasureRequest(ctx, u.ID); err == nil {
-		vm.PendingErasure = r.ID
+		vm.PendingErasure, vm.ErasureBy, vm.ErasureRequested = r.ID, r.RequestedBy, fmtTime(r.CreatedAt)
 	}
 	jobs, err := s.store.ConsolidationJobs(ctx, u.ID, 1000)
 	if err != nil {

@@ -73,7 +73,7 @@ func (s *Store) SeedDemo(ctx context.Context, password string) (bool, error) {
 	}
 	users := map[string]*User{}
 	for _, a := range DemoAccounts {
-		u, err := s.createUser(ctx, a.Email, a.Name, a.Role, password)
+		u, err := s.CreateUser(ctx, a.Email, a.Name, a.Role, password)
 		if err != nil {
 			return false, fmt.Errorf("models: seed %s: %w", a.Email, err)
 		}
