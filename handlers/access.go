@@ -220,20 +220,40 @@ func (s *Server) guard(r rule, t target) echo.MiddlewareFunc {
 				return unauthenticated(c)
 			}
 			if !hasRole(u, r.roles) {
-				return errForbidden
+				return refuse(c, errForbidden)
 			}
 			ownerID, err := t(s, c, u)
-			if err != nil {
-				return err
+			var subject *models.User
+			if err == nil {
+				subject, err = s.decide(c.Request().Context(), r, u, ownerID)
 			}
-			subject, err := s.decide(c.Request().Context(), r, u, ownerID)
 			if err != nil {
-				return err
+				return refuse(c, err)
 			}
 			c.Set(subjectKey, subject)
 			return next(c)
 		}
 	}
+}
+
+// refuse answers a request the rule turned away. An event stream is told
+// inside the stream, which the browser then closes: an error status would
+// make it reconnect forever.
+func refuse(c echo.Context, err error) error {
+	if e, internal := toError(err); !internal && isEventStream(c) {
+		msg := "This conversation is no longer available."
+		if e.Status == http.StatusForbidden {
+			msg = e.Message
+		}
+		return streamRefusal(c, c.Param("id"), msg)
+	}
+	return err
+}
+
+// isEventStream reports whether the request is for an event stream: by its
+// Accept header, or by its route (…/stream answers nothing else).
+func isEventStream(c echo.Context) bool {
+	return strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream") || strings.HasSuffix(c.Path(), "/stream")
 }
 
 // unauthenticated answers a request that needs a signed-in caller: 401 with

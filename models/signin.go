@@ -141,6 +141,9 @@ func (s *Store) recordFailure(ctx context.Context, key, address string, policy L
 // accounts give the same ErrBadCredentials after the same bcrypt work, and
 // locks and delays apply to an email whether or not an account has it.
 func (s *Store) Authenticate(ctx context.Context, email, password, address string, policy LoginPolicy) (*User, error) {
+	if policy.Window <= 0 {
+		policy.Window = DefaultLoginPolicy.Window
+	}
 	key := hashToken(NormalizeEmail(email))
 	pair, all, err := s.attempts(ctx, key, address, policy.Window)
 	if err != nil {
