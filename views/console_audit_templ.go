@@ -528,9 +528,9 @@ func auditList(events []AuditRow, showCustomer bool) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var28 string
-						templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(ch.Field)
+						templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(FieldLabel(ch.Field))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_audit.templ`, Line: 89, Col: 23}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/console_audit.templ`, Line: 89, Col: 35}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 						if templ_7745c5c3_Err != nil {
