@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -115,7 +116,7 @@ func TestBrowserConsoleScreens(t *testing.T) {
 				if err := chromedp.Do(ctx, chromedp.Navigate(f.e.srv.URL+path), chromedp.WaitReady(`body`)); err != nil {
 					t.Fatal(err)
 				}
-				wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+				wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > `+strconv.FormatInt(size.w+1, 10)))
 				if err != nil {
 					t.Fatal(err)
 				}
