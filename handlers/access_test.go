@@ -170,6 +170,7 @@ func accessRoutes() []route {
 		{method: "POST", path: "/console/accounts/:id/enable", m: &mAdminNotSelf, okStatus: 303, form: f("reason", "back")},
 		{method: "POST", path: "/console/accounts/:id/password", m: &mAdmin, okStatus: 303, form: f("password", "lantern orbit velvet cactus", "reason", "forgot")},
 
+		{method: "GET", path: "/metrics", r: &rStaff, okStatus: 200},
 		{method: "GET", path: "/api/v1/me", r: &rAll, okStatus: 200},
 		{method: "GET", path: "/api/v1/tokens", r: &rAll, okStatus: 200},
 		{method: "DELETE", path: "/api/v1/tokens/:id", m: &mOwnAccount, okStatus: 204},
@@ -198,7 +199,6 @@ func accessRoutes() []route {
 var publicRoutes = map[string]bool{
 	"GET /healthz": true, "GET /static/*": true, "GET /login": true, "POST /login": true, "POST /logout": true,
 	"POST /api/v1/auth/token": true,
-	"GET /metrics":            true, // reads its own bearer token: TestMetricsEndpoint
 }
 
 // world is one account and one of each thing it can own.
@@ -333,7 +333,7 @@ func newCaller(t *testing.T, e *env, role string) *caller {
 func (c *caller) do(t *testing.T, e *env, rt route, path, uniq string) (int, string) {
 	t.Helper()
 	var req *http.Request
-	if strings.HasPrefix(path, "/api/") {
+	if strings.HasPrefix(path, "/api/") || path == "/metrics" {
 		req, _ = http.NewRequest(rt.method, e.srv.URL+path, strings.NewReader(strings.ReplaceAll(rt.body, "{uniq}", uniq)))
 		if rt.body != "" {
 			req.Header.Set("Content-Type", "application/json")
@@ -406,7 +406,7 @@ func TestAccessTable(t *testing.T) {
 
 	for _, rt := range routes {
 		t.Run(rt.method+" "+rt.path, func(t *testing.T) {
-			api := strings.HasPrefix(rt.path, "/api/")
+			api := strings.HasPrefix(rt.path, "/api/") || rt.path == "/metrics"
 			anonWant := http.StatusSeeOther
 			if api {
 				anonWant = http.StatusUnauthorized

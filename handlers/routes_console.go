@@ -2,15 +2,10 @@ package handlers
 
 import "github.com/labstack/echo/v4"
 
-// consoleRoutes registers the support and admin console: its pages, its
-// part of the JSON API (SPEC §4), the Prometheus endpoint and the turn
-// latency middleware that feeds it. Every route names its access rule and
+// consoleRoutes registers the support and admin console: its pages and its
+// part of the JSON API (SPEC §4). Every route names its access rule and
 // target (access.go).
 func (s *Server) consoleRoutes(e *echo.Echo) {
-	turns := newLatencyHistogram()
-	e.Use(observeTurns(turns))
-	e.GET("/metrics", s.metrics(turns))
-
 	staff, admin := s.guard(staffOnly, noTarget), s.guard(adminOnly, noTarget)
 	customer, session := s.guard(staffOnly, userParam("id")), s.guard(staffOnly, sessionParam("id"))
 	e.GET("/console", s.consoleSearch, staff)

@@ -300,8 +300,9 @@ func (s *Store) checkpoint(ctx context.Context) {
 // redactNoteTx removes the text of the notes in ids from every JSON payload
 // of the user's audit events and consolidation reports, and then from every
 // copy the chat made: the prompt snapshots (instructions, messages and
-// response as sent) and the transcript's tool-call records (the assistant's
-// save_memory_note arguments, tool results and the assistant's own words).
+// response as sent), the summaries of dropped turns, and the transcript's
+// tool-call records (the assistant's save_memory_note arguments, tool
+// results and the assistant's own words).
 // What the traveler typed stays in the transcript until the conversation is
 // deleted. The texts to remove are every version the trail recorded of each
 // note, read before the payloads are blanked.
@@ -401,6 +402,18 @@ func (s *Store) redactChatCopiesTx(tx *gorm.DB, userID string, ids, texts map[st
 		content, toolCalls := r.text(m.Content), r.json(m.ToolCalls)
 		if content != m.Content || toolCalls != m.ToolCalls {
 			if err := tx.Model(&Message{}).Where("id = ?", m.ID).Updates(map[string]any{"content": content, "tool_calls": toolCalls}).Error; err != nil {
+				return err
+			}
+		}
+	}
+	// A summary of dropped turns may restate the note.
+	var sessions []ChatSession
+	if err := tx.Select("id", "summary").Where("user_id = ? AND summary <> ''", userID).Find(&sessions).Error; err != nil {
+		return err
+	}
+	for _, cs := range sessions {
+		if red := r.text(cs.Summary); red != cs.Summary {
+			if err := tx.Model(&ChatSession{}).Where("id = ?", cs.ID).Update("summary", red).Error; err != nil {
 				return err
 			}
 		}
