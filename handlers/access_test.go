@@ -203,9 +203,9 @@ var publicRoutes = map[string]bool{
 
 // world is one account and one of each thing it can own.
 type world struct {
-	user                                            *models.User
+	user                                                   *models.User
 	note, sessionNote, session, ended, job, req, token, id string
-	noteText                                        string
+	noteText                                               string
 }
 
 func seedWorld(t *testing.T, s *models.Store, u *models.User) world {

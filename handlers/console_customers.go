@@ -416,9 +416,6 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 
 func (s *Server) consoleCreateErasure(c echo.Context) error {
 	u := subjectOf(c)
-	if u.ID == currentUser(c).ID {
-		return newError(http.StatusConflict, "self_erasure", "You cannot erase your own account.")
-	}
 	if _, err := s.store.CreateErasureRequest(c.Request().Context(), u.ID, models.ActorAdmin, ""); err != nil {
 		return err
 	}

@@ -35,7 +35,7 @@ type User struct {
 	// and its sessions and tokens were revoked. Nil for an active account.
 	DisabledAt *time.Time
 	CreatedAt  time.Time
-	UpdatedAt    time.Time
+	UpdatedAt  time.Time
 }
 
 // Profile is a traveler's structured, trusted profile stored as a JSON object.

@@ -104,28 +104,28 @@ const MeterMax = 400
 
 // CustomerPage is a customer's whole memory state for staff.
 type CustomerPage struct {
-	Customer       ConsoleUser
-	IsAdmin        bool
-	CSRF           string
-	Flash          string
-	ProfileFields  []KV
-	ProfileJSON    string
-	ProfileError   string
-	ProfileReason  string
-	Notes          []NoteRow
-	Superseded     []NoteRow
-	NewNote        NoteRow // the add form: values and error
-	OpenSessionID  string
-	SessionNotes   []NoteRow
-	Trips          []TripRow
-	Sessions       []SessionRow
-	Preview        Preview
-	RecentAudit    []AuditRow
+	Customer         ConsoleUser
+	IsAdmin          bool
+	CSRF             string
+	Flash            string
+	ProfileFields    []KV
+	ProfileJSON      string
+	ProfileError     string
+	ProfileReason    string
+	Notes            []NoteRow
+	Superseded       []NoteRow
+	NewNote          NoteRow // the add form: values and error
+	OpenSessionID    string
+	SessionNotes     []NoteRow
+	Trips            []TripRow
+	Sessions         []SessionRow
+	Preview          Preview
+	RecentAudit      []AuditRow
 	PendingErasure   string // id of a pending erasure request, if any
 	ErasureBy        string // who asked for it: traveler or admin
 	ErasureRequested string // when
-	Runs           int
-	FailedRuns     int
+	Runs             int
+	FailedRuns       int
 }
 
 // ToolCallView is one tool call the model made.
