@@ -346,7 +346,7 @@ func (s *Server) consoleAddNote(c echo.Context) error {
 // edit form or delete confirmation (htmx fragments).
 func (s *Server) consoleNote(mode string) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		n, err := s.store.NoteByID(c.Request().Context(), c.Param("id"), c.Param("note"))
+		n, err := s.store.NoteByID(c.Request().Context(), subjectOf(c).ID, c.Param("note"))
 		if err != nil {
 			return err
 		}
@@ -358,7 +358,7 @@ func (s *Server) consoleNote(mode string) echo.HandlerFunc {
 
 func (s *Server) consoleUpdateNote(c echo.Context) error {
 	ctx := c.Request().Context()
-	n, err := s.store.NoteByID(ctx, c.Param("id"), c.Param("note"))
+	n, err := s.store.NoteByID(ctx, subjectOf(c).ID, c.Param("note"))
 	if err != nil {
 		return err
 	}
@@ -397,7 +397,7 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 
 func (s *Server) consoleDeleteNote(c echo.Context) error {
 	ctx := c.Request().Context()
-	n, err := s.store.NoteByID(ctx, c.Param("id"), c.Param("note"))
+	n, err := s.store.NoteByID(ctx, subjectOf(c).ID, c.Param("note"))
 	if err != nil {
 		return err
 	}
