@@ -11,6 +11,7 @@ import (
 
 	"concierge/handlers"
 	"concierge/models"
+	"concierge/views"
 )
 
 // TestSignInAnswersAlikeForUnknownEmails: an unknown email and an existing
@@ -226,5 +227,18 @@ func TestConsoleAccountsPage(t *testing.T) {
 	}
 	if status, out := f.e.apiCall("POST", "/api/v1/auth/token", "", `{"email":"lee@example.com","password":"copper kettle mountain rain"}`); status != http.StatusOK {
 		t.Errorf("sign in with the reset password: %d %v", status, out)
+	}
+}
+
+// TestErasureReasonListsAgree: the console offers exactly the codes the
+// store accepts, in the same order.
+func TestErasureReasonListsAgree(t *testing.T) {
+	if len(views.ErasureReasons) != len(models.ErasureReasons) {
+		t.Fatalf("console reasons %v, store reasons %v", views.ErasureReasons, models.ErasureReasons)
+	}
+	for i, r := range views.ErasureReasons {
+		if r.Code != models.ErasureReasons[i] {
+			t.Errorf("reason %d: console %q, store %q", i, r.Code, models.ErasureReasons[i])
+		}
 	}
 }
