@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -312,8 +311,6 @@ func (s *Server) erase(c echo.Context, userID string, why models.ErasureWhy) (*m
 	u := currentUser(c)
 	rec, err := s.store.EraseUser(c.Request().Context(), userID, actorOf(u), why)
 	switch {
-	case errors.Is(err, models.ErrSelfErasure):
-		return nil, errSelfErasure
 	case err != nil && rec == nil:
 		return nil, err
 	case err != nil:

@@ -207,7 +207,7 @@ func (s *Server) consoleExecuteErasure(c echo.Context) error {
 		return fail("Type ERASE in capitals to confirm: this cannot be undone.")
 	}
 	rec, err := s.erase(c, req.UserID, why)
-	if e, ok := err.(*Error); ok && e.Status < 500 {
+	if e, _ := toError(err); err != nil && e.Status < 500 {
 		return fail(e.Message)
 	}
 	if err != nil {
