@@ -201,11 +201,29 @@ func TestBrowserAdminExecutesErasure(t *testing.T) {
 		t.Errorf("pending requests: %q", pending)
 	}
 	err = chromedp.Do(ctx,
-		chromedp.SendKeys(`[data-testid="erasure-reason"]`, "Verified request from the traveler"),
+		chromedp.SetValue(`[data-testid="erasure-reason"]`, "data_subject_request"),
+		chromedp.SendKeys(`[data-testid="erasure-ticket"]`, "DSR-2041"),
 		chromedp.SendKeys(`[data-testid="erasure-confirm"]`, "erase"),
 		chromedp.Click(`[data-testid="erasure-execute"]`),
 		chromedp.WaitVisible(`[data-testid="erasure-error"]`),
-		chromedp.SendKeys(`[data-testid="erasure-reason"]`, "Verified request from the traveler"),
+	)
+	if err != nil {
+		t.Fatalf("wrong confirmation: %v", err)
+	}
+	// A wrong confirmation keeps what the admin chose.
+	reason, err := chromedp.Run(ctx, chromedp.Value(`[data-testid="erasure-reason"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticket, err := chromedp.Run(ctx, chromedp.Value(`[data-testid="erasure-ticket"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reason != "data_subject_request" || ticket != "DSR-2041" {
+		t.Errorf("after a wrong ERASE the form holds reason %q and ticket %q, want what the admin chose", reason, ticket)
+	}
+	browsertest.Screenshot(t, ctx, "erasure-wrong-confirm")
+	err = chromedp.Do(ctx,
 		chromedp.SendKeys(`[data-testid="erasure-confirm"]`, "ERASE"),
 		chromedp.Click(`[data-testid="erasure-execute"]`),
 		chromedp.WaitVisible(`[data-testid="erasure-receipt"].highlight`),
@@ -214,7 +232,7 @@ func TestBrowserAdminExecutesErasure(t *testing.T) {
 		t.Fatalf("execute: %v", err)
 	}
 	receipt, _ := chromedp.Run(ctx, chromedp.Text(`[data-testid="erasure-receipt"].highlight`))
-	for _, want := range []string{"users", "web_sessions", "Alex Admin", "Verified request from the traveler"} {
+	for _, want := range []string{"users", "web_sessions", "Alex Admin", "Data-subject request", "DSR-2041"} {
 		if !strings.Contains(receipt, want) {
 			t.Errorf("receipt lacks %q: %s", want, receipt)
 		}

@@ -32,30 +32,13 @@ func toConsoleUser(u *models.User) views.ConsoleUser {
 	return views.ConsoleUser{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role)}
 }
 
-// customer loads the :id of a console page.
-func (s *Server) customer(c echo.Context) (*models.User, error) {
-	u, err := s.store.UserByID(c.Request().Context(), c.Param("id"))
-	if err != nil {
-		return nil, err
-	}
-	return u, staffMayManage(currentUser(c), u)
-}
-
-// staffMayManage lets support look after travelers only; admins manage
-// every account. Others' staff accounts answer 404 to support.
-func staffMayManage(caller, subject *models.User) error {
-	if caller.Role == models.RoleAdmin || subject.Role == models.RoleTraveler || caller.ID == subject.ID {
-		return nil
-	}
-	return errNotFound
-}
-
 func (s *Server) consoleSearch(c echo.Context) error {
 	q := strings.TrimSpace(c.QueryParam("q"))
-	users, err := s.store.SearchUsers(c.Request().Context(), q, 50)
+	found, err := s.store.SearchUsers(c.Request().Context(), q, 50)
 	if err != nil {
 		return err
 	}
+	users := visibleTo(currentUser(c), found)
 	vm := views.CustomerSearch{Query: q, Searched: q != ""}
 	for i := range users {
 		vm.Results = append(vm.Results, toConsoleUser(&users[i]))
@@ -79,7 +62,7 @@ func profileFields(p memory.Profile) []views.KV {
 	sort.Strings(keys)
 	out := make([]views.KV, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, views.KV{Key: k, Value: displayValue(p[k])})
+		out = append(out, views.KV{Key: views.FieldLabel(k), Value: displayValue(p[k])})
 	}
 	return out
 }
@@ -106,7 +89,7 @@ func displayValue(v any) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = k + ": " + displayValue(t[k])
+			parts[i] = strings.ToLower(views.FieldLabel(k)) + ": " + displayValue(t[k])
 		}
 		return strings.Join(parts, ", ")
 	}
@@ -237,7 +220,7 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 		return vm, err
 	}
 	if r, err := s.store.PendingErasureRequest(ctx, u.ID); err == nil {
-		vm.PendingErasure = r.ID
+		vm.PendingErasure, vm.ErasureBy, vm.ErasureRequested = r.ID, r.RequestedBy, fmtTime(r.CreatedAt)
 	}
 	jobs, err := s.store.ConsolidationJobs(ctx, u.ID, 1000)
 	if err != nil {
@@ -258,10 +241,7 @@ func sessionRow(cs *models.ChatSession) views.SessionRow {
 }
 
 func (s *Server) consoleCustomer(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	vm, err := s.customerPage(c, u)
 	if err != nil {
 		return err
@@ -286,10 +266,7 @@ func flashMessage(done string) string {
 }
 
 func (s *Server) consoleSaveProfile(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	raw, reasonIn := c.FormValue("profile"), c.FormValue("reason")
 	fail := func(msg string) error {
 		vm, err := s.customerPage(c, u)
@@ -340,10 +317,7 @@ func splitKeywords(s string) []string {
 }
 
 func (s *Server) consoleAddNote(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	text, kw, pinned, reasonIn := c.FormValue("text"), c.FormValue("keywords"), c.FormValue("pinned") == "on", c.FormValue("reason")
 	fail := func(msg string) error {
 		vm, err := s.customerPage(c, u)
@@ -373,7 +347,7 @@ func (s *Server) consoleAddNote(c echo.Context) error {
 // edit form or delete confirmation (htmx fragments).
 func (s *Server) consoleNote(mode string) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		n, err := s.store.NoteByID(c.Request().Context(), c.Param("id"), c.Param("note"))
+		n, err := s.store.NoteByID(c.Request().Context(), subjectOf(c).ID, c.Param("note"))
 		if err != nil {
 			return err
 		}
@@ -385,7 +359,7 @@ func (s *Server) consoleNote(mode string) echo.HandlerFunc {
 
 func (s *Server) consoleUpdateNote(c echo.Context) error {
 	ctx := c.Request().Context()
-	n, err := s.store.NoteByID(ctx, c.Param("id"), c.Param("note"))
+	n, err := s.store.NoteByID(ctx, subjectOf(c).ID, c.Param("note"))
 	if err != nil {
 		return err
 	}
@@ -424,7 +398,7 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 
 func (s *Server) consoleDeleteNote(c echo.Context) error {
 	ctx := c.Request().Context()
-	n, err := s.store.NoteByID(ctx, c.Param("id"), c.Param("note"))
+	n, err := s.store.NoteByID(ctx, subjectOf(c).ID, c.Param("note"))
 	if err != nil {
 		return err
 	}
@@ -442,13 +416,7 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 }
 
 func (s *Server) consoleCreateErasure(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
-	if u.ID == currentUser(c).ID {
-		return newError(http.StatusConflict, "self_erasure", "You cannot erase your own account.")
-	}
+	u := subjectOf(c)
 	if _, err := s.store.CreateErasureRequest(c.Request().Context(), u.ID, models.ActorAdmin, ""); err != nil {
 		return err
 	}
@@ -456,10 +424,7 @@ func (s *Server) consoleCreateErasure(c echo.Context) error {
 }
 
 func (s *Server) consoleExport(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	exp, err := s.store.ExportUserData(c.Request().Context(), u.ID)
 	if err != nil {
 		return err

@@ -91,3 +91,13 @@ func NewServer(cfg Config, store *models.Store, ag *agent.Agent, worker *agent.W
 
 // ServeHTTP makes Server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// Routes lists every registered route as "METHOD path", for the access
+// table test that checks each one is declared with its rule.
+func (s *Server) Routes() []string {
+	var out []string
+	for _, r := range s.echo.Routes() {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
+}

@@ -30,11 +30,12 @@ type User struct {
 	Email        string
 	Name         string
 	Role         Role
-	PasswordHash string    `json:"-"`
-	FailedLogins int       `json:"-"`
-	LockedUntil  time.Time `json:"-"`
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	PasswordHash string `json:"-"`
+	// DisabledAt is when an admin disabled the account: it cannot sign in
+	// and its sessions and tokens were revoked. Nil for an active account.
+	DisabledAt *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // Profile is a traveler's structured, trusted profile stored as a JSON object.
@@ -247,7 +248,8 @@ type ErasureRequest struct {
 	RequestedBy string // actor kind: traveler or admin
 	Status      string
 	ExecutedBy  string
-	Reason      string
+	Reason      string // one of the ErasureReasons codes, never free text
+	Ticket      string // an opaque reference (CheckTicket), or empty
 	Receipt     string // JSON: rows deleted per table
 	CreatedAt   time.Time
 	CompletedAt *time.Time

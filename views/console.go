@@ -104,26 +104,28 @@ const MeterMax = 400
 
 // CustomerPage is a customer's whole memory state for staff.
 type CustomerPage struct {
-	Customer       ConsoleUser
-	IsAdmin        bool
-	CSRF           string
-	Flash          string
-	ProfileFields  []KV
-	ProfileJSON    string
-	ProfileError   string
-	ProfileReason  string
-	Notes          []NoteRow
-	Superseded     []NoteRow
-	NewNote        NoteRow // the add form: values and error
-	OpenSessionID  string
-	SessionNotes   []NoteRow
-	Trips          []TripRow
-	Sessions       []SessionRow
-	Preview        Preview
-	RecentAudit    []AuditRow
-	PendingErasure string // id of a pending erasure request, if any
-	Runs           int
-	FailedRuns     int
+	Customer         ConsoleUser
+	IsAdmin          bool
+	CSRF             string
+	Flash            string
+	ProfileFields    []KV
+	ProfileJSON      string
+	ProfileError     string
+	ProfileReason    string
+	Notes            []NoteRow
+	Superseded       []NoteRow
+	NewNote          NoteRow // the add form: values and error
+	OpenSessionID    string
+	SessionNotes     []NoteRow
+	Trips            []TripRow
+	Sessions         []SessionRow
+	Preview          Preview
+	RecentAudit      []AuditRow
+	PendingErasure   string // id of a pending erasure request, if any
+	ErasureBy        string // who asked for it: traveler or admin
+	ErasureRequested string // when
+	Runs             int
+	FailedRuns       int
 }
 
 // ToolCallView is one tool call the model made.
@@ -283,8 +285,10 @@ type ReceiptView struct {
 
 // ErasureRow is one erasure request in the queue.
 type ErasureRow struct {
-	ID, CustomerID, CustomerName, CustomerEmail, RequestedBy, Created, Completed, ExecutedBy, Reason string
-	Receipt                                                                                          *ReceiptView
+	ID, CustomerID, CustomerName, CustomerEmail, RequestedBy, Created, Completed, ExecutedBy string
+	Reason                                                                                   string // its label
+	Ticket                                                                                   string
+	Receipt                                                                                  *ReceiptView
 }
 
 // ErasurePage is the admins' erasure queue.
@@ -295,15 +299,110 @@ type ErasurePage struct {
 	Highlight string // the request just executed
 	Error     string
 	ErrorFor  string
+	// Reason and Ticket are what the admin chose in the form ErrorFor
+	// refused, shown again as they were.
+	Reason, Ticket string
 }
 
-// AccountsPage lists accounts with their roles.
+// ErasureReason is one choice of the erasure reason list.
+type ErasureReason struct{ Code, Label string }
+
+// ErasureReasons are the reasons an admin picks from, in order; the codes
+// are models.ErasureReasons.
+var ErasureReasons = []ErasureReason{
+	{"data_subject_request", "Data-subject request (the traveler asked)"},
+	{"account_closure", "Account closure"},
+	{"legal_obligation", "Legal obligation"},
+	{"other", "Other (give a ticket)"},
+}
+
+// ErasureReasonLabel is how a reason code reads in the console.
+func ErasureReasonLabel(code string) string {
+	for _, r := range ErasureReasons {
+		if r.Code == code {
+			return strings.TrimSuffix(strings.TrimSuffix(r.Label, " (the traveler asked)"), " (give a ticket)")
+		}
+	}
+	if code == "" {
+		return "—"
+	}
+	return code
+}
+
+// AccountRow is one account on the accounts page.
+type AccountRow struct {
+	ConsoleUser
+	Disabled bool
+}
+
+// NewAccount is the create-account form's values.
+type NewAccount struct {
+	Email, Name, Role string
+	Open              bool // shown unfolded (after an error)
+}
+
+// AccountsPage lists accounts with their roles and state, and the forms to
+// create, change, disable and reset them.
 type AccountsPage struct {
-	CSRF     string
-	ViewerID string
-	Accounts []ConsoleUser
-	Flash    string
-	Error    string
+	CSRF      string
+	ViewerID  string
+	Accounts  []AccountRow
+	New       NewAccount
+	Flash     string
+	Highlight string // the account the flash is about
+	Error     string
+	ErrorFor  string // an account id, or "new"
+}
+
+// TokenRow is one of the viewer's API tokens.
+type TokenRow struct {
+	ID, Created, Expires, LastUsed string
+}
+
+// TokensPage lists the viewer's API tokens.
+type TokensPage struct {
+	CSRF   string
+	Flash  string
+	Tokens []TokenRow
+}
+
+// Plural is "1 run" or "2 runs": n with the singular or plural noun.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// pluralWord is the noun alone, singular for 1.
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// acronyms are the words a field label writes in capitals.
+var acronyms = map[string]string{"id": "ID", "ids": "IDs", "iata": "IATA", "url": "URL"}
+
+// FieldLabel turns a profile key such as "seat_preference" or
+// "customer_id" into a label people read: "Seat preference", "Customer ID".
+func FieldLabel(key string) string {
+	words := strings.Fields(strings.NewReplacer("_", " ", "-", " ").Replace(key))
+	for i, w := range words {
+		if a, ok := acronyms[strings.ToLower(w)]; ok {
+			words[i] = a
+			continue
+		}
+		if i == 0 {
+			r := []rune(w)
+			words[i] = strings.ToUpper(string(r[0])) + string(r[1:])
+		}
+	}
+	if len(words) == 0 {
+		return key
+	}
+	return strings.Join(words, " ")
 }
 
 // Roles are the roles an account can be given.

@@ -266,8 +266,8 @@ func userAdd(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		*password = strings.TrimRight(line, "\r\n")
 	}
-	if len(*password) < 8 {
-		return errors.New("user add: the password must have at least 8 characters")
+	if err := models.CheckPassword(*password, *email, *name); err != nil {
+		return fmt.Errorf("user add: %w", err)
 	}
 	store, err := openStore(ctx, *db)
 	if err != nil {
