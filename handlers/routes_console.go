@@ -13,6 +13,7 @@ func (s *Server) consoleRoutes(e *echo.Echo) {
 	staff, admin := s.requirePage("support", "admin"), s.requirePage("admin")
 	e.GET("/console", s.consoleSearch, staff)
 	e.GET("/console/customers/:id", s.consoleCustomer, staff)
+	e.GET("/console/customers/:id/preview", s.consolePreview, staff)
 	e.POST("/console/customers/:id/profile", s.consoleSaveProfile, staff)
 	e.POST("/console/customers/:id/notes", s.consoleAddNote, staff)
 	e.GET("/console/customers/:id/notes/:note", s.consoleNote(""), staff)

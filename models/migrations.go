@@ -217,6 +217,19 @@ CREATE INDEX blocked_writes_created ON blocked_writes (created_at, category);
 	{4, "answer lease on chat sessions", `
 ALTER TABLE chat_sessions ADD COLUMN answering_until {{ts}};
 `},
+	// The structure of the instructions, so that nothing reads the prompt
+	// text back. Snapshots from before get memory_injected from the one
+	// marker the old text had for "no memory at all"; their notes, section
+	// tokens and session block stay unknown (empty, false).
+	{6, "what each prompt snapshot injected", `
+ALTER TABLE turn_snapshots ADD COLUMN injected_notes {{text}} NOT NULL DEFAULT '';
+ALTER TABLE turn_snapshots ADD COLUMN section_tokens {{text}} NOT NULL DEFAULT '';
+ALTER TABLE turn_snapshots ADD COLUMN memory_injected {{bool}} NOT NULL DEFAULT FALSE;
+ALTER TABLE turn_snapshots ADD COLUMN session_block {{bool}} NOT NULL DEFAULT FALSE;
+UPDATE turn_snapshots SET memory_injected = TRUE WHERE instructions NOT LIKE '%GLOBAL:
+- (none yet)
+</memories>%';
+`},
 }
 
 // LatestSchemaVersion is the version a fully migrated database has.
