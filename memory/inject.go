@@ -148,15 +148,17 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 	const memOpen, memClose = "<memories>\n" + SectionGlobal + ":\n", "</memories>\n\n"
 	mem.WriteString(memOpen)
 	memTokens := counter.Count(memOpen) + counter.Count(memClose)
-	sel, lines, costs := selectGlobal(st.Global, opt)
-	if len(lines) == 0 {
+	picks := selectGlobal(st.Global, opt)
+	if len(picks) == 0 {
 		mem.WriteString(noNotesLine)
 		memTokens += counter.Count(noNotesLine)
 	}
-	for i, l := range lines {
-		mem.WriteString(l)
-		out.Tokens.GlobalNotes += costs[i]
-		out.Notes = append(out.Notes, InjectedNote{ID: sel[i].ID, Section: SectionGlobal, Pinned: sel[i].Pinned})
+	out.Notes = make([]InjectedNote, 0, len(picks)+len(st.Session))
+	for _, p := range picks {
+		n := &st.Global[p.idx]
+		mem.WriteString(p.line)
+		out.Tokens.GlobalNotes += p.cost
+		out.Notes = append(out.Notes, InjectedNote{ID: n.ID, Section: SectionGlobal, Pinned: n.Pinned})
 	}
 	if opt.Trimmed {
 		for _, n := range st.Session {
@@ -224,13 +226,24 @@ const maxMisses = 8
 // opt.LatestMessage) while their rendered lines fit opt.GlobalBudget. A note
 // that does not fit is skipped and shorter ones may still go in.
 func SelectGlobal(notes []Note, opt InjectOptions) []Note {
-	sel, _, _ := selectGlobal(notes, opt)
-	return sel
+	picks := selectGlobal(notes, opt)
+	out := make([]Note, len(picks))
+	for i, p := range picks {
+		out[i] = notes[p.idx]
+	}
+	return out
 }
 
-// selectGlobal is SelectGlobal that also returns the rendered lines and
-// their token costs, so each line is built and counted once.
-func selectGlobal(notes []Note, opt InjectOptions) ([]Note, []string, []int) {
+// pick is one note selectGlobal chose: its index, rendered line and cost.
+type pick struct {
+	idx  int32
+	line string
+	cost int
+}
+
+// selectGlobal is SelectGlobal by index, with the rendered lines and their
+// token costs, so each line is built and counted once.
+func selectGlobal(notes []Note, opt InjectOptions) []pick {
 	budget := opt.GlobalBudget
 	if budget <= 0 {
 		budget = DefaultGlobalBudget
@@ -282,28 +295,24 @@ func selectGlobal(notes []Note, opt InjectOptions) ([]Note, []string, []int) {
 		}
 		return strings.Compare(na.Text, nb.Text)
 	})
-	out := make([]Note, 0, len(cands))
-	lines := make([]string, 0, len(cands))
-	costs := make([]int, 0, len(cands))
+	// A budget holds a few dozen lines, however many notes there are.
+	out := make([]pick, 0, min(len(cands), 32))
 	left := budget
 	misses := 0
 	for _, c := range cands {
 		if !c.pinned && (left < minLineTokens || misses >= maxMisses) {
 			break
 		}
-		n := &notes[c.idx]
-		line := globalLine(*n)
+		line := globalLine(notes[c.idx])
 		cost := counter.Count(line)
 		if c.pinned || cost <= left {
-			out = append(out, *n)
-			lines = append(lines, line)
-			costs = append(costs, cost)
+			out = append(out, pick{c.idx, line, cost})
 			left -= cost
 			continue
 		}
 		misses++
 	}
-	return out, lines, costs
+	return out
 }
 
 // recencyHalfLife is the age in days at which a note's recency score halves.

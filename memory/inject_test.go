@@ -3,6 +3,7 @@ package memory
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -205,7 +206,7 @@ func TestBuildInstructionsStructure(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			opt := InjectOptions{Today: "2026-11-21", Trimmed: tt.trimmed, GlobalBudget: tt.budget, Counter: tt.counter}
 			got := BuildInstructions(NewState(johnProfile(), tt.global, session, nil), opt)
-			if !reflect.DeepEqual(got.Notes, tt.wantNotes) {
+			if !slices.Equal(got.Notes, tt.wantNotes) {
 				t.Errorf("notes = %+v, want %+v", got.Notes, tt.wantNotes)
 			}
 			if got.Session != tt.wantSession || got.HasMemory() != (len(tt.wantNotes) > 0) {
