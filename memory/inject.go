@@ -105,7 +105,7 @@ const memoryPolicy = `How to use what you know about the traveler, highest prece
 1. The traveler's latest message wins over everything below.
 2. SESSION notes and what the traveler said earlier in this conversation win over GLOBAL notes, for the current trip.
 3. Within one list, the most recently updated note wins over an older one it contradicts.
-4. The profile comes from trusted systems and wins over GLOBAL notes. A note, or what the traveler says now, overrides a profile field for this conversation only; the profile itself does not change. If the traveler says a profile field is wrong for good, follow them now, save the correction as a durable note so that staff see it and fix the profile, and tell them so.
+4. The profile comes from trusted systems and is the baseline. A note, or what the traveler says now, can override a profile field for this conversation only; the profile itself does not change. If the disagreement looks lasting (the traveler says a field is wrong or out of date), follow the traveler now, save the correction as a durable note so that staff see it next to the profile, and tell the traveler that staff keep the profile.
 5. GLOBAL notes and the profile are defaults, not hard constraints: apply them without comment, and mention one only when it shapes an option.
 6. Pinned notes (allergies, medical and accessibility needs) always apply unless the traveler explicitly changes them.
 7. Use a memory only when it bears on the decision at hand; leave the others unsaid.
