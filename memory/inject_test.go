@@ -3,6 +3,7 @@ package memory
 import (
 	"encoding/json"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -319,5 +320,32 @@ func TestProfileYAMLRoundTrip(t *testing.T) {
 	// Sorted keys: the output does not depend on map order.
 	if i, j := strings.Index(front, "colon:"), strings.Index(front, `"yes":`); i < 0 || i > j {
 		t.Errorf("keys are not sorted:\n%s", front)
+	}
+}
+
+// TestPromptsMatchTheProduct holds the base instructions and the policy to
+// what the product can do and to SPEC §2.1: no booking or price tool, so
+// the assistant says it cannot book; the only tool named is the one sent;
+// the policy carries the profile rule and the aisle-versus-window example.
+func TestPromptsMatchTheProduct(t *testing.T) {
+	text := BuildInstructions(NewState(nil, nil, nil, nil), InjectOptions{}).Text
+	for _, want := range []string{
+		"cannot see live prices", "cannot book", "Never invent a price", "one clarifying question", "two or three options",
+		"explicit approval", "Never repeat sensitive personal data",
+		"latest message wins", "SESSION notes included) wins over GLOBAL notes", "more recently updated note wins",
+		"profile comes from trusted systems", "for this conversation", "staff see it", "only when it bears on the decision",
+		"one focused question", `"This time"`, "never a GLOBAL default",
+		`Example: GLOBAL has "Prefers aisle seats."`, "this time I'd like a window seat", "keep aisle as the default",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the instructions lack %q", want)
+		}
+	}
+	tool := SaveNoteTool().Name
+	prose := regexp.MustCompile(`</?[a-z_]+>`).ReplaceAllString(text, "") // the block tags
+	for _, name := range regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`).FindAllString(prose, -1) {
+		if name != tool && name != string(ScopeThisTrip) {
+			t.Errorf("the instructions name %q, which is not a tool the model is sent", name)
+		}
 	}
 }
