@@ -27,6 +27,7 @@ type Config struct {
 	GlobalBudget     int    // tokens for GLOBAL notes in the instructions
 	Limits           memory.Limits
 	AnswerLease      time.Duration // how long one instance may hold a session while answering
+	RecencyOnly      bool          // rank long-term notes by recency alone (the evaluation's baseline strategy)
 }
 
 // DefaultConfig returns the turn loop's defaults.

@@ -10,13 +10,14 @@ import (
 // Instructions assembles the instructions of a model call for a traveler's
 // state: the agent's token counter, GLOBAL notes budget and clock, the
 // traveler's latest message (it drives relevance) and whether earlier turns
-// were trimmed away (then the SESSION notes are injected). It is the one
+// were trimmed away (then the SESSION notes are injected), ranking notes as
+// the agent's configuration says (Config.RecencyOnly). It is the one
 // assembly: the turn loop calls it on every round, and the console's
 // preview calls it so that staff see what the next turn will be sent.
 func (a *Agent) Instructions(st memory.State, latestMessage string, trimmed bool) memory.Instructions {
 	return memory.BuildInstructions(st, memory.InjectOptions{
 		Counter: a.counter, GlobalBudget: a.cfg.GlobalBudget, Today: a.now().UTC().Format(memory.DateLayout),
-		LatestMessage: latestMessage, Trimmed: trimmed,
+		LatestMessage: latestMessage, Trimmed: trimmed, RecencyOnly: a.cfg.RecencyOnly,
 	})
 }
 

@@ -10,12 +10,6 @@ import (
 	"unicode/utf8"
 )
 
-// Completer is the one thing the model engine needs from a language model:
-// a completion constrained to a JSON object.
-type Completer interface {
-	CompleteJSON(ctx context.Context, system, user string) (string, error)
-}
-
 // modelSimilarity is how close (token-set similarity) a model-written note
 // must be to at least one of the notes it claims to come from.
 const modelSimilarity = 0.5
@@ -77,7 +71,7 @@ func ConsolidateWithModel(ctx context.Context, c Completer, global, session []No
 	if err != nil {
 		return fallback(err.Error())
 	}
-	raw, err := c.CompleteJSON(ctx, consolidationPrompt, user)
+	raw, err := c.CompleteJSON(ctx, JSONRequest{Name: "consolidation", System: consolidationPrompt, User: user, Schema: consolidationSchema})
 	if err != nil {
 		return fallback("model call failed: " + err.Error())
 	}
@@ -419,4 +413,35 @@ func validateModelNote(mn modelNote, inputs map[string]Note, today string) error
 		return errors.New("last_update_date is neither a source's date nor today")
 	}
 	return nil
+}
+
+// consolidationSchema is the strict JSON Schema of the model engine's answer.
+var consolidationSchema = map[string]any{
+	"type":                 "object",
+	"additionalProperties": false,
+	"required":             []string{"notes", "decisions"},
+	"properties": map[string]any{
+		"notes": map[string]any{"type": "array", "items": map[string]any{
+			"type": "object", "additionalProperties": false,
+			"required": []string{"id", "text", "keywords", "last_update_date", "pinned", "sources"},
+			"properties": map[string]any{
+				"id":               map[string]any{"type": "string"},
+				"text":             map[string]any{"type": "string"},
+				"keywords":         map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+				"last_update_date": map[string]any{"type": "string"},
+				"pinned":           map[string]any{"type": "boolean"},
+				"sources":          map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+			},
+		}},
+		"decisions": map[string]any{"type": "array", "items": map[string]any{
+			"type": "object", "additionalProperties": false,
+			"required": []string{"note_id", "action", "into", "why"},
+			"properties": map[string]any{
+				"note_id": map[string]any{"type": "string"},
+				"action":  map[string]any{"type": "string"},
+				"into":    map[string]any{"type": []string{"string", "null"}},
+				"why":     map[string]any{"type": "string"},
+			},
+		}},
+	},
 }

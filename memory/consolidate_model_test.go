@@ -14,8 +14,8 @@ type fakeCompleter struct {
 	system, user string
 }
 
-func (f *fakeCompleter) CompleteJSON(_ context.Context, system, user string) (string, error) {
-	f.system, f.user = system, user
+func (f *fakeCompleter) CompleteJSON(_ context.Context, req JSONRequest) (string, error) {
+	f.system, f.user = req.System, req.User
 	return f.answer, f.err
 }
 

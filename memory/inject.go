@@ -20,6 +20,7 @@ type InjectOptions struct {
 	Today         string       // YYYY-MM-DD; anchors recency and expiry
 	LatestMessage string       // the traveler's latest message; drives relevance
 	Trimmed       bool         // earlier turns were trimmed away: inject the SESSION notes
+	RecencyOnly   bool         // rank GLOBAL notes by recency alone, ignoring relevance (an evaluation baseline)
 }
 
 // The two lists of the <memories> block, as InjectedNote.Section names them.
@@ -253,6 +254,9 @@ func selectGlobal(notes []Note, opt InjectOptions) []pick {
 		counter = estimateCounter{}
 	}
 	msg := messageTerms(opt.LatestMessage)
+	if opt.RecencyOnly {
+		msg = messageTerms("")
+	}
 	today, hasToday := dayNumber(opt.Today)
 
 	// Candidates refer to notes by index: no pointers, no write barriers.

@@ -5,8 +5,11 @@ package openai
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/openai/openai-go/v3"
@@ -53,6 +56,9 @@ type Provider struct {
 	client  sdk.Client
 	model   string
 	timeout time.Duration
+	// noJSONSchema is set once the server refused response_format
+	// json_schema; structured calls then ask for json_object.
+	noJSONSchema atomic.Bool
 }
 
 var (
@@ -119,22 +125,23 @@ func (p *Provider) Complete(ctx context.Context, req agent.Request, onDelta func
 	return toResponse(cc)
 }
 
-// CompleteJSON asks for a JSON object (response_format json_object) with a
-// system and a user message and returns the model's text as it is.
-func (p *Provider) CompleteJSON(ctx context.Context, system, user string) (string, error) {
+// CompleteJSON makes one structured call at temperature 0. With a schema it
+// asks for response_format json_schema in strict mode; a server that refuses
+// json_schema (a 400 about response_format) gets json_object from then on,
+// remembered for the life of the Provider, and the call is retried once that
+// way. The model's text is returned as it is: callers validate it.
+func (p *Provider) CompleteJSON(ctx context.Context, req memory.JSONRequest) (string, error) {
 	if p.model == "" {
 		return "", &Error{Kind: KindBadRequest, Message: "No model is configured."}
 	}
-	params := sdk.ChatCompletionNewParams{
-		Model:    p.model,
-		Messages: []sdk.ChatCompletionMessageParamUnion{sdk.SystemMessage(system), sdk.UserMessage(user)},
-		ResponseFormat: sdk.ChatCompletionNewParamsResponseFormatUnion{
-			OfJSONObject: &shared.ResponseFormatJSONObjectParam{},
-		},
-	}
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	cc, err := p.create(ctx, params)
+	strict := req.Schema != nil && !p.noJSONSchema.Load()
+	cc, err := p.create(ctx, p.jsonParams(req, strict))
+	if err != nil && strict && refusesJSONSchema(err) {
+		p.noJSONSchema.Store(true)
+		cc, err = p.create(ctx, p.jsonParams(req, false))
+	}
 	if err != nil {
 		return "", err
 	}
@@ -143,6 +150,42 @@ func (p *Provider) CompleteJSON(ctx context.Context, system, user string) (strin
 		return "", err
 	}
 	return res.Content, nil
+}
+
+// jsonParams builds a structured call, with the strict schema or as a plain
+// JSON object.
+func (p *Provider) jsonParams(req memory.JSONRequest, strict bool) sdk.ChatCompletionNewParams {
+	params := sdk.ChatCompletionNewParams{
+		Model:       p.model,
+		Messages:    []sdk.ChatCompletionMessageParamUnion{sdk.SystemMessage(req.System), sdk.UserMessage(req.User)},
+		Temperature: sdk.Float(0),
+	}
+	if strict {
+		params.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: req.Name, Strict: sdk.Bool(true), Schema: req.Schema},
+		}
+	} else {
+		params.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
+	}
+	if req.MaxTokens > 0 {
+		params.MaxCompletionTokens = sdk.Int(int64(req.MaxTokens))
+	}
+	return params
+}
+
+// refusesJSONSchema tells a server that does not support structured outputs
+// (it answers 400 naming response_format or json_schema) from other failures.
+func refusesJSONSchema(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.Status != http.StatusBadRequest {
+		return false
+	}
+	var apiErr *sdk.Error
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	text := strings.ToLower(apiErr.Param + " " + apiErr.Code + " " + apiErr.Message)
+	return strings.Contains(text, "response_format") || strings.Contains(text, "json_schema")
 }
 
 // params turns an agent request into Chat Completions parameters.

@@ -443,21 +443,30 @@ func TestCallerCancel(t *testing.T) {
 }
 
 func TestCompleteJSON(t *testing.T) {
-	t.Run("json_object", func(t *testing.T) {
+	schema := map[string]any{"type": "object", "additionalProperties": false,
+		"required": []string{"ok"}, "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}
+	req := memory.JSONRequest{Name: "verdict", System: "Answer with one JSON object.", User: `{"global_notes":[]}`, Schema: schema}
+	t.Run("strict json_schema at temperature 0", func(t *testing.T) {
 		fake := fakeopenai.New(t)
-		fake.Reply(`{"notes":[],"decisions":[]}`)
+		fake.Reply(`{"ok":true}`)
 		p := newProvider(t, fake, func(c *openai.Config) { c.Model = "consolidation-model" })
 
-		got, err := p.CompleteJSON(context.Background(), "Answer with one JSON object.", `{"global_notes":[]}`)
+		got, err := p.CompleteJSON(context.Background(), req)
 		if err != nil {
 			t.Fatalf("CompleteJSON: %v", err)
 		}
-		if got != `{"notes":[],"decisions":[]}` {
+		if got != `{"ok":true}` {
 			t.Errorf("content = %q", got)
 		}
 		r := fake.Requests()[0]
-		if r.ResponseFormat == nil || r.ResponseFormat.Type != "json_object" {
-			t.Errorf("response_format = %+v, want json_object", r.ResponseFormat)
+		if r.ResponseFormat == nil || r.ResponseFormat.Type != "json_schema" || r.ResponseFormat.JSONSchema == nil {
+			t.Fatalf("response_format = %+v, want json_schema", r.ResponseFormat)
+		}
+		if js := r.ResponseFormat.JSONSchema; js.Name != "verdict" || !js.Strict || !strings.Contains(string(js.Schema), `"additionalProperties":false`) {
+			t.Errorf("json_schema = %+v %s, want strict schema named verdict", js, js.Schema)
+		}
+		if r.Temperature == nil || *r.Temperature != 0 {
+			t.Errorf("temperature = %v, want 0", r.Temperature)
 		}
 		want := []fakeopenai.Message{{Role: "system", Content: "Answer with one JSON object."}, {Role: "user", Content: `{"global_notes":[]}`}}
 		if !reflect.DeepEqual(r.Messages, want) {
@@ -467,17 +476,50 @@ func TestCompleteJSON(t *testing.T) {
 			t.Errorf("request = model %q stream %v tools %d", r.Model, r.Stream, len(r.Tools))
 		}
 	})
-	t.Run("prompt without the word json is refused like the real API", func(t *testing.T) {
+	t.Run("a server refusing json_schema gets json_object from then on", func(t *testing.T) {
+		fake := fakeopenai.New(t)
+		fake.Handler(func(r fakeopenai.ChatRequest) fakeopenai.Response {
+			if r.ResponseFormat != nil && r.ResponseFormat.Type == "json_schema" {
+				return fakeopenai.Response{Status: http.StatusBadRequest, Body: `{"error":{"message":"response_format type json_schema is not supported","type":"invalid_request_error","param":"response_format","code":null}}`}
+			}
+			return fakeopenai.Response{Content: `{"ok":false}`}
+		})
+		p := newProvider(t, fake, nil)
+		for i := range 2 {
+			got, err := p.CompleteJSON(context.Background(), req)
+			if err != nil || got != `{"ok":false}` {
+				t.Fatalf("call %d = %q, %v", i, got, err)
+			}
+		}
+		var formats []string
+		for _, r := range fake.Requests() {
+			formats = append(formats, r.ResponseFormat.Type)
+		}
+		if want := []string{"json_schema", "json_object", "json_object"}; !reflect.DeepEqual(formats, want) {
+			t.Errorf("response formats sent = %v, want %v", formats, want)
+		}
+	})
+	t.Run("another 400 is not taken for a missing json_schema", func(t *testing.T) {
+		fake := fakeopenai.New(t)
+		fake.Fail(http.StatusBadRequest, `{"error":{"message":"context too long","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}`)
+		p := newProvider(t, fake, nil)
+		_, err := p.CompleteJSON(context.Background(), req)
+		assertError(t, err, openai.KindBadRequest, 400, false)
+		if n := len(fake.Requests()); n != 1 {
+			t.Errorf("requests = %d, want 1 (no fallback retry)", n)
+		}
+	})
+	t.Run("json_object without the word json is refused like the real API", func(t *testing.T) {
 		fake := fakeopenai.New(t)
 		p := newProvider(t, fake, nil)
-		_, err := p.CompleteJSON(context.Background(), "Consolidate.", "notes")
+		_, err := p.CompleteJSON(context.Background(), memory.JSONRequest{Name: "x", System: "Consolidate.", User: "notes"})
 		assertError(t, err, openai.KindBadRequest, 400, false)
 	})
 	t.Run("failure", func(t *testing.T) {
 		fake := fakeopenai.New(t)
 		fake.Fail(http.StatusBadGateway, "")
 		p := newProvider(t, fake, func(c *openai.Config) { c.MaxRetries = openai.NoRetries })
-		_, err := p.CompleteJSON(context.Background(), "Answer in JSON.", "{}")
+		_, err := p.CompleteJSON(context.Background(), req)
 		assertError(t, err, openai.KindUpstream, 502, true)
 	})
 }

@@ -18,6 +18,7 @@ type ChatRequest struct {
 	MaxCompletionTokens int             `json:"max_completion_tokens,omitempty"`
 	MaxTokens           int             `json:"max_tokens,omitempty"`
 	ResponseFormat      *ResponseFormat `json:"response_format,omitempty"`
+	Temperature         *float64        `json:"temperature,omitempty"`
 
 	// APIKey is the bearer token of the Authorization header.
 	APIKey string `json:"-"`
@@ -108,7 +109,15 @@ type StreamOptions struct {
 
 // ResponseFormat is the response_format of a request.
 type ResponseFormat struct {
-	Type string `json:"type"`
+	Type       string      `json:"type"`
+	JSONSchema *JSONSchema `json:"json_schema,omitempty"`
+}
+
+// JSONSchema is the structured-output part of a json_schema response format.
+type JSONSchema struct {
+	Name   string          `json:"name"`
+	Strict bool            `json:"strict"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 // Usage is the token usage the fake reports.
