@@ -245,8 +245,12 @@ func TestBuildInstructionsStructure(t *testing.T) {
 			if d := tok.Total() - whole; d < 0 || d > pieces {
 				t.Errorf("sections sum to %d tokens, the text counts %d (allowed: 0..+%d)", tok.Total(), whole, pieces)
 			}
-			if got.GlobalBudget != max(tt.budget, 0) && !(tt.budget == 0 && got.GlobalBudget == DefaultGlobalBudget) {
-				t.Errorf("budget = %d", got.GlobalBudget)
+			wantBudget := tt.budget
+			if wantBudget == 0 {
+				wantBudget = DefaultGlobalBudget
+			}
+			if got.GlobalBudget != wantBudget {
+				t.Errorf("budget = %d, want %d", got.GlobalBudget, wantBudget)
 			}
 		})
 	}
