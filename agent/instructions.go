@@ -7,17 +7,28 @@ import (
 	"concierge/memory"
 )
 
+// TurnContext is what, besides the traveler's state, shapes the
+// instructions of one model call.
+type TurnContext struct {
+	LatestMessage string        // the traveler's latest message; drives relevance
+	Trimmed       bool          // earlier turns were trimmed away: inject the SESSION notes
+	Summary       string        // the session's summary of the turns that left the window
+	Tools         []memory.Tool // the tools this call offers; the instructions name exactly these
+}
+
 // Instructions assembles the instructions of a model call for a traveler's
-// state: the agent's token counter, GLOBAL notes budget and clock, the
-// traveler's latest message (it drives relevance) and whether earlier turns
-// were trimmed away (then the SESSION notes are injected), ranking notes as
-// the agent's configuration says (Config.RecencyOnly). It is the one
+// state and the turn's context, with the agent's token counter, GLOBAL
+// notes budget, ranking (Config.RecencyOnly) and clock. It is the one
 // assembly: the turn loop calls it on every round, and the console's
 // preview calls it so that staff see what the next turn will be sent.
-func (a *Agent) Instructions(st memory.State, latestMessage string, trimmed bool) memory.Instructions {
+func (a *Agent) Instructions(st memory.State, tc TurnContext) memory.Instructions {
+	names := make([]string, len(tc.Tools))
+	for i, t := range tc.Tools {
+		names[i] = t.Name
+	}
 	return memory.BuildInstructions(st, memory.InjectOptions{
 		Counter: a.counter, GlobalBudget: a.cfg.GlobalBudget, Today: a.now().UTC().Format(memory.DateLayout),
-		LatestMessage: latestMessage, Trimmed: trimmed, RecencyOnly: a.cfg.RecencyOnly,
+		LatestMessage: tc.LatestMessage, Trimmed: tc.Trimmed, RecencyOnly: a.cfg.RecencyOnly, Summary: tc.Summary, Tools: names,
 	})
 }
 
@@ -42,5 +53,5 @@ func (a *Agent) PreviewInstructions(ctx context.Context, userID, message string)
 		return memory.State{}, memory.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
 	}
 	st := memory.NewState(profile, global, nil, trips)
-	return st, a.Instructions(st, message, false), nil
+	return st, a.Instructions(st, TurnContext{LatestMessage: message, Tools: roundTools(false, a.cfg.MaxRounds <= 1)}), nil
 }

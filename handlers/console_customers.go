@@ -152,8 +152,11 @@ func (s *Server) preview(ctx context.Context, customerID, message string) (views
 
 // tokenSections lists the sections of the instructions with their tokens.
 func tokenSections(t memory.SectionTokens) []views.TokenSection {
-	return []views.TokenSection{{Name: "base", Tokens: t.Base}, {Name: "profile", Tokens: t.Profile},
-		{Name: "memories", Tokens: t.Memories}, {Name: "policy", Tokens: t.Policy}}
+	out := []views.TokenSection{{Name: "base", Tokens: t.Base}, {Name: "profile", Tokens: t.Profile}, {Name: "memories", Tokens: t.Memories}}
+	if t.Summary > 0 {
+		out = append(out, views.TokenSection{Name: "summary", Tokens: t.Summary})
+	}
+	return append(out, views.TokenSection{Name: "policy", Tokens: t.Policy})
 }
 
 // consolePreview renders the preview's body for the opening message typed

@@ -329,27 +329,70 @@ func TestProfileYAMLRoundTrip(t *testing.T) {
 
 // TestPromptsMatchTheProduct holds the base instructions and the policy to
 // what the product can do and to SPEC §2.1: no booking or price tool, so
-// the assistant says it cannot book; the only tool named is the one sent;
-// the policy carries the profile rule and the aisle-versus-window example.
+// the assistant says it cannot book; the tools named are exactly the ones
+// the call offers; the policy carries the profile rule and the
+// aisle-versus-window example.
 func TestPromptsMatchTheProduct(t *testing.T) {
-	text := BuildInstructions(NewState(nil, nil, nil, nil), InjectOptions{}).Text
-	for _, want := range []string{
-		"cannot see live prices", "cannot book", "Never invent a price", "one clarifying question", "two or three options",
-		"explicit approval", "Never repeat sensitive personal data",
-		"latest message wins", "SESSION notes included) wins over GLOBAL notes", "more recently updated note wins",
-		"profile comes from trusted systems", "for this conversation", "staff see it", "only when it bears on the decision",
-		"one focused question", `"This time"`, "never a GLOBAL default",
-		`Example: GLOBAL has "Prefers aisle seats."`, "this time I'd like a window seat", "keep aisle as the default",
-	} {
-		if !strings.Contains(text, want) {
-			t.Errorf("the instructions lack %q", want)
-		}
+	tests := []struct {
+		name  string
+		tools []string
+	}{
+		{"first round", []string{SaveNoteToolName}},
+		{"after trimming", []string{SaveNoteToolName, SearchToolName}},
+		{"last round", nil},
 	}
-	tool := SaveNoteTool().Name
-	prose := regexp.MustCompile(`</?[a-z_]+>`).ReplaceAllString(text, "") // the block tags
-	for _, name := range regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`).FindAllString(prose, -1) {
-		if name != tool && name != string(ScopeThisTrip) {
-			t.Errorf("the instructions name %q, which is not a tool the model is sent", name)
-		}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := BuildInstructions(NewState(nil, nil, nil, nil), InjectOptions{Tools: tt.tools}).Text
+			for _, want := range []string{
+				"cannot see live prices", "cannot book", "Never invent a price", "one clarifying question", "two or three options",
+				"explicit approval", "Never repeat sensitive personal data",
+				"latest message wins", "SESSION notes included) wins over GLOBAL notes", "more recently updated note wins",
+				"profile comes from trusted systems", "for this conversation", "staff see it", "only when it bears on the decision",
+				"one focused question", `"This time"`, "never a GLOBAL default",
+				`Example: GLOBAL has "Prefers aisle seats."`, "this time I'd like a window seat", "keep aisle as the default",
+			} {
+				if !strings.Contains(text, want) {
+					t.Errorf("the instructions lack %q", want)
+				}
+			}
+			named := map[string]bool{}
+			prose := regexp.MustCompile(`</?[a-z_]+>`).ReplaceAllString(text, "") // the block tags
+			for _, name := range regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`).FindAllString(prose, -1) {
+				if name != string(ScopeThisTrip) {
+					named[name] = true
+				}
+			}
+			for name := range named {
+				if !slices.Contains(tt.tools, name) {
+					t.Errorf("the instructions name %q, which this call does not offer", name)
+				}
+			}
+			for _, tool := range tt.tools {
+				if !named[tool] {
+					t.Errorf("the instructions do not say what %s is for", tool)
+				}
+			}
+			if (len(tt.tools) == 0) != strings.Contains(text, "no tools for this reply") {
+				t.Errorf("tools %v, but the text says otherwise about having none", tt.tools)
+			}
+		})
+	}
+}
+
+func TestSummaryIsItsOwnSection(t *testing.T) {
+	counter := NewTokenCounter("gpt-4o")
+	opt := InjectOptions{Counter: counter, Today: "2026-11-21", Summary: "- Wants to stay near the Marais.\n- Flies out on the 12th."}
+	with := BuildInstructions(NewState(johnProfile(), johnGlobal(), nil, nil), opt)
+	opt.Summary = ""
+	without := BuildInstructions(NewState(johnProfile(), johnGlobal(), nil, nil), opt)
+	if !strings.Contains(with.Text, "<conversation_summary>") || with.Tokens.Summary == 0 || without.Tokens.Summary != 0 {
+		t.Fatalf("summary tokens %d with, %d without", with.Tokens.Summary, without.Tokens.Summary)
+	}
+	if got, want := with.Tokens.Total(), counter.Count(with.Text); got != want {
+		t.Errorf("sections sum to %d, the text counts %d", got, want)
+	}
+	if with.Tokens.Total()-without.Tokens.Total() != with.Tokens.Summary {
+		t.Errorf("the summary changed other sections: %+v vs %+v", with.Tokens, without.Tokens)
 	}
 }
