@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -339,8 +338,6 @@ func (s *Server) erase(c echo.Context, userID, reason string) (*models.ErasureRe
 	u := currentUser(c)
 	rec, err := s.store.EraseUser(c.Request().Context(), userID, actorOf(u), reason)
 	switch {
-	case errors.Is(err, models.ErrSelfErasure):
-		return nil, newError(http.StatusConflict, "self_erasure", "You cannot erase your own account.")
 	case err != nil && rec == nil:
 		return nil, err
 	case err != nil:

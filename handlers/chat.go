@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"concierge/agent"
 	"concierge/models"
 	"concierge/views"
 )
@@ -62,7 +63,7 @@ func (s *Server) chatShow(c echo.Context) error {
 	}
 	p := s.page(c, "Chat", "chat")
 	v := views.ChatView{Sessions: chatSessionItems(sessions, cs.ID), SessionID: cs.ID, Title: chatTitle(cs),
-		Open: cs.Status == models.SessionOpen}
+		Open: cs.Status == models.SessionOpen, MessageKey: models.NewID()}
 	v.Messages, v.Pending = chatTranscript(cs, msgs, notes)
 	if v.Panel, err = s.chatPanelFor(c, cs); err != nil {
 		return err
@@ -86,10 +87,14 @@ func (s *Server) chatSend(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	turn, err := s.agent.Submit(ctx, cs.ID, content)
+	key, err := idempotencyKey(c.FormValue("idempotency_key"))
 	if err != nil {
-		return turnError(err)
+		return err
+	}
+	ctx := c.Request().Context()
+	turn, err := s.agent.Store(ctx, agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
+	if err != nil {
+		return err
 	}
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -310,7 +311,7 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 	}
 	reason, err := requireReason(reasonIn)
 	if err != nil {
-		return fail(err.(*Error).Message)
+		return fail(errorMessage(err))
 	}
 	var profile memory.Profile
 	dec := json.NewDecoder(strings.NewReader(raw))
@@ -364,11 +365,11 @@ func (s *Server) consoleAddNote(c echo.Context) error {
 	}
 	reason, err := requireReason(reasonIn)
 	if err != nil {
-		return fail(err.(*Error).Message)
+		return fail(errorMessage(err))
 	}
 	args, err := checkStaffNote(text, splitKeywords(kw))
 	if err != nil {
-		return fail(err.(*Error).Message)
+		return fail(errorMessage(err))
 	}
 	_, err = s.store.CreateNote(c.Request().Context(), models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
 		Note: memory.Note{Text: args.Text, Keywords: args.Keywords, Pinned: pinned, Source: memory.SourceStaff}}, actorOf(currentUser(c)), reason)
@@ -406,7 +407,7 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 	}
 	reason, err := requireReason(reasonIn)
 	if err != nil {
-		return fail(err.(*Error).Message)
+		return fail(errorMessage(err))
 	}
 	var tp *string
 	var kws []string
@@ -422,7 +423,7 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 		pp = &pinned
 	}
 	updated, err := s.updateNote(c, n.UserID, n.ID, tp, kws, pp, reason)
-	if e, ok := err.(*Error); ok {
+	if e := (*Error)(nil); errors.As(err, &e) && e.Status < 500 {
 		return fail(e.Message)
 	}
 	if err != nil {
@@ -441,7 +442,7 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 	reason, err := requireReason(c.FormValue("reason"))
 	if err != nil {
 		row := noteRow(n.UserID, n, csrfToken(c))
-		row.Mode, row.Error = "delete", err.(*Error).Message
+		row.Mode, row.Error = "delete", errorMessage(err)
 		return render(c, inlineErrorStatus(c), views.NoteItem(row))
 	}
 	if err := s.store.DeleteNote(ctx, n.UserID, n.ID, actorOf(currentUser(c)), reason); err != nil {

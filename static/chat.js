@@ -56,11 +56,22 @@
     }
   });
 
+  // newKey makes a random Idempotency-Key (getRandomValues works on plain
+  // http too, unlike randomUUID).
+  function newKey() {
+    var b = new Uint8Array(16);
+    window.crypto.getRandomValues(b);
+    return Array.prototype.map.call(b, function (x) { return ("0" + x.toString(16)).slice(-2); }).join("");
+  }
+
   document.addEventListener("htmx:afterRequest", function (evt) {
     var form = evt.detail.elt;
     if (!form || form.id !== "composer") return;
     if (evt.detail.successful) {
       form.reset();
+      // The next message is a new one: give it its own Idempotency-Key.
+      var key = form.querySelector("input[name=idempotency_key]");
+      if (key) key.value = newKey();
       stuck = true;
       follow();
       var flash = document.getElementById("flash");

@@ -44,6 +44,9 @@ type ChatView struct {
 	Pending   bool // the last message awaits its answer: stream it
 	Panel     ChatPanel
 	Outcome   *ChatOutcome
+	// MessageKey is the Idempotency-Key of the next message the composer
+	// sends (static/chat.js makes a new one after each stored message).
+	MessageKey string
 }
 
 // TravelerFact is one line of the profile as the traveler sees it.
