@@ -9,6 +9,7 @@ import (
 func (s *Server) routes() {
 	e := s.echo
 	e.Pre(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
+	e.Pre(noStore)
 	e.Use(s.logRequests(), s.recoverPanics, securityHeaders, middleware.BodyLimit(s.cfg.BodyLimit), rejectBadBytes)
 	e.Use(s.authenticate, s.csrf())
 
