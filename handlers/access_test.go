@@ -161,6 +161,7 @@ func accessRoutes() []route {
 
 		{method: "GET", path: "/console", r: &rStaff, okStatus: 200},
 		{method: "GET", path: "/console/customers/:id", m: &mStaff, okStatus: 200, shows: true},
+		{method: "GET", path: "/console/customers/:id/preview", m: &mStaff, okStatus: 200},
 		{method: "POST", path: "/console/customers/:id/profile", m: &mStaff, okStatus: 303, form: f("profile", `{"home_city":"Lisbon"}`, "reason", "asked")},
 		{method: "POST", path: "/console/customers/:id/notes", m: &mStaff, okStatus: 303, form: f("text", "Likes quiet hotel rooms.", "keywords", "hotel", "reason", "asked")},
 		{method: "GET", path: "/console/customers/:id/notes/:note", m: &mStaff, okStatus: 200, shows: true},

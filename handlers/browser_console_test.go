@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -109,6 +110,7 @@ func TestBrowserSupportEditsNote(t *testing.T) {
 		t.Fatalf("open customer: %v", err)
 	}
 	browsertest.Screenshot(t, ctx, "customer-page")
+	meter, _ := chromedp.Run(ctx, chromedp.Text(`[data-testid="preview-note-tokens"]`))
 
 	const newText = "Prefers aisle seats on flights over two hours."
 	err = chromedp.Do(ctx,
@@ -130,6 +132,22 @@ func TestBrowserSupportEditsNote(t *testing.T) {
 	shown, _ := chromedp.Run(ctx, chromedp.Text(`[data-testid="global-notes"]`))
 	if !strings.Contains(shown, newText) {
 		t.Errorf("notes after the edit: %q", shown)
+	}
+	// The preview follows without a reload: its meter after the note grew,
+	// its instructions after an opening message is typed (relevance puts
+	// the comparing note first; the edited aisle note was first by recency).
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector('[data-testid="preview-note-tokens"]').textContent.trim() !== %q`, meter),
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Errorf("the preview meter stayed at %s tokens after the note grew: %v", meter, err)
+	}
+	err = chromedp.Do(ctx,
+		htmxProcessed(`#preview-message`),
+		chromedp.SendKeys(`#preview-message`, "compare options for me"),
+		chromedp.Poll[chromedp.Void](`(function(){ var t = document.querySelector('[data-testid="preview-instructions"]').textContent;
+			var a = t.indexOf('- Likes to compare'), b = t.indexOf('- Prefers aisle'); return a >= 0 && b >= 0 && a < b; })()`, chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	if err != nil {
+		t.Errorf("the preview did not follow the opening message: %v", err)
 	}
 
 	err = chromedp.Do(ctx,

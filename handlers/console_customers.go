@@ -97,45 +97,32 @@ func displayValue(v any) string {
 	return string(b)
 }
 
-func (s *Server) previewModel() string {
-	if s.cfg.Model != "" {
-		return s.cfg.Model
-	}
-	return "gpt-4o-mini"
-}
+// previewMessageMax bounds the opening message a preview assumes.
+const previewMessageMax = 500
 
-func (s *Server) globalBudget() int {
-	if s.cfg.GlobalBudget > 0 {
-		return s.cfg.GlobalBudget
+// preview shows the instructions the first turn of the customer's next
+// session would be sent if they opened with message, assembled by the agent
+// itself, and what they cost, all read from the structure the agent returns.
+func (s *Server) preview(ctx context.Context, customerID, message string) (views.Preview, error) {
+	if len(message) > previewMessageMax {
+		message = strings.ToValidUTF8(message[:previewMessageMax], "")
 	}
-	return memory.DefaultGlobalBudget
-}
-
-// preview builds the instructions a new session of the user would get now,
-// exactly as the agent assembles them for a first turn (nothing trimmed, no
-// latest message yet), and measures them.
-func (s *Server) preview(profile memory.Profile, global []memory.Note, trips []memory.Trip) views.Preview {
-	counter := memory.NewTokenCounter(s.previewModel())
-	budget := s.globalBudget()
-	instr := memory.BuildInstructions(memory.NewState(profile, global, nil, trips), memory.InjectOptions{
-		Counter: counter, GlobalBudget: budget, Today: time.Now().UTC().Format(memory.DateLayout)})
-	pv := views.Preview{Instructions: instr, Model: s.previewModel(), TotalTokens: counter.Count(instr), Budget: budget, NotesTotal: len(global)}
-	if i := strings.Index(instr, "GLOBAL:\n"); i >= 0 {
-		block := instr[i+len("GLOBAL:\n"):]
-		if j := strings.Index(block, "</memories>"); j >= 0 {
-			block = block[:j]
-		}
-		if !strings.HasPrefix(block, "- (none yet)") {
-			for _, line := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
-				if strings.HasPrefix(line, "- ") {
-					pv.NotesInjected++
-					pv.NoteTokens += counter.Count(line + "\n")
-				}
-			}
+	st, in, err := s.agent.PreviewInstructions(ctx, customerID, message)
+	if err != nil {
+		return views.Preview{}, err
+	}
+	tok := in.Tokens
+	pv := views.Preview{CustomerID: customerID, Message: message, Instructions: in.Text, Model: s.agent.ProviderName(),
+		Encoding: s.agent.TokenEncoding(), TotalTokens: tok.Total(), Sections: tokenSections(tok), NoteTokens: tok.GlobalNotes,
+		Budget: in.GlobalBudget, NotesInjected: in.GlobalNotes(), NotesTotal: len(st.Global)}
+	for _, n := range in.Notes {
+		if n.Pinned {
+			pv.PinnedInjected++
 		}
 	}
-	pv.PercentOfBudget = pv.NoteTokens * 100 / max(budget, 1)
-	pv.MeterWidth = min(views.MeterMax, pv.NoteTokens*views.MeterMax/max(budget, 1))
+	budget := max(pv.Budget, 1)
+	pv.PercentOfBudget = pv.NoteTokens * 100 / budget
+	pv.MeterWidth = min(views.MeterMax, pv.NoteTokens*views.MeterMax/budget)
 	switch {
 	case pv.PercentOfBudget >= 90:
 		pv.MeterClass = "meter-full"
@@ -144,7 +131,33 @@ func (s *Server) preview(profile memory.Profile, global []memory.Note, trips []m
 	default:
 		pv.MeterClass = "meter-ok"
 	}
-	return pv
+	return pv, nil
+}
+
+// tokenSections lists the sections of the instructions with their tokens.
+func tokenSections(t memory.SectionTokens) []views.TokenSection {
+	out := []views.TokenSection{{Name: "base", Tokens: t.Base}, {Name: "profile", Tokens: t.Profile}, {Name: "memories", Tokens: t.Memories}}
+	if t.Summary > 0 {
+		out = append(out, views.TokenSection{Name: "summary", Tokens: t.Summary})
+	}
+	return append(out, views.TokenSection{Name: "policy", Tokens: t.Policy})
+}
+
+// consolePreview renders the preview's body for the opening message typed
+// above it (htmx), or the whole card's body after a note changed.
+func (s *Server) consolePreview(c echo.Context) error {
+	u := subjectOf(c)
+	pv, err := s.preview(c.Request().Context(), u.ID, strings.TrimSpace(c.QueryParam("message")))
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.PreviewBody(pv))
+}
+
+// notesChanged tells the page (htmx) that a note changed, so that the
+// preview's token meter follows without a reload.
+func notesChanged(c echo.Context) {
+	c.Response().Header().Set("HX-Trigger", "notes-changed")
 }
 
 // customerPage gathers everything the customer page shows.
@@ -203,15 +216,9 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 	for _, t := range trips {
 		vm.Trips = append(vm.Trips, views.TripRow{Route: t.Route, Dates: t.StartDate + " – " + t.EndDate, Purpose: t.Purpose, Flight: t.Flight, Hotel: t.Hotel})
 	}
-	global, err := s.store.GlobalNotes(ctx, u.ID)
-	if err != nil {
+	if vm.Preview, err = s.preview(ctx, u.ID, ""); err != nil {
 		return vm, err
 	}
-	recent := trips
-	if len(recent) > memory.MaxTrips {
-		recent = recent[:memory.MaxTrips]
-	}
-	vm.Preview = s.preview(profile, global, recent)
 	events, err := s.store.AuditEvents(ctx, models.AuditFilter{UserID: u.ID, Limit: 6})
 	if err != nil {
 		return vm, err
@@ -393,6 +400,7 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	notesChanged(c)
 	return render(c, http.StatusOK, views.NoteItem(noteRow(n.UserID, updated, csrfToken(c))))
 }
 
@@ -412,6 +420,7 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 		return err
 	}
 	// An empty answer removes the row (hx-swap outerHTML).
+	notesChanged(c)
 	return c.HTML(http.StatusOK, "")
 }
 

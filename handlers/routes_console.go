@@ -10,6 +10,7 @@ func (s *Server) consoleRoutes(e *echo.Echo) {
 	customer, session := s.guard(staffOnly, userParam("id")), s.guard(staffOnly, sessionParam("id"))
 	e.GET("/console", s.consoleSearch, staff)
 	e.GET("/console/customers/:id", s.consoleCustomer, customer)
+	e.GET("/console/customers/:id/preview", s.consolePreview, customer)
 	e.POST("/console/customers/:id/profile", s.consoleSaveProfile, customer)
 	e.POST("/console/customers/:id/notes", s.consoleAddNote, customer)
 	e.GET("/console/customers/:id/notes/:note", s.consoleNote(""), customer)

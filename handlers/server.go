@@ -40,11 +40,6 @@ type Config struct {
 	// LoginRatePerMinute and LoginBurst limit login attempts per client IP.
 	LoginRatePerMinute float64
 	LoginBurst         int
-	// Model names the chat model, for the console's token counts; empty
-	// means gpt-4o-mini. GlobalBudget is the GLOBAL notes token budget the
-	// agent uses (0: memory.DefaultGlobalBudget).
-	Model        string
-	GlobalBudget int
 }
 
 // DefaultConfig returns the settings used when none are given.

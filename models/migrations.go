@@ -234,6 +234,19 @@ CREATE UNIQUE INDEX messages_session_idempotency ON messages (session_id, idempo
 CREATE UNIQUE INDEX messages_session_user_turn ON messages (session_id, turn) WHERE role = 'user';
 ALTER TABLE users ADD COLUMN memory_version BIGINT NOT NULL DEFAULT 0;
 `},
+	// The structure of the instructions, so that nothing reads the prompt
+	// text back. Snapshots from before get memory_injected from the one
+	// marker the old text had for "no memory at all"; their notes, section
+	// tokens and session block stay unknown (empty, false).
+	{6, "what each prompt snapshot injected", `
+ALTER TABLE turn_snapshots ADD COLUMN injected_notes {{text}} NOT NULL DEFAULT '';
+ALTER TABLE turn_snapshots ADD COLUMN section_tokens {{text}} NOT NULL DEFAULT '';
+ALTER TABLE turn_snapshots ADD COLUMN memory_injected {{bool}} NOT NULL DEFAULT FALSE;
+ALTER TABLE turn_snapshots ADD COLUMN session_block {{bool}} NOT NULL DEFAULT FALSE;
+UPDATE turn_snapshots SET memory_injected = TRUE WHERE instructions NOT LIKE '%GLOBAL:
+- (none yet)
+</memories>%';
+`},
 	{8, "disabled accounts, sign-in attempts per email and address, erasure reasons from a list", `
 ALTER TABLE users ADD COLUMN disabled_at {{ts}};
 ALTER TABLE users DROP COLUMN failed_logins;

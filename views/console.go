@@ -84,19 +84,40 @@ type SessionRow struct {
 // Href is the session's transcript page.
 func (s SessionRow) Href() string { return "/console/sessions/" + s.ID }
 
-// Preview is the instructions a new session would get right now.
+// Preview is the instructions the first turn of a customer's next session
+// would be sent right now, as the agent assembles them.
 type Preview struct {
-	Instructions      string
-	Model             string
-	TotalTokens       int
-	NoteTokens        int // tokens of the GLOBAL note lines
-	Budget            int // the GLOBAL notes budget
-	NotesInjected     int
-	NotesTotal        int
-	MeterWidth        int // 0..MeterMax, for the SVG meter
-	MeterClass        string
-	PercentOfBudget   int
-	PinnedAlwaysShown bool
+	CustomerID      string
+	Message         string // the opening message the preview assumes, if any
+	Instructions    string
+	Model           string // the provider that answers: "offline", "openai:gpt-4o-mini"
+	Encoding        string // the tokenizer the counts use
+	TotalTokens     int
+	Sections        []TokenSection
+	NoteTokens      int // tokens of the GLOBAL note lines
+	Budget          int // the GLOBAL notes budget
+	NotesInjected   int
+	PinnedInjected  int
+	NotesTotal      int
+	MeterWidth      int // 0..MeterMax, for the SVG meter
+	MeterClass      string
+	PercentOfBudget int
+}
+
+// Href is the URL that renders the preview's body for its inputs.
+func (p Preview) Href() string { return "/console/customers/" + p.CustomerID + "/preview" }
+
+// TokenSection is the token count of one section of the instructions.
+type TokenSection struct {
+	Name   string
+	Tokens int
+}
+
+// InjectedNoteView is one note a model call's instructions carried.
+type InjectedNoteView struct {
+	ID      string
+	Section string // GLOBAL or SESSION
+	Pinned  bool
 }
 
 // MeterMax is the width of the token meter's SVG in user units.
@@ -170,7 +191,11 @@ type RoundView struct {
 	Model             string
 	At                string
 	Instructions      string
-	InstructionTokens int
+	InstructionTokens int            // 0 for snapshots stored before the structure was
+	Sections          []TokenSection // tokens per section of the instructions
+	Injected          []InjectedNoteView
+	SessionBlock      bool
+	Recorded          bool // the snapshot stores what it injected
 	Messages          []MessageView
 	Answer            string
 	ToolCalls         []ToolCallView

@@ -145,7 +145,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	hcfg.TrustProxy = cfg.TrustProxy
 	hcfg.DemoEnabled = cfg.Demo
 	hcfg.Offline = cfg.OpenAIKey == ""
-	hcfg.Model = cfg.ChatModel
 	srv := handlers.NewServer(hcfg, store, ag, worker, log)
 
 	// Requests get a context of their own that is cancelled only if
