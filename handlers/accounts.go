@@ -193,7 +193,7 @@ func (s *Server) consoleChangeRole(c echo.Context) error {
 	}
 	reason, err := requireReason(c.FormValue("reason"))
 	if err != nil {
-		return s.accountsFail(c, u.ID, err.(*Error).Message, nil)
+		return s.accountsFail(c, u.ID, userMessage(err), nil)
 	}
 	if err := s.store.ChangeUserRole(c.Request().Context(), u.ID, role, actorOf(me), reason); err != nil {
 		return err
@@ -208,7 +208,7 @@ func (s *Server) consoleSetDisabled(disabled bool) echo.HandlerFunc {
 		u, me := subjectOf(c), currentUser(c)
 		reason, err := requireReason(c.FormValue("reason"))
 		if err != nil {
-			return s.accountsFail(c, u.ID, err.(*Error).Message, nil)
+			return s.accountsFail(c, u.ID, userMessage(err), nil)
 		}
 		if _, err := s.store.SetUserDisabled(c.Request().Context(), u.ID, disabled, actorOf(me), reason); err != nil {
 			return err
@@ -226,7 +226,7 @@ func (s *Server) consoleResetPassword(c echo.Context) error {
 	u, me := subjectOf(c), currentUser(c)
 	reason, err := requireReason(c.FormValue("reason"))
 	if err != nil {
-		return s.accountsFail(c, u.ID, err.(*Error).Message, nil)
+		return s.accountsFail(c, u.ID, userMessage(err), nil)
 	}
 	err = s.store.ResetPassword(c.Request().Context(), u.ID, c.FormValue("password"), actorOf(me), reason)
 	var pe *models.PasswordError

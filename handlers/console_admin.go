@@ -201,7 +201,7 @@ func (s *Server) consoleExecuteErasure(c echo.Context) error {
 	}
 	why, err := erasureWhy(reason, ticket)
 	if err != nil {
-		return fail(err.(*Error).Message)
+		return fail(userMessage(err))
 	}
 	if strings.TrimSpace(c.FormValue("confirm")) != "ERASE" {
 		return fail("Type ERASE in capitals to confirm: this cannot be undone.")

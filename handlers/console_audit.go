@@ -23,7 +23,7 @@ func (s *Server) consoleAudit(c echo.Context) error {
 	title := "Audit trail"
 	f, err := auditFilter(c)
 	if err != nil {
-		vm.Error = err.(*Error).Message
+		vm.Error = userMessage(err)
 		f = models.AuditFilter{ActorKind: vm.Actor, Action: vm.Action}
 	}
 	if c.Param("id") != "" {
