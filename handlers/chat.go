@@ -25,10 +25,13 @@ func (s *Server) chatIndex(c echo.Context) error {
 	}
 	for _, cs := range sessions {
 		if cs.Status == models.SessionOpen {
+			if c.QueryParam("deleted") != "" {
+				return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID+"?deleted=1")
+			}
 			return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
 		}
 	}
-	v := views.ChatView{Sessions: chatSessionItems(sessions, "")}
+	v := views.ChatView{Sessions: chatSessionItems(sessions, ""), Notice: chatNotice(c)}
 	return render(c, http.StatusOK, views.ChatPage(s.page(c, "Chat", "chat"), v))
 }
 
@@ -63,7 +66,7 @@ func (s *Server) chatShow(c echo.Context) error {
 	}
 	p := s.page(c, "Chat", "chat")
 	v := views.ChatView{Sessions: chatSessionItems(sessions, cs.ID), SessionID: cs.ID, Title: chatTitle(cs),
-		Open: cs.Status == models.SessionOpen, MessageKey: models.NewID()}
+		Open: cs.Status == models.SessionOpen, MessageKey: models.NewID(), Notice: chatNotice(c)}
 	v.Messages, v.Pending = chatTranscript(cs, msgs, notes)
 	if v.Panel, err = s.chatPanelFor(c, cs); err != nil {
 		return err
@@ -166,6 +169,7 @@ func (s *Server) chatUndo(c echo.Context) error {
 		return err
 	}
 	chip := views.MemoryChip{SessionID: cs.ID, NoteID: n.ID, Text: n.Text, Undone: true}
+	announce(c, "Undone: “"+n.Text+"” will not be remembered.", "#chip-"+n.ID)
 	return render(c, http.StatusOK, views.UndoResult(chip, panel))
 }
 

@@ -39,12 +39,12 @@ func (s *Server) chatStream(c echo.Context) error {
 		if e.Status != http.StatusNotFound {
 			return err
 		}
-		return s.streamRefusal(c, c.Param("id"), "This conversation is no longer available.", false)
+		return streamRefusal(c, c.Param("id"), "This conversation is no longer available.")
 	}
 	release, ok := s.streams.acquire(currentUser(c).ID, s.cfg.MaxStreams, s.cfg.MaxStreamsPerUser)
 	if !ok {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(s.turns.RetryAfter())))
-		return s.streamRefusal(c, cs.ID, "Too many windows are following answers right now. Close one, then retry.", true)
+		return s.sendFinal(c, s.startStream(c), views.AnswerFailed(cs.ID, "Too many windows are following answers right now. Close one, then retry.", true))
 	}
 	defer release()
 	w := s.startStream(c)
@@ -198,24 +198,31 @@ func resumeOffset(lastID string, t *agent.Turn) int {
 // and never starts a second model call.
 const streamRetry = 2 * time.Second
 
-// startStream answers with an event stream.
+// startStream answers with an event stream whose events have the
+// configured write deadline.
 func (s *Server) startStream(c echo.Context) *sseWriter {
+	return openStream(c, s.cfg.StreamWriteTimeout)
+}
+
+// openStream answers with an event stream, each event written within
+// timeout.
+func openStream(c echo.Context, timeout time.Duration) *sseWriter {
 	w := c.Response()
 	h := w.Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
 	h.Set(echo.HeaderCacheControl, "no-cache")
 	h.Set("X-Accel-Buffering", "no") // no proxy buffering of the stream
 	w.WriteHeader(http.StatusOK)
-	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: s.cfg.StreamWriteTimeout}
+	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}
 	_ = sw.write("retry: " + strconv.Itoa(int(streamRetry.Milliseconds())) + "\n\n")
 	return sw
 }
 
 // streamRefusal ends a stream that cannot run (the conversation is gone,
-// too many streams) with a final bubble saying so. An error status would
+// the sign-in expired) with a final bubble saying so. An error status would
 // only make the browser's SSE client reconnect again and again.
-func (s *Server) streamRefusal(c echo.Context, sessionID, message string, canRetry bool) error {
-	return s.sendFinal(c, s.startStream(c), views.AnswerFailed(sessionID, message, canRetry))
+func streamRefusal(c echo.Context, sessionID, message string) error {
+	return sendFinal(c, openStream(c, DefaultConfig().StreamWriteTimeout), views.AnswerFailed(sessionID, message, false), nil)
 }
 
 // streamFailed logs our own failure and tells the browser, in the stream.
@@ -251,6 +258,12 @@ func (s *Server) lastAnswer(c echo.Context, cs *models.ChatSession) (templ.Compo
 }
 
 func (s *Server) sendFinal(c echo.Context, w *sseWriter, final templ.Component) error {
+	return sendFinal(c, w, final, s.turns.Stopping())
+}
+
+// sendFinal sends the done event, then lingers until the browser closes
+// the stream or stopping (shutdown) is closed.
+func sendFinal(c echo.Context, w *sseWriter, final templ.Component, stopping <-chan struct{}) error {
 	ctx := c.Request().Context()
 	var buf bytes.Buffer
 	if err := final.Render(ctx, &buf); err != nil {
@@ -266,7 +279,7 @@ func (s *Server) sendFinal(c echo.Context, w *sseWriter, final templ.Component) 
 	// a shutdown does not wait for that.
 	select {
 	case <-ctx.Done():
-	case <-s.turns.Stopping():
+	case <-stopping:
 	case <-time.After(streamLinger):
 	}
 	return nil

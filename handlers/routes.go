@@ -9,6 +9,7 @@ import (
 func (s *Server) routes() {
 	e := s.echo
 	e.Pre(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
+	e.Pre(noStore)
 	e.Use(s.logRequests(), s.recoverPanics, securityHeaders, middleware.BodyLimit(s.cfg.BodyLimit), rejectBadBytes)
 	e.Use(s.authenticate, s.csrf())
 
@@ -29,13 +30,16 @@ func (s *Server) routes() {
 
 	api := e.Group("/api/v1")
 	api.POST("/auth/token", s.apiToken, limited)
-	anyone, travelers, staff := s.requireAPI(), s.requireAPI("traveler"), s.requireAPI("support", "admin")
+	anyone, travelers := s.requireAPI(), s.requireAPI("traveler")
+	session, job := sessionParam("id"), jobParam("job")
 	api.GET("/me", s.apiMe, anyone)
 	api.POST("/sessions", s.apiCreateSession, travelers)
-	api.GET("/sessions/:id", s.apiGetSession, anyone)
-	api.POST("/sessions/:id/messages", s.apiPostMessage, travelers)
-	api.GET("/sessions/:id/turns", s.apiGetTurns, staff)
-	api.POST("/sessions/:id/close", s.apiCloseSession, anyone)
-	api.GET("/consolidations/:job", s.apiGetConsolidation, anyone)
-	api.GET("/users/:id/memory", s.apiGetMemory, anyone)
+	api.GET("/sessions/:id", s.apiGetSession, s.guard(ownerOrStaff, session))
+	api.POST("/sessions/:id/messages", s.apiPostMessage, s.guard(ownTraveler, session))
+	api.GET("/sessions/:id/turns", s.apiGetTurns, s.guard(staffOnly, session))
+	api.POST("/sessions/:id/close", s.apiCloseSession, s.guard(ownerOrStaff, session))
+	api.GET("/consolidations/:job", s.apiGetConsolidation, s.guard(ownerOrStaff, job))
+	api.GET("/users/:id/memory", s.apiGetMemory, s.guard(ownerOrStaff, userParam("id")))
+	api.GET("/tokens", s.apiTokens, anyone)
+	api.DELETE("/tokens/:id", s.apiRevokeToken, s.guard(ownAccount, tokenParam("id")))
 }

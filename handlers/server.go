@@ -42,11 +42,6 @@ type Config struct {
 	// LoginRatePerMinute and LoginBurst limit login attempts per client IP.
 	LoginRatePerMinute float64
 	LoginBurst         int
-	// Model names the chat model, for the console's token counts; empty
-	// means gpt-4o-mini. GlobalBudget is the GLOBAL notes token budget the
-	// agent uses (0: memory.DefaultGlobalBudget).
-	Model        string
-	GlobalBudget int
 
 	// Turns tunes the runner that produces answers apart from the requests
 	// that ask for them: model concurrency, queue, turn timeout.
@@ -148,3 +143,13 @@ func (s *Server) HTTPServer(base context.Context) *http.Server {
 // shutting down, beside http.Server.Shutdown: the streams watching those
 // turns end when they do.
 func (s *Server) Drain(ctx context.Context) error { return s.turns.Drain(ctx) }
+
+// Routes lists every registered route as "METHOD path", for the access
+// table test that checks each one is declared with its rule.
+func (s *Server) Routes() []string {
+	var out []string
+	for _, r := range s.echo.Routes() {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
+}

@@ -145,7 +145,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	hcfg.TrustProxy = cfg.TrustProxy
 	hcfg.DemoEnabled = cfg.Demo
 	hcfg.Offline = cfg.OpenAIKey == ""
-	hcfg.Model = cfg.ChatModel
 	// A turn may call the model MaxRounds times, each within the model timeout.
 	hcfg.Turns = agent.RunnerConfig{Concurrency: cfg.ModelConcurrency, Timeout: time.Duration(agent.DefaultConfig("").MaxRounds) * cfg.ModelTimeout}
 	hcfg.MaxStreams, hcfg.MaxStreamsPerUser = cfg.MaxStreams, cfg.MaxUserStreams
@@ -274,8 +273,8 @@ func userAdd(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		*password = strings.TrimRight(line, "\r\n")
 	}
-	if len(*password) < 8 {
-		return errors.New("user add: the password must have at least 8 characters")
+	if err := models.CheckPassword(*password, *email, *name); err != nil {
+		return fmt.Errorf("user add: %w", err)
 	}
 	store, err := openStore(ctx, *db)
 	if err != nil {
