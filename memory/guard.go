@@ -414,7 +414,7 @@ func ScreenText(text string) (category string, blocked bool) {
 	if hasSecretWords(sc, rs) {
 		return CategorySecret, true
 	}
-	if sc.digits > 0 && matchAny(rs.address, sc.lower) {
+	if sc.digits > 0 && matchAny(rs.address, sc) {
 		return CategoryStreetAddress, true
 	}
 	if hasLongToken(sc) {
@@ -430,7 +430,8 @@ func ScreenText(text string) (category string, blocked bool) {
 type screen struct {
 	cased, lower string // same length and offsets; see normalizeForms
 	digits       int
-	tokens       []token // every word that holds a digit
+	tokens       []token             // every word that holds a digit
+	prefixes     map[string]struct{} // word prefixes, built on first use
 }
 
 // token is a word of the screening form that holds digits: letters, digits
@@ -497,14 +498,12 @@ var (
 	// delimiterRe finds tags (in any bracket once folded), chat-template
 	// markers, code fences and front-matter or heading rules.
 	delimiterRe = regexp.MustCompile("<\\s*/?\\s*[\\pL!?|_]|<\\||\\|>|`{3,}|~{3,}|-{3,}|={3,}|#{3,}|\\[/?inst\\]")
-	// longTokenRe finds base64-like runs: encoded payloads and keys.
-	longTokenRe = regexp.MustCompile(`[A-Za-z0-9+/_=-]{20,}`)
 )
 
 // isInstruction finds instructions addressed to the assistant, role and
 // delimiter markers, policy-shaped text and encoded payloads.
 func isInstruction(sc *screen, rs *ruleSet) bool {
-	if matchAny(rs.instruction, sc.lower) {
+	if matchAny(rs.instruction, sc) {
 		return true
 	}
 	if strings.ContainsAny(sc.lower, ":[](){}<>«»") && rs.roleMarkRe.MatchString(sc.lower) {
@@ -513,14 +512,35 @@ func isInstruction(sc *screen, rs *ruleSet) bool {
 	if strings.ContainsAny(sc.lower, "<|`~-=#[") && delimiterRe.MatchString(sc.lower) {
 		return true
 	}
-	if len(sc.cased) >= 20 {
-		for _, tok := range longTokenRe.FindAllString(sc.cased, -1) {
-			if decodesToProse(tok) {
-				return true
-			}
+	for _, tok := range longTokens(sc.cased) {
+		if decodesToProse(tok) {
+			return true
 		}
 	}
 	return false
+}
+
+// longTokens returns the runs of 20 or more base64 characters.
+func longTokens(s string) []string {
+	if len(s) < 20 {
+		return nil
+	}
+	var out []string
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && isBase64Byte(s[j]) {
+			j++
+		}
+		if j-i >= 20 {
+			out = append(out, s[i:j])
+		}
+		i = j + 1
+	}
+	return out
+}
+
+func isBase64Byte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '=' || c == '-'
 }
 
 // decodesToProse reports whether a base64 run decodes to readable text: a
@@ -556,14 +576,35 @@ func hasEmail(sc *screen, rs *ruleSet) bool {
 	if strings.IndexByte(sc.lower, '@') >= 0 && emailRe.MatchString(sc.lower) {
 		return true
 	}
-	return rs.emailObfRe.MatchString(sc.lower)
+	at := sc.mayContain(rs.anchors["at"]) || strings.ContainsAny(sc.lower, "[({")
+	dot := sc.mayContain(rs.anchors["dot"]) || strings.ContainsAny(sc.lower, "[({") || hasInnerDot(sc.lower)
+	return at && dot && rs.emailObfRe.MatchString(sc.lower)
+}
+
+// hasInnerDot reports whether a dot stands between two letters or digits,
+// as in a host name.
+func hasInnerDot(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == '.' && isGateByte(s[i-1]) && isGateByte(s[i+1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyShapeRe finds the published shapes of API keys and tokens.
 var keyShapeRe = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{30,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`)
 
 func hasKeyShape(sc *screen) bool {
-	return len(sc.cased) >= 14 && keyShapeRe.MatchString(sc.cased)
+	if len(sc.cased) < 14 {
+		return false
+	}
+	for _, p := range []string{"sk-", "AKIA", "gh", "xox", "AIza", "eyJ"} {
+		if strings.Contains(sc.cased, p) {
+			return keyShapeRe.MatchString(sc.cased)
+		}
+	}
+	return false
 }
 
 // hasLongToken finds a long random-looking run of letters and digits: a
@@ -572,7 +613,7 @@ func hasLongToken(sc *screen) bool {
 	if sc.digits == 0 || len(sc.cased) < 20 {
 		return false
 	}
-	for _, tok := range longTokenRe.FindAllString(sc.cased, -1) {
+	for _, tok := range longTokens(sc.cased) {
 		if strings.ContainsAny(tok, "0123456789") && strings.IndexFunc(tok, unicode.IsLetter) >= 0 {
 			return true
 		}
@@ -584,7 +625,7 @@ var ibanRe = regexp.MustCompile(`\b[a-z]{2}\d{2}(?:[ -]?[a-z0-9]{1,4}){3,9}`)
 
 // hasIBAN finds an IBAN, grouped or not, by its ISO 13616 mod-97 checksum.
 func hasIBAN(sc *screen) bool {
-	if sc.digits < 8 || len(sc.lower) < 15 {
+	if sc.digits < 8 || len(sc.lower) < 15 || !lettersThenDigits(sc.lower) {
 		return false
 	}
 	for _, m := range ibanRe.FindAllString(sc.lower, -1) {
@@ -595,6 +636,17 @@ func hasIBAN(sc *screen) bool {
 			if validIBAN(compact[:n]) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// lettersThenDigits reports whether two letters are followed by two
+// digits somewhere, the start of every IBAN.
+func lettersThenDigits(s string) bool {
+	for i := 0; i+4 <= len(s); i++ {
+		if s[i] >= 'a' && s[i] <= 'z' && s[i+1] >= 'a' && s[i+1] <= 'z' && s[i+2] >= '0' && s[i+2] <= '9' && s[i+3] >= '0' && s[i+3] <= '9' {
+			return true
 		}
 	}
 	return false
@@ -687,7 +739,7 @@ func dateShaped(t token) bool {
 // a birth. A birthday without a year ("Birthday is 12 March") and a birth
 // year or place alone pass: useful for planning, they identify nobody.
 func hasDateOfBirth(sc *screen, rs *ruleSet) bool {
-	if sc.digits < 4 || !rs.context["birth"].MatchString(sc.lower) {
+	if sc.digits < 4 || !sc.mayContain(rs.anchors["birth"]) || !rs.context["birth"].MatchString(sc.lower) {
 		return false
 	}
 	for _, t := range sc.tokens {
@@ -695,7 +747,7 @@ func hasDateOfBirth(sc *screen, rs *ruleSet) bool {
 			return true
 		}
 	}
-	return matchAny(rs.dob, sc.lower)
+	return matchAny(rs.dob, sc)
 }
 
 // valueRules say which words next to a context word make it sensitive,
@@ -718,69 +770,71 @@ var valueRules = []struct {
 // contextWindow is how far after its context word a value may be, in bytes.
 const contextWindow = 40
 
-type ctxHit struct {
-	list       string
-	start, end int
-}
-
 // contextValue finds identifiers and codes by the word that names them:
 // a number or code within a few words after "passport", "PNR", "código",
-// "пароль"… The first rule in valueRules that accepts the value wins.
+// "пароль"… The first rule in valueRules that accepts the value wins. The
+// context words are looked for only in the few words before a candidate
+// value, which keeps ordinary notes cheap.
 func contextValue(sc *screen, rs *ruleSet) string {
 	caps := capsWords(sc)
 	if len(sc.tokens) == 0 && len(caps) == 0 {
 		return ""
 	}
-	var hits []ctxHit
+	type cand struct{ start int }
 	for _, vr := range valueRules {
-		for _, m := range rs.context[vr.list].FindAllStringSubmatchIndex(sc.lower, -1) {
-			hits = append(hits, ctxHit{vr.list, m[2], m[3]})
-		}
-	}
-	if len(hits) == 0 {
-		return ""
-	}
-	// A word inside a longer context phrase of another list belongs to the
-	// phrase: "código de reserva" is a booking word, not a secret one.
-	kept := hits[:0:0]
-	for i, h := range hits {
-		inside := false
-		for j, o := range hits {
-			if i != j && o.start <= h.start && h.end <= o.end && o.end-o.start > h.end-h.start {
-				inside = true
-				break
+		var starts []int
+		for _, t := range sc.tokens {
+			if vr.ok(t) {
+				starts = append(starts, t.start)
 			}
 		}
-		if !inside {
-			kept = append(kept, h)
+		if vr.list == "ctx_booking" {
+			starts = append(starts, caps...)
 		}
-	}
-	near := func(h ctxHit, start int) bool {
-		if h.end > start || start-h.end > contextWindow {
-			return false
+		if len(starts) == 0 || !sc.mayContain(rs.anchors[vr.list]) {
+			continue
 		}
-		return !strings.ContainsAny(sc.lower[h.end:start], ";!?")
-	}
-	for _, vr := range valueRules {
-		for _, h := range kept {
-			if h.list != vr.list {
-				continue
-			}
-			for _, t := range sc.tokens {
-				if near(h, t.start) && vr.ok(t) {
-					return vr.category
-				}
-			}
-			if vr.list == "ctx_booking" {
-				for _, c := range caps {
-					if near(h, c) {
-						return vr.category
-					}
-				}
+		for _, start := range starts {
+			if sc.contextBefore(rs, vr.list, start) {
+				return vr.category
 			}
 		}
 	}
 	return ""
+}
+
+// contextBefore reports whether a word of list ends within contextWindow
+// bytes before start, in the same clause, and is not part of a longer
+// context phrase of another list ("código de reserva" is a booking phrase,
+// not a secret word).
+func (sc *screen) contextBefore(rs *ruleSet, list string, start int) bool {
+	from := max(0, start-contextWindow-24)
+	for from > 0 && isGateByte(sc.lower[from-1]) {
+		from-- // start the window on a word
+	}
+	win := sc.lower[from:start]
+	for _, m := range rs.context[list].FindAllStringSubmatchIndex(win, -1) {
+		hs, he := from+m[2], from+m[3]
+		if start-he > contextWindow || strings.ContainsAny(sc.lower[he:start], ";!?") {
+			continue
+		}
+		covered := false
+		for _, other := range valueRules {
+			if other.list == list || !sc.mayContain(rs.anchors[other.list]) {
+				continue
+			}
+			for _, o := range rs.context[other.list].FindAllStringSubmatchIndex(win, -1) {
+				os, oe := from+o[2], from+o[3]
+				if os <= hs && he <= oe && oe-os > he-hs {
+					covered = true
+				}
+			}
+		}
+		if !covered {
+			return true
+		}
+	}
+	return false
 }
 
 // capsWords returns where six-letter upper-case words start: record
@@ -812,10 +866,19 @@ func isAlnum(c byte) bool {
 // hasSecretWords finds a password or PIN given a value ("password is
 // sunshine") and a code glued to its digits ("OTP482913").
 func hasSecretWords(sc *screen, rs *ruleSet) bool {
-	return rs.secretAssignRe.MatchString(sc.lower) || sc.digits >= 3 && rs.secretAttachedRe.MatchString(sc.lower)
+	if sc.mayContain(rs.anchors["ctx_password"]) && rs.secretAssignRe.MatchString(sc.lower) {
+		return true
+	}
+	if sc.digits < 3 || !sc.mayContain(rs.anchors["secret_any"]) {
+		return false
+	}
+	for _, t := range sc.tokens {
+		if t.letters > 0 && t.digits >= 3 && rs.secretAttachedRe.MatchString(t.text) {
+			return true
+		}
+	}
+	return false
 }
-
-var barePassportRe = regexp.MustCompile(`\b[A-Z]{1,2}\d{7,8}\b`)
 
 // bareNumber classifies long numbers that no word names by their shape:
 // 3-2-4 groups are social-security-like, grouped or "+" numbers of 7 to 15
@@ -835,8 +898,11 @@ func bareNumber(sc *screen) string {
 			return CategoryPhone
 		}
 	}
-	if sc.digits >= 7 && barePassportRe.MatchString(sc.cased) {
-		return CategoryPassportNumber
+	for _, t := range sc.tokens {
+		if t.letters >= 1 && t.letters <= 2 && (t.digits == 7 || t.digits == 8) && len(t.groups) == 1 && len(t.text) == t.letters+t.digits &&
+			t.text[0] >= 'a' && t.text[t.letters-1] >= 'a' && sc.cased[t.start] >= 'A' && sc.cased[t.start] <= 'Z' && sc.cased[t.start+t.letters-1] <= 'Z' {
+			return CategoryPassportNumber
+		}
 	}
 	for _, t := range sc.tokens {
 		if t.digitsOnly && (len(t.groups) == 1 && t.digits >= 8 || t.digits >= 12) {

@@ -6,10 +6,12 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -46,33 +48,70 @@ var builtins = map[string]string{
 	"housenum": `\d{1,5}[a-z]?(?:-\d{1,4}[a-z]?)?`,
 }
 
-// rule is one compiled pattern with the literals one of which a text must
-// contain for the pattern to have a chance (nil: always try).
+// rule is one compiled pattern with what a text must hold for it to have a
+// chance: for each list the pattern needs, a word starting with one of the
+// list's words.
 type rule struct {
 	re      *regexp.Regexp
-	anchors []string
+	anchors [][]string
 }
 
-func (r *rule) match(lower string) bool {
-	if r.anchors != nil {
-		found := false
-		for _, a := range r.anchors {
-			if strings.Contains(lower, a) {
-				found = true
-				break
-			}
-		}
-		if !found {
+func (r *rule) match(sc *screen) bool {
+	for _, a := range r.anchors {
+		if !sc.mayContain(a) {
 			return false
 		}
 	}
-	return r.re.MatchString(lower)
+	return r.re.MatchString(sc.lower)
 }
 
 // matchAny reports whether any rule matches.
-func matchAny(rules []rule, lower string) bool {
+func matchAny(rules []rule, sc *screen) bool {
 	for i := range rules {
-		if rules[i].match(lower) {
+		if rules[i].match(sc) {
+			return true
+		}
+	}
+	return false
+}
+
+// prefixLen bounds the word prefixes the gate indexes, in bytes.
+const prefixLen = 10
+
+func isGateByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= utf8.RuneSelf
+}
+
+// mayContain reports whether some word of the text starts with one of
+// anchors (nil anchors: yes). It is the cheap necessary condition that
+// spares the regular expressions on ordinary notes.
+func (sc *screen) mayContain(anchors []string) bool {
+	if anchors == nil {
+		return true
+	}
+	if sc.prefixes == nil {
+		sc.prefixes = map[string]struct{}{}
+		s := sc.lower
+		for i := 0; i < len(s); {
+			if !isGateByte(s[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(s) && isGateByte(s[j]) {
+				j++
+			}
+			for k := i + 1; k <= j && k-i <= prefixLen; k++ {
+				sc.prefixes[s[i:k]] = struct{}{}
+			}
+			i = j
+		}
+	}
+	for _, a := range anchors {
+		if len(a) > prefixLen {
+			a = a[:prefixLen]
+		}
+		if _, ok := sc.prefixes[a]; ok {
 			return true
 		}
 	}
@@ -85,6 +124,8 @@ type ruleSet struct {
 	// context finds the words that name a sensitive category, by list name
 	// (ctx_booking, birth…); group 1 is the word.
 	context map[string]*regexp.Regexp
+	// anchors are the words each list's entries start with (see mayContain).
+	anchors map[string][]string
 	// roleMarkRe finds role markers ("system:", "«assistant»", "[user]").
 	roleMarkRe *regexp.Regexp
 	// emailObfRe finds "name at host dot com" in every language's words.
@@ -134,7 +175,7 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		files = append(files, lf)
 	}
 	c := &compiler{lists: lists, expanded: map[string]string{}}
-	rs := &ruleSet{context: map[string]*regexp.Regexp{}}
+	rs := &ruleSet{context: map[string]*regexp.Regexp{}, anchors: map[string][]string{}}
 	for _, lf := range files {
 		for _, group := range []struct {
 			tpls []string
@@ -157,6 +198,21 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		if rs.context[name], err = regexp.Compile(wordStartRe + "(" + alt + ")" + wordEndRe); err != nil {
 			return nil, fmt.Errorf("guard list %s: %w", name, err)
 		}
+	}
+	for _, name := range []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"} {
+		rs.anchors[name] = c.anchorsOf(name)
+	}
+	for _, name := range []string{"at", "dot"} {
+		// The bare words; the bracketed forms are gated on the brackets.
+		for _, it := range lists[name] {
+			if w := firstWords(entry(it)); w != nil && !strings.ContainsAny(it, `[({`) {
+				rs.anchors[name] = append(rs.anchors[name], w...)
+			}
+		}
+	}
+	rs.anchors["secret_any"] = append(append([]string(nil), rs.anchors["ctx_secret"]...), rs.anchors["ctx_password"]...)
+	if rs.anchors["ctx_secret"] == nil || rs.anchors["ctx_password"] == nil {
+		rs.anchors["secret_any"] = nil
 	}
 	compile := func(what, re string) (*regexp.Regexp, error) {
 		out, err := regexp.Compile(re)
@@ -191,7 +247,7 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rs.secretAttachedRe, err = compile("attached secret", wordStartRe+`(?:`+sec+`|`+pw+`)[:#=-]?\d{3,}`+wordEndRe); err != nil {
+	if rs.secretAttachedRe, err = compile("attached secret", `^(?:`+sec+`|`+pw+`)[:#=-]?\d{3,}$`); err != nil {
 		return nil, err
 	}
 	return rs, nil
@@ -285,39 +341,128 @@ func (c *compiler) spaced(name string) string {
 	return strings.Join(parts, "|")
 }
 
-// anchorsOf returns the literal prefixes of a list's entries, or nil when
-// one has none (the rule then always runs).
+// anchorsOf returns the words a list's entries start with, or nil when
+// one may start otherwise (the rule then always runs).
 func (c *compiler) anchorsOf(name string) []string {
 	if _, ok := builtins[name]; ok {
 		return nil
 	}
 	var out []string
 	for _, it := range c.lists[name] {
-		lit := literalPrefix(foldPattern(strings.TrimSpace(it)))
-		if lit == "" {
+		lits := firstWords(entry(it))
+		if lits == nil {
 			return nil
 		}
-		out = append(out, lit)
+		out = append(out, lits...)
 	}
 	return out
 }
 
-// literalPrefix is the text an entry starts with before any regular
-// expression syntax or space.
-func literalPrefix(e string) string {
-	for i := 0; i < len(e); i++ {
-		if strings.IndexByte(`\.+*?()|[]{}^$ `, e[i]) >= 0 {
-			// A quantifier makes the character before it optional.
-			if e[i] == '?' || e[i] == '*' || e[i] == '{' {
-				if i == 0 {
-					return ""
-				}
-				return e[:i-1]
+// firstWords returns words one of which starts a word of any text the
+// regular expression e matches — for each alternative, its longest word
+// that starts a word — or nil when that cannot be told.
+func firstWords(e string) []string {
+	re, err := syntax.Parse(e, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return wordsOf(re.Simplify())
+}
+
+// wordsOf is firstWords on a parsed expression.
+func wordsOf(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		// The longest piece between separators: each starts a word.
+		l, best := string(re.Rune), ""
+		for i := 0; i < len(l); {
+			j := i
+			for j < len(l) && isGateByte(l[j]) {
+				j++
 			}
-			return e[:i]
+			if j-i > len(best) {
+				best = l[i:j]
+			}
+			i = j + 1
+		}
+		if best == "" {
+			return nil
+		}
+		return []string{best}
+	case syntax.OpCapture, syntax.OpPlus:
+		return wordsOf(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min > 0 {
+			return wordsOf(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			l := wordsOf(sub)
+			if l == nil {
+				return nil
+			}
+			out = append(out, l...)
+		}
+		return out
+	case syntax.OpCharClass:
+		// A small class ("[её]"): each of its characters.
+		var out []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i+1]-re.Rune[i] > 8 {
+				return nil
+			}
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if r < utf8.RuneSelf && !isGateByte(byte(r)) {
+					return nil
+				}
+				out = append(out, string(r))
+			}
+		}
+		return out
+	case syntax.OpConcat:
+		// The best of the parts that start a word: the first one, and any
+		// that follows a run of separators.
+		var best []string
+		for i, sub := range re.Sub {
+			if i > 0 && !isSeparatorRun(re.Sub[i-1]) {
+				continue
+			}
+			if w := wordsOf(sub); w != nil && (best == nil || shortest(w) > shortest(best)) {
+				best = w
+			}
+		}
+		return best
+	}
+	return nil
+}
+
+// isSeparatorRun reports whether re is a repeated class that matches no
+// letter: the separators between two words of a template.
+func isSeparatorRun(re *syntax.Regexp) bool {
+	if (re.Op != syntax.OpPlus && re.Op != syntax.OpRepeat) || re.Sub[0].Op != syntax.OpCharClass || re.Op == syntax.OpRepeat && re.Min == 0 {
+		return false
+	}
+	cls := re.Sub[0].Rune
+	for i := 0; i+1 < len(cls); i += 2 {
+		if cls[i] <= 'a' && 'a' <= cls[i+1] {
+			return false
 		}
 	}
-	return e
+	return true
+}
+
+func shortest(ws []string) int {
+	n := -1
+	for _, w := range ws {
+		if n < 0 || len(w) < n {
+			n = len(w)
+		}
+	}
+	return n
 }
 
 // rule compiles one template.
@@ -328,8 +473,8 @@ func (c *compiler) rule(tpl string) (rule, error) {
 	if strings.HasPrefix(body, "^") {
 		start, body = clauseStarRe, body[1:]
 	}
-	var anchors []string
-	first := true
+	var anchors [][]string
+	depth := 0 // open groups: a list inside one may be skipped, so it gates nothing
 	for len(body) > 0 {
 		switch {
 		case strings.HasPrefix(body, "{~"):
@@ -347,8 +492,8 @@ func (c *compiler) rule(tpl string) (rule, error) {
 			if err != nil {
 				return rule{}, fmt.Errorf("guard template %q: %w", tpl, err)
 			}
-			if first {
-				anchors = c.anchorsOf(name)
+			if a := c.anchorsOf(name); a != nil && depth == 0 {
+				anchors = append(anchors, a)
 			}
 			b.WriteString(alt)
 			body = body[end+1:]
@@ -362,21 +507,48 @@ func (c *compiler) rule(tpl string) (rule, error) {
 				}
 			}
 			lit := body[:next]
-			if first {
-				if p := literalPrefix(foldPattern(lit)); p != "" {
-					anchors = []string{p}
+			a := firstWords(spaces(foldPattern(lit)))
+			if a == nil {
+				// A part that opens a group ("role *: *(?:") does not parse
+				// alone: its leading word, if it stands on its own.
+				w := 0
+				for w < len(lit) && isGateByte(lit[w]) {
+					w++
+				}
+				if w > 0 && w < len(lit) && lit[w] == ' ' {
+					a = []string{lit[:w]}
 				}
 			}
+			if a != nil && depth == 0 {
+				anchors = append(anchors, a)
+			}
+			depth += groupDepth(lit)
 			b.WriteString(spaces(foldPattern(lit)))
 			body = body[next:]
 		}
-		first = false
 	}
 	re, err := regexp.Compile(start + "(?:" + b.String() + ")" + wordEndRe)
 	if err != nil {
 		return rule{}, fmt.Errorf("guard template %q: %w", tpl, err)
 	}
 	return rule{re: re, anchors: anchors}, nil
+}
+
+// groupDepth returns how many more groups a part of a template opens than
+// it closes.
+func groupDepth(s string) int {
+	d := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '(':
+			d++
+		case ')':
+			d--
+		}
+	}
+	return d
 }
 
 // isListName reports whether s names a list: lowercase letters, digits and
