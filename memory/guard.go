@@ -46,7 +46,7 @@ func BlockedCategories() []string {
 		CategorySSN, CategoryPaymentCard, CategoryIBAN, CategoryPassportNumber,
 		CategoryDateOfBirth, CategoryStreetAddress, CategorySecret,
 		CategoryBookingReference, CategoryAccountNumber, CategoryPhone, CategoryEmail,
-		CategorySensitive, CategoryInstruction, CategoryGuess, CategoryTooLong, CategoryBadFormat, CategoryBadKeywords,
+		CategoryInstruction, CategorySensitive, CategoryGuess, CategoryTooLong, CategoryBadFormat, CategoryBadKeywords,
 		CategorySessionCap, CategoryUserCap,
 	}
 }

@@ -127,23 +127,18 @@ func digitValue(r rune) int {
 }
 
 // foldRune folds one non-ASCII character for screening: its TS #39
-// skeleton when that is ASCII (trying the character, then its other case,
-// so both cases of a letter fold alike), else the character in lower case.
+// skeleton when that is ASCII (trying its lower case, itself, then its
+// upper case, so both cases of a letter fold alike), else the character in
+// lower case.
 func foldRune(r rune) string {
-	if s, ok := asciiSkeleton(r, r); ok {
-		return s
-	}
-	if l := unicode.ToLower(r); l != r {
-		if s, ok := asciiSkeleton(l, r); ok {
-			return s
-		}
-		r = l
-	} else if u := unicode.ToUpper(r); u != r {
-		if s, ok := asciiSkeleton(u, r); ok {
+	l, u := unicode.ToLower(r), unicode.ToUpper(r)
+	// Lower case first: capital І looks like l, small і like i.
+	for _, probe := range []rune{l, r, u} {
+		if s, ok := asciiSkeleton(probe, r); ok {
 			return s
 		}
 	}
-	return string(r)
+	return string(l)
 }
 
 // asciiSkeleton returns the skeleton of probe when it is an acceptable ASCII
