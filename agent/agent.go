@@ -27,6 +27,9 @@ type Config struct {
 	GlobalBudget     int    // tokens for GLOBAL notes in the instructions
 	Limits           memory.Limits
 	AnswerLease      time.Duration // how long one instance may hold a session while answering
+	// Reviewer, when set, is the guard's model layer: it reviews the notes
+	// the rules passed (memory.NoteClassifier); nil means rules only.
+	Reviewer NoteReviewer
 }
 
 // DefaultConfig returns the turn loop's defaults.
@@ -362,6 +365,11 @@ func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userM
 		return toolResult{Error: "unavailable", Message: "The note could not be saved right now."}.String(), nil, ""
 	}
 	checked, refusal := memory.CheckNote(args, sessionCount, globalCount, a.cfg.Limits)
+	if refusal == nil && a.cfg.Reviewer != nil {
+		if refusal, err = a.cfg.Reviewer.Review(ctx, checked.Text); err != nil {
+			a.log.Warn("guard classifier failed; the rules' verdict stands", "session_id", cs.ID, "err", err)
+		}
+	}
 	if refusal != nil {
 		if err := a.store.RecordBlockedWrite(ctx, cs.UserID, cs.ID, refusal.Category); err != nil {
 			a.log.Error("record blocked write", "session_id", cs.ID, "err", err)

@@ -911,3 +911,41 @@ func bareNumber(sc *screen) string {
 	}
 	return ""
 }
+
+// CheckProfile screens what a profile would put in the prompt before it is
+// saved: every key and every text value outside the private fields (which
+// never reach the prompt), for instructions, role markers and delimiters.
+// The profile is a trusted record that holds identifiers by design (as
+// private fields), so the sensitive-data checks do not apply to it.
+func CheckProfile(p Profile) *Refusal {
+	if profileHasInstruction(map[string]any(p)) {
+		return refuse(CategoryInstruction)
+	}
+	return nil
+}
+
+func profileHasInstruction(v any) bool {
+	rs := guardRules()
+	text := func(s string) bool { return isInstruction(newScreen(s), rs) }
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if text(k) || !IsPrivateField(k) && profileHasInstruction(val) {
+				return true
+			}
+		}
+	case Profile:
+		return profileHasInstruction(map[string]any(x))
+	case []any:
+		for _, val := range x {
+			if profileHasInstruction(val) {
+				return true
+			}
+		}
+	case string:
+		return text(x)
+	case fmt.Stringer: // json.Number
+		return text(x.String())
+	}
+	return false
+}
