@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -27,6 +28,7 @@ type Config struct {
 	GlobalBudget     int    // tokens for GLOBAL notes in the instructions
 	Limits           memory.Limits
 	AnswerLease      time.Duration // how long one instance may hold a session while answering
+	RecencyOnly      bool          // rank long-term notes by recency alone (the evaluation's baseline strategy)
 	// Reviewer, when set, is the guard's model layer: it reviews the notes
 	// the rules passed (memory.NoteClassifier); nil means rules only.
 	Reviewer NoteReviewer
@@ -51,6 +53,7 @@ type Agent struct {
 	counter  memory.TokenCounter
 	log      *slog.Logger
 	now      func() time.Time
+	observer Observer
 
 	mu    sync.Mutex
 	locks map[string]*sessionLock
@@ -98,6 +101,8 @@ type TurnResult struct {
 	Saved   []memory.Note
 	Blocked []string // refusal categories, never the refused text
 	Usage   Usage
+	// ModelTime is how long the turn waited on the model, all rounds.
+	ModelTime time.Duration
 }
 
 // ModelError is a failure of the model during a turn. The user's message is
@@ -196,7 +201,13 @@ func (a *Agent) answer(ctx context.Context, sessionID string, onDelta func(strin
 		return nil, err
 	}
 	defer release()
+	start := time.Now()
 	res, err := a.run(ctx, cs, userMsg, history, onDelta)
+	var modelTime time.Duration
+	if res != nil {
+		modelTime = res.ModelTime
+	}
+	a.observe(start, modelTime, err == nil)
 	if err != nil {
 		a.log.Warn("turn failed", "session_id", sessionID, "turn", userMsg.Turn, "err_kind", fmt.Sprintf("%T", errors.Unwrap(err)))
 		return nil, err
@@ -252,25 +263,26 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 	}
 	forgetUndone(history, session)
 	res := &TurnResult{Turn: userMsg.Turn}
-	tools := []memory.Tool{memory.SaveNoteTool()}
+	var kept []memory.Message
 	for round := 1; round <= a.cfg.MaxRounds; round++ {
 		session, err := a.store.SessionNotes(ctx, cs.ID)
 		if err != nil {
 			return nil, err
 		}
-		kept, trimmed := memory.Trim(history, memory.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
+		var trimmed bool
+		kept, trimmed = memory.Trim(history, memory.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
 			TokenBudget: a.cfg.HistoryBudget, ReserveForAnswer: a.cfg.ReserveForAnswer, Counter: a.counter})
 		instructions := memory.BuildInstructions(memory.NewState(profile, global, session, trips), memory.InjectOptions{
 			Counter: a.counter, GlobalBudget: a.cfg.GlobalBudget, Today: a.now().UTC().Format(memory.DateLayout),
-			LatestMessage: userMsg.Content, Trimmed: trimmed,
+			LatestMessage: userMsg.Content, Trimmed: trimmed, RecencyOnly: a.cfg.RecencyOnly, Summary: cs.Summary,
 		})
-		if round == a.cfg.MaxRounds {
-			tools = nil // the last round must answer in words
-		}
+		tools := roundTools(trimmed, round == a.cfg.MaxRounds)
 		req := Request{Model: a.cfg.Model, Instructions: instructions, Messages: kept, Tools: tools, MaxTokens: a.cfg.ReserveForAnswer}
+		called := time.Now()
 		resp, err := a.provider.Complete(ctx, req, onDelta)
+		res.ModelTime += time.Since(called)
 		if err != nil {
-			return nil, &ModelError{Err: err}
+			return res, &ModelError{Err: err}
 		}
 		res.Usage.PromptTokens += resp.Usage.PromptTokens
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
@@ -285,10 +297,19 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 		history = append(history, assistant.Domain())
 		if len(resp.ToolCalls) == 0 {
 			res.Reply = resp.Content
+			a.updateSummary(ctx, cs, history, kept, userMsg.Turn)
 			return res, nil
 		}
 		for _, call := range resp.ToolCalls {
-			result, note, blocked := a.applyToolCall(ctx, cs, userMsg, call)
+			var (
+				result, blocked string
+				note            *memory.Note
+			)
+			if call.Name == memory.SearchToolName && slices.ContainsFunc(tools, func(t memory.Tool) bool { return t.Name == call.Name }) {
+				result = a.searchConversation(ctx, cs, windowStart(kept), call)
+			} else {
+				result, note, blocked = a.applyToolCall(ctx, cs, userMsg, call)
+			}
 			if note != nil {
 				res.Saved = append(res.Saved, *note)
 			}
@@ -353,7 +374,7 @@ func (r toolResult) String() string {
 // the saved note or the refusal category.
 func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, call memory.ToolCall) (string, *memory.Note, string) {
 	if call.Name != memory.SaveNoteToolName {
-		return toolResult{Error: "unknown_tool", Message: "There is no tool named " + fmt.Sprintf("%q", call.Name) + "; only save_memory_note exists."}.String(), nil, ""
+		return toolResult{Error: "unknown_tool", Message: "There is no tool named " + fmt.Sprintf("%q", call.Name) + "; only save_memory_note and, in long conversations, search_conversation exist."}.String(), nil, ""
 	}
 	args, err := memory.ParseSaveNoteArgs(call.Arguments)
 	if err != nil {

@@ -164,8 +164,7 @@ func TestOpenAIConsolidationInventionFallsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	session, _ := store.SessionNotes(ctx, sid)
-	invented := `{"notes":[{"id":"` + session[0].ID + `","text":"Is vegetarian and loves steakhouses.","keywords":["diet"],"last_update_date":"2026-11-29","pinned":false,"sources":["` + session[0].ID + `"]}],` +
-		`"decisions":[{"note_id":"` + session[0].ID + `","action":"promoted","why":"stated"}]}`
+	invented := `{"decisions":[{"note":"` + session[0].ID + `","action":"promote","into":null,"text":"Is vegetarian and loves steakhouses.","keywords":["diet"],"why":"stated"}]}`
 	fake.Reply(invented)
 	completer := openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "gpt-4o-mini", MaxRetries: openai.NoRetries})
 	job, err := store.CloseSession(ctx, sid, "test")

@@ -271,8 +271,11 @@ func TestMetricsEndpoint(t *testing.T) {
 	for _, want := range []string{
 		"concierge_turns_stored 1",
 		"# TYPE concierge_turn_duration_seconds histogram",
-		`concierge_turn_duration_seconds_count{route="/api/v1/sessions/:id/messages",code="2xx"} 1`,
+		`concierge_turn_duration_seconds_count{outcome="answered"} 1`,
+		`concierge_turn_model_seconds_count{outcome="answered"} 1`,
+		`concierge_turn_server_seconds_count{outcome="answered"} 1`,
 		`le="+Inf"`, "concierge_memory_writes_stored", "concierge_notes_per_traveler",
+		"go_goroutines", "process_cpu_seconds_total",
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q:\n%s", want, body)

@@ -77,8 +77,12 @@ func toError(err error) (e *Error, internal bool) {
 	return newError(http.StatusInternalServerError, "internal", "Something went wrong on our side. Please try again."), true
 }
 
+// isAPI reports whether a request is a machine's: the JSON API, the health
+// check and the metrics scrape authenticate by bearer token and get JSON
+// errors, never a login redirect.
 func isAPI(c echo.Context) bool {
-	return strings.HasPrefix(c.Request().URL.Path, "/api/") || c.Request().URL.Path == "/healthz"
+	p := c.Request().URL.Path
+	return strings.HasPrefix(p, "/api/") || p == "/healthz" || p == "/metrics"
 }
 
 // handleError is the one place errors become responses: JSON for the API,

@@ -13,6 +13,7 @@ func (s *Server) routes() {
 	e.Use(s.authenticate, s.csrf())
 
 	e.GET("/healthz", s.healthz)
+	e.GET("/metrics", s.metrics.handler(), s.requireAPI("support", "admin"))
 	e.GET("/static/*", echo.WrapHandler(s.assets))
 
 	limited := s.loginLimiter()

@@ -2,14 +2,9 @@ package handlers
 
 import "github.com/labstack/echo/v4"
 
-// consoleRoutes registers the support and admin console: its pages, its
-// part of the JSON API (SPEC §4), the Prometheus endpoint and the turn
-// latency middleware that feeds it.
+// consoleRoutes registers the support and admin console: its pages and its
+// part of the JSON API (SPEC §4).
 func (s *Server) consoleRoutes(e *echo.Echo) {
-	turns := newLatencyHistogram()
-	e.Use(observeTurns(turns))
-	e.GET("/metrics", s.metrics(turns))
-
 	staff, admin := s.requirePage("support", "admin"), s.requirePage("admin")
 	e.GET("/console", s.consoleSearch, staff)
 	e.GET("/console/customers/:id", s.consoleCustomer, staff)

@@ -61,18 +61,23 @@ func DefaultConfig() Config {
 
 // Server is Concierge's HTTP handler.
 type Server struct {
-	cfg    Config
-	store  *models.Store
-	agent  *agent.Agent
-	worker *agent.Worker
-	log    *slog.Logger
-	assets *static.Assets
-	echo   *echo.Echo
+	cfg     Config
+	store   *models.Store
+	agent   *agent.Agent
+	worker  *agent.Worker
+	log     *slog.Logger
+	assets  *static.Assets
+	echo    *echo.Echo
+	metrics *metrics
 }
 
 // NewServer builds the server with every dependency given explicitly.
 func NewServer(cfg Config, store *models.Store, ag *agent.Agent, worker *agent.Worker, log *slog.Logger) *Server {
-	s := &Server{cfg: cfg, store: store, agent: ag, worker: worker, log: log, assets: static.New(), echo: echo.New()}
+	s := &Server{cfg: cfg, store: store, agent: ag, worker: worker, log: log, assets: static.New(), echo: echo.New(),
+		metrics: newMetrics(store, log)}
+	if ag != nil {
+		ag.SetObserver(s.metrics) // every turn's model and server time, for /metrics
+	}
 	s.echo.HideBanner = true
 	s.echo.HidePort = true
 	s.echo.HTTPErrorHandler = s.handleError

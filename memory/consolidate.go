@@ -30,6 +30,10 @@ type Decision struct {
 	Action string `json:"action"`
 	Into   string `json:"into,omitempty"` // the note that absorbed or superseded this one
 	Why    string `json:"why"`
+	// Engine is the engine that made this decision (EngineRules or
+	// EngineModel): with the model engine, notes it could not decide
+	// validly are decided by the rules.
+	Engine string `json:"engine,omitempty"`
 }
 
 // Supersession links a note that lost a conflict to the note that beat it.
@@ -237,10 +241,11 @@ func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
 		if s.active {
 			s.action = ActionPromoted
 		}
-		res.Decisions = append(res.Decisions, Decision{Note: s.note, Action: s.action, Into: s.into, Why: s.why})
+		res.Decisions = append(res.Decisions, Decision{Note: s.note, Action: s.action, Into: s.into, Why: s.why, Engine: EngineRules})
 	}
 	for _, g := range gl {
 		if d, ok := globalDecision[g]; ok {
+			d.Engine = EngineRules
 			res.Decisions = append(res.Decisions, d)
 		}
 	}

@@ -129,14 +129,15 @@ func SaveNoteTool() Tool {
 			"secrets (passwords, PINs, codes), or identifiers and personal data: document, card, bank, account, " +
 			"loyalty or booking numbers, full dates of birth, street addresses. " +
 			"Do not save what is already in the profile or the memories. A refused call explains what to fix.",
+		// The schema is in strict form (every property required, no other
+		// property allowed, only keywords strict mode accepts: the length
+		// limit is stated in words and checked by CheckNote).
 		Parameters: map[string]any{
 			"type": "object",
 			"properties": map[string]any{
 				"text": map[string]any{
 					"type":        "string",
-					"minLength":   1,
-					"maxLength":   MaxNoteChars,
-					"description": "The fact, one or two short sentences, third person, no personal identifiers.",
+					"description": fmt.Sprintf("The fact, one or two short sentences of at most %d characters, third person, no personal identifiers.", MaxNoteChars),
 				},
 				"keywords": map[string]any{
 					"type":        "array",

@@ -7,6 +7,7 @@ package memory
 // birth year or place alone pass (no full date of birth).
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -245,8 +246,9 @@ func TestSaveNoteToolSchema(t *testing.T) {
 		t.Errorf("additionalProperties = %v, want false", p["additionalProperties"])
 	}
 	props := p["properties"].(map[string]any)
-	if got := props["text"].(map[string]any)["maxLength"]; got != MaxNoteChars {
-		t.Errorf("text maxLength = %v", got)
+	// Strict mode refuses length keywords: the limit is stated in words.
+	if text := props["text"].(map[string]any); text["maxLength"] != nil || !strings.Contains(text["description"].(string), strconv.Itoa(MaxNoteChars)) {
+		t.Errorf("text = %v, want the limit in the description only", text)
 	}
 	kw := props["keywords"].(map[string]any)
 	if kw["minItems"] != 1 || kw["maxItems"] != 3 {

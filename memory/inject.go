@@ -24,6 +24,8 @@ type InjectOptions struct {
 	LatestMessage string       // the traveler's latest message; drives relevance
 	Trimmed       bool         // earlier turns were trimmed away: inject the SESSION notes
 	PrivateFields []string     // profile keys kept out of the prompt; nil means DefaultPrivateFields
+	RecencyOnly   bool         // rank GLOBAL notes by recency alone, ignoring relevance (an evaluation baseline)
+	Summary       string       // summary of the turns that left the window; injected as its own block
 }
 
 // DefaultPrivateFields lists the profile keys that never reach the prompt.
@@ -99,10 +101,27 @@ func BuildInstructions(st State, opt InjectOptions) string {
 			}
 		}
 	}
-	b.WriteString("</memories>\n\n<memory_policy>\n")
+	b.WriteString("</memories>\n\n")
+	if opt.Summary != "" {
+		writeSummary(&b, opt.Summary)
+	}
+	b.WriteString("<memory_policy>\n")
 	b.WriteString(memoryPolicy)
 	b.WriteString("\n</memory_policy>\n")
 	return b.String()
+}
+
+// writeSummary renders the <conversation_summary> block, each line
+// neutralised: the summary quotes the traveler and is data, never
+// instructions.
+func writeSummary(b *strings.Builder, summary string) {
+	b.WriteString("<conversation_summary>\nEarlier in this conversation (condensed; the turns themselves are no longer shown):\n")
+	for _, l := range strings.Split(summary, "\n") {
+		if l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- ")); l != "" {
+			b.WriteString("- " + Neutralize(l) + "\n")
+		}
+	}
+	b.WriteString("</conversation_summary>\n\n")
 }
 
 // globalLine renders one GLOBAL note: "- text [updated 2024-06-01; pinned]".
@@ -151,6 +170,9 @@ func selectGlobal(notes []Note, opt InjectOptions) ([]Note, []string) {
 		counter = estimateCounter{}
 	}
 	msg := messageTerms(opt.LatestMessage)
+	if opt.RecencyOnly {
+		msg = messageTerms("")
+	}
 	today, hasToday := dayNumber(opt.Today)
 
 	// Candidates refer to notes by index: no pointers, no write barriers.

@@ -206,6 +206,9 @@ func (s *Store) DeleteExpiredTranscripts(ctx context.Context, cutoff time.Time) 
 		return 0, fmt.Errorf("models: delete expired transcripts: %w", err)
 	}
 	if total > 0 {
+		if err := s.optimizeSearch(ctx); err != nil {
+			return total, fmt.Errorf("models: delete expired transcripts: %w", err)
+		}
 		s.checkpoint(ctx)
 	}
 	return total, nil

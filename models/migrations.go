@@ -17,6 +17,13 @@ type migration struct {
 	SQL     string
 }
 
+// dialectMigrations give, by version, the statements of migrations that the
+// two databases express differently (full-text search) or that hold
+// semicolons (trigger bodies); such a migration's SQL is empty.
+var dialectMigrations = map[int]func(postgres bool) []string{
+	9: searchMigration,
+}
+
 // migrations is the schema's whole history, in order. Never edit or reorder a
 // released entry: append a new one.
 var migrations = []migration{
@@ -217,6 +224,7 @@ CREATE INDEX blocked_writes_created ON blocked_writes (created_at, category);
 	{4, "answer lease on chat sessions", `
 ALTER TABLE chat_sessions ADD COLUMN answering_until {{ts}};
 `},
+	{9, "conversation search and summaries", ""}, // see dialectMigrations
 }
 
 // LatestSchemaVersion is the version a fully migrated database has.
@@ -278,7 +286,11 @@ func (s *Store) MigrateTo(ctx context.Context, version int) error {
 			continue
 		}
 		err := db.Transaction(func(tx *gorm.DB) error {
-			for _, stmt := range strings.Split(s.dialectSQL(m.SQL), ";") {
+			stmts := strings.Split(s.dialectSQL(m.SQL), ";")
+			if f, ok := dialectMigrations[m.Version]; ok {
+				stmts = f(s.postgres)
+			}
+			for _, stmt := range stmts {
 				if strings.TrimSpace(stmt) == "" {
 					continue
 				}

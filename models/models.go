@@ -127,6 +127,11 @@ type ChatSession struct {
 	// AnsweringUntil is the lease of the instance answering this session's
 	// last message; other instances wait for it to end.
 	AnsweringUntil *time.Time
+	// Summary condenses the turns that left the model's window, up to turn
+	// SummaryThrough; it is never promoted to long-term memory.
+	Summary        string
+	SummaryThrough int
+	SummaryTokens  int
 }
 
 // Message is one item of a transcript: a user or assistant message or a tool result.

@@ -154,12 +154,16 @@ func (s *Store) Close() error {
 }
 
 // Scrub makes deleted bytes go away from the database files: on SQLite,
+// the full-text index is merged so deleted messages' entries leave it,
 // secure_delete has already zeroed freed pages, and a truncating WAL
 // checkpoint removes the old page images from the log. On PostgreSQL a
 // VACUUM of the affected tables lets their dead tuples be reused.
 func (s *Store) Scrub(ctx context.Context, tables ...string) error {
 	db := s.db.WithContext(ctx)
 	if !s.postgres {
+		if err := s.optimizeSearch(ctx); err != nil {
+			return fmt.Errorf("models: scrub search index: %w", err)
+		}
 		if err := db.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error; err != nil {
 			return fmt.Errorf("models: scrub: %w", err)
 		}

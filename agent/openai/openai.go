@@ -211,7 +211,7 @@ func (p *Provider) params(req agent.Request) (sdk.ChatCompletionNewParams, error
 	for _, t := range req.Tools {
 		def := shared.FunctionDefinitionParam{
 			Name:       t.Name,
-			Strict:     sdk.Bool(false), // our schemas use optional fields, which strict mode forbids
+			Strict:     sdk.Bool(true), // every tool schema is written in strict form (see memory.SaveNoteTool)
 			Parameters: shared.FunctionParameters(t.Parameters),
 		}
 		if t.Description != "" {

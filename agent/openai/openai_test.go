@@ -57,19 +57,9 @@ func (d *deltas) callback(stream bool) func(string) {
 	}
 }
 
-var saveTool = memory.Tool{
-	Name:        memory.SaveNoteToolName,
-	Description: "Save a note about the traveler.",
-	Parameters: map[string]any{
-		"type": "object",
-		"properties": map[string]any{
-			"text":     map[string]any{"type": "string"},
-			"keywords": map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
-			"scope":    map[string]any{"type": "string", "enum": []any{"durable", "this_trip"}},
-		},
-		"required": []any{"text", "keywords", "scope"},
-	},
-}
+// saveTool is the product's own tool, so the fake checks its strict schema
+// as the real API would.
+var saveTool = memory.SaveNoteTool()
 
 func userRequest(text string) agent.Request {
 	return agent.Request{
@@ -189,7 +179,7 @@ func TestToolCallRoundTrip(t *testing.T) {
 	})
 }
 
-// assertTools checks the request carries saveTool as a non-strict function
+// assertTools checks the request carries saveTool as a strict function
 // tool with tool_choice auto.
 func assertTools(t *testing.T, i int, r fakeopenai.ChatRequest) {
 	t.Helper()
@@ -200,8 +190,8 @@ func assertTools(t *testing.T, i int, r fakeopenai.ChatRequest) {
 	if tool.Type != "function" || tool.Function.Name != saveTool.Name || tool.Function.Description != saveTool.Description {
 		t.Errorf("request %d: tool = %+v", i, tool)
 	}
-	if tool.Function.Strict == nil || *tool.Function.Strict {
-		t.Errorf("request %d: strict = %v, want explicit false", i, tool.Function.Strict)
+	if tool.Function.Strict == nil || !*tool.Function.Strict {
+		t.Errorf("request %d: strict = %v, want true", i, tool.Function.Strict)
 	}
 	wantParams, _ := json.Marshal(saveTool.Parameters)
 	gotParams, _ := json.Marshal(tool.Function.Parameters)

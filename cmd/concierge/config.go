@@ -9,6 +9,9 @@ import (
 	"time"
 )
 
+// defaultModelTimeout bounds one model call, retries included.
+const defaultModelTimeout = 60 * time.Second
+
 // Config is everything the command can be told, from flags or their
 // environment twins (a flag given on the command line wins).
 type Config struct {
@@ -104,7 +107,7 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", dur("CONCIERGE_SHUTDOWN_TIMEOUT", 15*time.Second), "time to drain requests on shutdown (CONCIERGE_SHUTDOWN_TIMEOUT)")
 	fs.DurationVar(&c.JobLease, "job-lease", dur("CONCIERGE_JOB_LEASE", 2*time.Minute), "how long a consolidation job stays with the worker that took it (CONCIERGE_JOB_LEASE)")
 	fs.IntVar(&c.Workers, "workers", 2, "consolidation jobs run at once")
-	fs.DurationVar(&c.ModelTimeout, "model-timeout", dur("CONCIERGE_MODEL_TIMEOUT", 60*time.Second), "time limit of one model call, retries included (CONCIERGE_MODEL_TIMEOUT)")
+	fs.DurationVar(&c.ModelTimeout, "model-timeout", dur("CONCIERGE_MODEL_TIMEOUT", defaultModelTimeout), "time limit of one model call, retries included (CONCIERGE_MODEL_TIMEOUT)")
 	fs.StringVar(&c.LogFormat, "log-format", envDefault(getenv, "text", "CONCIERGE_LOG_FORMAT"), "log format: text or json (CONCIERGE_LOG_FORMAT)")
 	fs.StringVar(&c.LogLevel, "log-level", envDefault(getenv, "info", "CONCIERGE_LOG_LEVEL"), "log level: debug, info, warn, error (CONCIERGE_LOG_LEVEL)")
 	fs.BoolVar(&c.SecureCookies, "secure-cookies", boolean("CONCIERGE_SECURE_COOKIES", false), "mark cookies Secure, for TLS behind a proxy (CONCIERGE_SECURE_COOKIES)")

@@ -28,6 +28,7 @@ Commands:
   migrate      apply pending database migrations and exit
   user add     create an account: --email, --name, --role, password from --password or stdin
   healthcheck  exit 0 when the server at --addr answers /healthz (for containers)
+  eval         score the memory pipeline on synthetic travelers (--json, --compare recency,relevance)
 
 Run "concierge serve -h" for the server's flags.
 `
@@ -51,6 +52,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return userAdd(ctx, args[1:], getenv, stdin, stdout, stderr)
 	case "healthcheck":
 		return healthcheck(ctx, args, getenv, stderr)
+	case "eval":
+		return evalCmd(ctx, args, getenv, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

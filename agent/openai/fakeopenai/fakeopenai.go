@@ -380,6 +380,20 @@ func validate(req ChatRequest) string {
 		if t.Type != "function" || !toolName.MatchString(t.Function.Name) {
 			return fmt.Sprintf("Invalid 'tools[%d]': a function tool with a valid name is required", i)
 		}
+		if t.Function.Strict != nil && *t.Function.Strict {
+			if p := strictSchemaProblem(t.Function.Parameters); p != "" {
+				return fmt.Sprintf("Invalid schema for function '%s': %s", t.Function.Name, p)
+			}
+		}
+	}
+	if rf := req.ResponseFormat; rf != nil && rf.Type == "json_schema" && rf.JSONSchema != nil && rf.JSONSchema.Strict {
+		var schema any
+		if err := json.Unmarshal(rf.JSONSchema.Schema, &schema); err != nil {
+			return "Invalid 'response_format.json_schema.schema': not a JSON object."
+		}
+		if p := strictSchemaProblem(schema); p != "" {
+			return fmt.Sprintf("Invalid schema for response_format '%s': %s", rf.JSONSchema.Name, p)
+		}
 	}
 	open := map[string]bool{} // tool calls still waiting for their result
 	mentionsJSON := false

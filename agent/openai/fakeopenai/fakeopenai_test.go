@@ -106,6 +106,11 @@ func TestValidation(t *testing.T) {
 		{"tool_choice without tools", `{"model":"m","tool_choice":"auto","messages":[{"role":"user","content":"hi"}]}`, 400},
 		{"json_object without json", `{"model":"m","response_format":{"type":"json_object"},"messages":[{"role":"user","content":"hi"}]}`, 400},
 		{"not json", `{"model":`, 400},
+		{"strict tool", `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","strict":true,"parameters":{"type":"object","additionalProperties":false,"required":["a"],"properties":{"a":{"type":["array","null"],"items":{"type":"string"}}}}}}]}`, 200},
+		{"strict tool with an optional property", `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","strict":true,"parameters":{"type":"object","additionalProperties":false,"required":[],"properties":{"a":{"type":"string"}}}}}]}`, 400},
+		{"strict tool with maxLength", `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","strict":true,"parameters":{"type":"object","additionalProperties":false,"required":["a"],"properties":{"a":{"type":"string","maxLength":9}}}}}]}`, 400},
+		{"loose tool with maxLength", `{"model":"m","messages":[{"role":"user","content":"hi"}],"tools":[{"type":"function","function":{"name":"f","strict":false,"parameters":{"type":"object","properties":{"a":{"type":"string","maxLength":9}}}}}]}`, 200},
+		{"strict schema with an open nested object", `{"model":"m","messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"x","strict":true,"schema":{"type":"object","additionalProperties":false,"required":["d"],"properties":{"d":{"type":"array","items":{"type":"object","required":[],"properties":{}}}}}}}}`, 400},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

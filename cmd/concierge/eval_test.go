@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+
+	"concierge/agent/offline"
+	"concierge/agent/openai/fakeopenai"
+	"concierge/memory"
+)
+
+// scorecardKeys are the keys `concierge eval --json` promises.
+var scorecardKeys = map[string][]string{
+	"":              {"model", "scenarios", "distillation", "guardrails", "consolidation", "injection", "time_to_personalization_turns"},
+	"distillation":  {"precision", "recall", "scope_accuracy"},
+	"guardrails":    {"blocked_rate", "false_blocks"},
+	"consolidation": {"duplicates_left", "conflicts_resolved", "invented"},
+	"injection":     {"recency_correct", "over_influence", "tokens_per_turn"},
+}
+
+func evalJSON(t *testing.T, env map[string]string, args ...string) map[string]any {
+	t.Helper()
+	var out, errs bytes.Buffer
+	getenv := func(k string) string { return env[k] }
+	if err := run(context.Background(), append([]string{"eval", "--json"}, args...), getenv, strings.NewReader(""), &out, &errs); err != nil {
+		t.Fatalf("eval: %v\n%s", err, errs.String())
+	}
+	if !strings.Contains(errs.String(), "eval ") {
+		t.Errorf("no progress on stderr: %q", errs.String())
+	}
+	dec := json.NewDecoder(&out)
+	var card map[string]any
+	if err := dec.Decode(&card); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, out.String())
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		t.Errorf("more than one JSON value printed")
+	}
+	return card
+}
+
+func checkScorecard(t *testing.T, card map[string]any, model string) {
+	t.Helper()
+	for section, keys := range scorecardKeys {
+		obj := card
+		if section != "" {
+			obj, _ = card[section].(map[string]any)
+		}
+		for _, k := range keys {
+			if _, ok := obj[k]; !ok {
+				t.Errorf("scorecard lacks %s.%s: %v", section, k, card)
+			}
+		}
+	}
+	if card["model"] != model {
+		t.Errorf("model = %v, want %s", card["model"], model)
+	}
+	if n, _ := card["scenarios"].(float64); n < 30 {
+		t.Errorf("scenarios = %v, want at least 30", card["scenarios"])
+	}
+}
+
+func TestEvalOffline(t *testing.T) {
+	checkScorecard(t, evalJSON(t, nil), "offline")
+}
+
+func TestEvalAgainstModelServer(t *testing.T) {
+	fake := fakeopenai.New(t)
+	fake.Handler(fakeopenai.ModelHandler(offline.New(memory.NewTokenCounter("gpt-4o-mini")), nil))
+	card := evalJSON(t, map[string]string{"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": fake.URL()}, "--model", "eval-model")
+	checkScorecard(t, card, "openai:eval-model")
+	if len(fake.Requests()) == 0 {
+		t.Error("the model server was never called")
+	}
+}
+
+func TestEvalCompare(t *testing.T) {
+	card := evalJSON(t, nil, "--compare", "recency,relevance")
+	for _, s := range []string{"recency", "relevance"} {
+		sub, ok := card[s].(map[string]any)
+		if !ok {
+			t.Fatalf("no %s scorecard in %v", s, card)
+		}
+		checkScorecard(t, sub, "offline")
+	}
+}

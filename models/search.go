@@ -1,0 +1,119 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"concierge/memory"
+)
+
+// searchMigration indexes the user and assistant messages of every
+// conversation for full text, with each database's own engine, and gives
+// chat sessions a summary of the turns that left the window.
+//
+// SQLite: an FTS4 table over messages as external content (the text lives
+// once, in messages), kept in step by triggers; FTS4 because mattn's driver
+// compiles FTS5 only under a build tag, which the plain `go run` and
+// `go test` would not set. Its docids are the messages' rowids, so the
+// database is never VACUUMed without rebuilding the index
+// (INSERT INTO message_fts(message_fts) VALUES('rebuild')).
+// PostgreSQL: a generated tsvector column with a GIN index. Both use the
+// language-neutral tokenisers (unicode61, simple): travelers write in many
+// languages, and the two engines then agree on what a word is.
+func searchMigration(postgres bool) []string {
+	summary := []string{
+		`ALTER TABLE chat_sessions ADD COLUMN summary TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE chat_sessions ADD COLUMN summary_through INTEGER NOT NULL DEFAULT 0`,
+		`ALTER TABLE chat_sessions ADD COLUMN summary_tokens INTEGER NOT NULL DEFAULT 0`,
+	}
+	if postgres {
+		return append(summary,
+			`ALTER TABLE messages ADD COLUMN search tsvector GENERATED ALWAYS AS
+				(CASE WHEN role IN ('user', 'assistant') THEN to_tsvector('simple', content) END) STORED`,
+			`CREATE INDEX messages_search ON messages USING GIN (search)`,
+		)
+	}
+	return append(summary,
+		`CREATE VIRTUAL TABLE message_fts USING fts4(content="messages", content, tokenize=unicode61 "remove_diacritics=2")`,
+		`INSERT INTO message_fts(docid, content) SELECT rowid, content FROM messages WHERE role IN ('user', 'assistant')`,
+		`CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.role IN ('user', 'assistant') BEGIN
+			INSERT INTO message_fts(docid, content) VALUES (new.rowid, new.content);
+		END`,
+		`CREATE TRIGGER messages_fts_delete BEFORE DELETE ON messages WHEN old.role IN ('user', 'assistant') BEGIN
+			DELETE FROM message_fts WHERE docid = old.rowid;
+		END`,
+		`CREATE TRIGGER messages_fts_update_old BEFORE UPDATE OF content, role ON messages WHEN old.role IN ('user', 'assistant') BEGIN
+			DELETE FROM message_fts WHERE docid = old.rowid;
+		END`,
+		`CREATE TRIGGER messages_fts_update_new AFTER UPDATE OF content, role ON messages WHEN new.role IN ('user', 'assistant') BEGIN
+			INSERT INTO message_fts(docid, content) VALUES (new.rowid, new.content);
+		END`,
+	)
+}
+
+// SearchMessages finds the user and assistant messages of one session,
+// before turn beforeTurn, that hold any of terms (as word prefixes; terms
+// come from memory.SearchTerms and are letters and digits only), newest
+// first, at most limit. Only that session is ever searched.
+func (s *Store) SearchMessages(ctx context.Context, sessionID string, beforeTurn int, terms []string, limit int) ([]memory.Fragment, error) {
+	if len(terms) == 0 || beforeTurn <= 1 {
+		return nil, nil
+	}
+	var rows []Message
+	db := s.db.WithContext(ctx)
+	var err error
+	if s.postgres {
+		q := strings.Join(terms, ":* | ") + ":*"
+		err = db.Where("session_id = ? AND turn < ? AND search @@ to_tsquery('simple', ?)", sessionID, beforeTurn, q).
+			Order("seq DESC").Limit(limit).Find(&rows).Error
+	} else {
+		q := strings.Join(terms, "* OR ") + "*"
+		err = db.Raw(`SELECT m.* FROM message_fts JOIN messages m ON m.rowid = message_fts.docid
+			WHERE message_fts MATCH ? AND m.session_id = ? AND m.turn < ? ORDER BY m.seq DESC LIMIT ?`,
+			q, sessionID, beforeTurn, limit).Scan(&rows).Error
+	}
+	if err != nil {
+		return nil, fmt.Errorf("models: search messages of %s: %w", sessionID, err)
+	}
+	out := make([]memory.Fragment, 0, len(rows))
+	for _, m := range rows {
+		out = append(out, memory.Fragment{Turn: m.Turn, Role: memory.Role(m.Role), Text: m.Content, Seq: m.Seq})
+	}
+	return out, nil
+}
+
+// SaveSummary stores a session's summary of the turns up to through.
+func (s *Store) SaveSummary(ctx context.Context, sessionID, text string, through, tokens int) error {
+	err := s.db.WithContext(ctx).Model(&ChatSession{}).Where("id = ?", sessionID).
+		Updates(map[string]any{"summary": text, "summary_through": through, "summary_tokens": tokens}).Error
+	if err != nil {
+		return fmt.Errorf("models: save summary of %s: %w", sessionID, err)
+	}
+	return nil
+}
+
+// PastConversationLengths returns the number of user turns in the user's
+// most recent closed conversations (at most limit), newest first.
+func (s *Store) PastConversationLengths(ctx context.Context, userID string, limit int) ([]int, error) {
+	var out []int
+	err := s.db.WithContext(ctx).Model(&Message{}).Select("MAX(messages.turn)").
+		Joins("JOIN chat_sessions cs ON cs.id = messages.session_id").
+		Where("messages.user_id = ? AND cs.status = ?", userID, SessionClosed).
+		Group("messages.session_id").Order("MAX(messages.seq) DESC").Limit(limit).Scan(&out).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: past conversation lengths: %w", err)
+	}
+	return out, nil
+}
+
+// optimizeSearch merges the SQLite full-text index's segments so that the
+// entries of deleted messages leave the index's pages too (FTS4 deletes by
+// writing tombstones until segments merge); secure_delete then zeroes the
+// freed pages. PostgreSQL's index follows the table's vacuum.
+func (s *Store) optimizeSearch(ctx context.Context) error {
+	if s.postgres {
+		return nil
+	}
+	return s.db.WithContext(ctx).Exec("INSERT INTO message_fts(message_fts) VALUES('optimize')").Error
+}
