@@ -431,8 +431,8 @@ func ScreenText(text string) (category string, blocked bool) {
 type screen struct {
 	cased, lower string // same length and offsets; see normalizeForms
 	digits       int
-	tokens       []token             // every word that holds a digit
-	prefixes     map[string]struct{} // word prefixes, built on first use
+	tokens       []token  // every word that holds a digit
+	words        []string // the words, sorted, built on first use (mayContain)
 }
 
 // token is a word of the screening form that holds digits: letters, digits

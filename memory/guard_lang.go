@@ -75,22 +75,20 @@ func matchAny(rules []rule, sc *screen) bool {
 	return false
 }
 
-// prefixLen bounds the word prefixes the gate indexes, in bytes.
-const prefixLen = 10
-
 func isGateByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= utf8.RuneSelf
 }
 
 // mayContain reports whether some word of the text starts with one of
 // anchors (nil anchors: yes). It is the cheap necessary condition that
-// spares the regular expressions on ordinary notes.
+// spares the regular expressions on ordinary notes: the note's words are
+// sorted once, and every word starting with an anchor sorts right after it.
 func (sc *screen) mayContain(anchors []string) bool {
 	if anchors == nil {
 		return true
 	}
-	if sc.prefixes == nil {
-		sc.prefixes = map[string]struct{}{}
+	if sc.words == nil {
+		sc.words = make([]string, 0, 32)
 		s := sc.lower
 		for i := 0; i < len(s); {
 			if !isGateByte(s[i]) {
@@ -101,17 +99,13 @@ func (sc *screen) mayContain(anchors []string) bool {
 			for j < len(s) && isGateByte(s[j]) {
 				j++
 			}
-			for k := i + 1; k <= j && k-i <= prefixLen; k++ {
-				sc.prefixes[s[i:k]] = struct{}{}
-			}
+			sc.words = append(sc.words, s[i:j])
 			i = j
 		}
+		sort.Strings(sc.words)
 	}
 	for _, a := range anchors {
-		if len(a) > prefixLen {
-			a = a[:prefixLen]
-		}
-		if _, ok := sc.prefixes[a]; ok {
+		if i := sort.SearchStrings(sc.words, a); i < len(sc.words) && strings.HasPrefix(sc.words[i], a) {
 			return true
 		}
 	}
