@@ -328,9 +328,13 @@ func neutralize(s string) string {
 		edits = append(edits, edit{idx[m[0]], idx[m[1]], "—"})
 	}
 	for _, m := range guardRules().roleMarkRe.FindAllStringSubmatchIndex(fs, -1) {
-		// m[2:4] is the role word; the colon after it becomes " -".
-		colon := idx[m[1]] - 1
-		edits = append(edits, edit{colon, colon + 1, " -"})
+		// The colon after a role word becomes " -"; a bracketed role
+		// ("[system]", "«assistant»") is put in plain parentheses.
+		if end := idx[m[1]] - 1; folded[end] == ':' {
+			edits = append(edits, edit{end, end + 1, " -"})
+		} else if from := idx[m[0]]; end > from {
+			edits = append(edits, edit{from, end + 1, "(" + strings.TrimSpace(string(out[from+1:end])) + ")"})
+		}
 	}
 	for _, m := range neutralFenceRe.FindAllStringIndex(fs, -1) {
 		from, to := idx[m[0]], idx[m[1]]
