@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -27,8 +28,14 @@ type Config struct {
 	ReserveForAnswer int    // tokens kept free for the answer
 	GlobalBudget     int    // tokens for GLOBAL notes in the instructions
 	Limits           memory.Limits
-	AnswerLease      time.Duration // how long one instance may hold a session while answering
-	RecencyOnly      bool          // rank long-term notes by recency alone (the evaluation's baseline strategy)
+	// AnswerLease is how long a session stays with an instance that stopped
+	// renewing its answer lease (it died or stalled); a heartbeat renews it
+	// every third of that while a turn runs.
+	AnswerLease time.Duration
+	// AnswerWait is how long a send waits for another turn of the same
+	// session (here or on another instance) before it answers "not stored".
+	AnswerWait  time.Duration
+	RecencyOnly bool // rank long-term notes by recency alone (the evaluation's baseline strategy)
 	// Reviewer, when set, is the guard's model layer: it reviews the notes
 	// the rules passed (memory.NoteClassifier); nil means rules only.
 	Reviewer NoteReviewer
@@ -39,8 +46,8 @@ func DefaultConfig(model string) Config {
 	return Config{
 		Model: model, MaxRounds: 4, MaxUserTurns: memory.DefaultMaxUserTurns,
 		HistoryBudget: 12000, ReserveForAnswer: 1500, GlobalBudget: memory.DefaultGlobalBudget,
-		AnswerLease: 3 * time.Minute,
-		Limits:      memory.Limits{MaxSessionNotes: memory.DefaultMaxSessionNotes, MaxGlobalNotes: memory.DefaultMaxGlobalNotes},
+		AnswerLease: 8 * time.Second, AnswerWait: 20 * time.Second,
+		Limits: memory.Limits{MaxSessionNotes: memory.DefaultMaxSessionNotes, MaxGlobalNotes: memory.DefaultMaxGlobalNotes},
 	}
 }
 
@@ -60,7 +67,7 @@ type Agent struct {
 }
 
 type sessionLock struct {
-	mu   sync.Mutex
+	ch   chan struct{} // holds one token while a turn of the session runs here
 	refs int
 }
 
@@ -73,25 +80,109 @@ func New(cfg Config, store *models.Store, provider Provider, log *slog.Logger) *
 // ProviderName names the model behind the agent.
 func (a *Agent) ProviderName() string { return a.provider.Name() }
 
-// lock serialises the turns of one session within this process.
-func (a *Agent) lock(sessionID string) func() {
+// lock serialises the turns of one session within this process, waiting at
+// most wait (and while ctx lives); it fails with models.ErrBusy on timeout.
+func (a *Agent) lock(ctx context.Context, sessionID string, wait time.Duration) (func(), error) {
 	a.mu.Lock()
 	l := a.locks[sessionID]
 	if l == nil {
-		l = &sessionLock{}
+		l = &sessionLock{ch: make(chan struct{}, 1)}
 		a.locks[sessionID] = l
 	}
 	l.refs++
 	a.mu.Unlock()
-	l.mu.Lock()
-	return func() {
-		l.mu.Unlock()
+	done := func() {
 		a.mu.Lock()
 		if l.refs--; l.refs == 0 {
 			delete(a.locks, sessionID)
 		}
 		a.mu.Unlock()
 	}
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	select {
+	case l.ch <- struct{}{}:
+		return func() { <-l.ch; done() }, nil
+	case <-timer.C:
+		done()
+		return nil, models.ErrBusy
+	case <-ctx.Done():
+		done()
+		return nil, ctx.Err()
+	}
+}
+
+// errLeaseLost is the cause of a turn's context ending because another
+// instance took the session's lease over.
+var errLeaseLost = errors.New("answer lease lost")
+
+// heldLease is an answer lease this process holds, renewed by a heartbeat
+// until released. ctx ends if the lease is lost, so the turn stops.
+type heldLease struct {
+	lease   *models.AnswerLease
+	ctx     context.Context
+	release func()
+}
+
+// takeLease takes the session's answer lease, retrying for up to wait while
+// another instance holds it, and starts its heartbeat: every third of
+// AnswerLease the lease is renewed; if the renewal finds the lease taken
+// over, the turn's context is cancelled (and every write is fenced by the
+// lease token anyway), so live work is never doubled and a dead holder's
+// lease is taken over within AnswerLease.
+func (a *Agent) takeLease(ctx context.Context, sessionID string, wait time.Duration) (*heldLease, error) {
+	deadline := time.Now().Add(wait)
+	var l *models.AnswerLease
+	for {
+		var err error
+		l, err = a.store.TakeAnswerLease(ctx, sessionID, a.cfg.AnswerLease)
+		if err == nil {
+			break
+		}
+		left := time.Until(deadline)
+		if !errors.Is(err, models.ErrBusy) || left <= 0 {
+			return nil, err
+		}
+		// Poll with jitter so waiters on several instances spread out.
+		pause := min(left, 40*time.Millisecond+time.Duration(rand.Int64N(int64(80*time.Millisecond))))
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(pause):
+		}
+	}
+	hctx, cancel := context.WithCancelCause(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(max(a.cfg.AnswerLease/3, 10*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-hctx.Done():
+				return
+			case <-t.C:
+			}
+			err := a.store.RenewAnswerLease(hctx, l, a.cfg.AnswerLease)
+			if errors.Is(err, models.ErrLeaseLost) {
+				a.log.Warn("answer lease taken over; stopping the turn", "session_id", sessionID)
+				cancel(errLeaseLost)
+				return
+			}
+			if err != nil && hctx.Err() == nil {
+				// A failed renewal is retried on the next tick; writes
+				// stay fenced by the token if the lease runs out meanwhile.
+				a.log.Warn("renew answer lease", "session_id", sessionID, "err", err)
+			}
+		}
+	}()
+	return &heldLease{lease: l, ctx: hctx, release: func() {
+		cancel(nil)
+		<-stopped
+		if err := a.store.ReleaseAnswerLease(ctx, l); err != nil {
+			a.log.Warn("release answer lease", "session_id", sessionID, "err", err)
+		}
+	}}, nil
 }
 
 // TurnResult is what one turn produced.
@@ -114,28 +205,76 @@ type ModelError struct {
 func (e *ModelError) Error() string { return "model call failed: " + e.Err.Error() }
 func (e *ModelError) Unwrap() error { return e.Err }
 
-// Turn runs one chat turn for the session's owner: Submit, then Answer. The
-// user's message is stored before anything else, so a failure later loses
-// nothing; sending the same text again after a failed turn retries it
-// instead of storing it twice. onDelta, when not nil, receives the answer's
-// text as it is generated.
-func (a *Agent) Turn(ctx context.Context, sessionID, content string, onDelta func(string)) (*TurnResult, error) {
-	unlock := a.lock(sessionID)
-	defer unlock()
-	if _, err := a.submit(ctx, sessionID, content); err != nil {
-		return nil, err
-	}
-	return a.answer(ctx, sessionID, onDelta)
+// Post is one message a client sends.
+type Post struct {
+	SessionID string
+	Content   string
+	// IdempotencyKey makes the send idempotent across retries and
+	// instances: a key stores its message once (a unique index), and a
+	// retry returns the stored message's answer or answers it. Empty: the
+	// same text as the unanswered last message counts as a retry.
+	IdempotencyKey string
+	// OnDelta, when not nil, receives the answer's text as it is generated.
+	OnDelta func(string)
 }
 
-// Submit stores a user message without calling the model, for clients that
-// answer it separately (the browser streams the answer over its own
-// request). A message identical to an unanswered last one is not stored
-// twice. It returns the message's turn number.
-func (a *Agent) Submit(ctx context.Context, sessionID, content string) (int, error) {
-	unlock := a.lock(sessionID)
+// Turn runs one chat turn for the session's owner (Send without a key).
+func (a *Agent) Turn(ctx context.Context, sessionID, content string, onDelta func(string)) (*TurnResult, error) {
+	return a.Send(ctx, Post{SessionID: sessionID, Content: content, OnDelta: onDelta})
+}
+
+// Send runs one chat turn: it waits (up to AnswerWait) for the session's
+// other turns, here or on another instance, then, holding the session's
+// answer lease, stores the user's message before anything else and answers
+// it. A failure later loses nothing; a retry (same key, or same text
+// without one) answers the stored message instead of storing it twice. When
+// the wait runs out it fails with memory.EANSWERING (and the stored
+// message's turn) if the message is stored and being answered elsewhere,
+// and with models.ErrBusy (memory.ENOTSTORED) if nothing was written.
+func (a *Agent) Send(ctx context.Context, p Post) (*TurnResult, error) {
+	h, unlock, err := a.hold(ctx, p.SessionID, a.cfg.AnswerWait)
+	if err != nil {
+		return a.notAnswered(ctx, p, err)
+	}
 	defer unlock()
-	m, err := a.submit(ctx, sessionID, content)
+	defer h.release()
+	m, existed, err := a.store.SubmitUserMessage(h.ctx, models.UserMessage{SessionID: p.SessionID, Content: p.Content,
+		IdempotencyKey: p.IdempotencyKey, Lease: h.lease})
+	if err != nil {
+		return nil, err
+	}
+	if existed {
+		if res, ok := a.storedAnswer(ctx, m); ok {
+			return res, nil
+		}
+	}
+	return a.answer(h, p.SessionID, p.OnDelta)
+}
+
+// Submit stores a user message without calling the model (Store without a
+// key), for clients that answer it separately.
+func (a *Agent) Submit(ctx context.Context, sessionID, content string) (int, error) {
+	return a.Store(ctx, Post{SessionID: sessionID, Content: content})
+}
+
+// Store stores a user message without calling the model, for clients that
+// answer it separately (the browser streams the answer over its own
+// request). It takes the session's answer lease for the write, so the
+// message never lands inside a turn another instance is answering, and is
+// idempotent like Send. It returns the message's turn number.
+func (a *Agent) Store(ctx context.Context, p Post) (int, error) {
+	h, unlock, err := a.hold(ctx, p.SessionID, a.cfg.AnswerWait)
+	if err != nil {
+		res, err := a.notAnswered(ctx, p, err)
+		if err != nil {
+			return 0, err
+		}
+		return res.Turn, nil
+	}
+	defer unlock()
+	defer h.release()
+	m, _, err := a.store.SubmitUserMessage(h.ctx, models.UserMessage{SessionID: p.SessionID, Content: p.Content,
+		IdempotencyKey: p.IdempotencyKey, Lease: h.lease})
 	if err != nil {
 		return 0, err
 	}
@@ -143,12 +282,72 @@ func (a *Agent) Submit(ctx context.Context, sessionID, content string) (int, err
 }
 
 // Answer runs the model for the session's last user message if it has no
-// answer yet; it is how a failed turn is retried. It returns ErrNothingToAnswer
-// when the last turn is already answered.
+// answer yet; it is how a failed turn is retried. It returns
+// ErrNothingToAnswer when the last turn is already answered, and
+// models.ErrBusy at once when another instance is answering the session.
+// The answer lease and its heartbeat are taken here, so every caller —
+// whatever context it runs under — gets them.
 func (a *Agent) Answer(ctx context.Context, sessionID string, onDelta func(string)) (*TurnResult, error) {
-	unlock := a.lock(sessionID)
+	unlock, err := a.lock(ctx, sessionID, a.cfg.AnswerWait)
+	if err != nil {
+		return nil, err
+	}
 	defer unlock()
-	return a.answer(ctx, sessionID, onDelta)
+	h, err := a.takeLease(ctx, sessionID, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer h.release()
+	return a.answer(h, sessionID, onDelta)
+}
+
+// hold takes this process's lock of the session and its answer lease,
+// waiting at most wait for both together.
+func (a *Agent) hold(ctx context.Context, sessionID string, wait time.Duration) (*heldLease, func(), error) {
+	start := time.Now()
+	unlock, err := a.lock(ctx, sessionID, wait)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := a.takeLease(ctx, sessionID, wait-time.Since(start))
+	if err != nil {
+		unlock()
+		return nil, nil, err
+	}
+	return h, unlock, nil
+}
+
+// notAnswered explains a send that could not take the session: if its
+// message is stored (a retry of one another instance still answers), it
+// fails with memory.EANSWERING and the message's turn, or returns the
+// answer if there is one by now; otherwise nothing was written.
+func (a *Agent) notAnswered(ctx context.Context, p Post, err error) (*TurnResult, error) {
+	if !errors.Is(err, models.ErrBusy) {
+		return nil, err
+	}
+	var m *models.Message
+	if p.IdempotencyKey != "" {
+		m, _ = a.store.MessageByKey(ctx, p.SessionID, p.IdempotencyKey)
+	} else if pm, _ := a.store.PendingUserMessage(ctx, p.SessionID); pm != nil && pm.Content == p.Content {
+		m = pm
+	}
+	if m == nil {
+		return nil, models.ErrBusy
+	}
+	if res, ok := a.storedAnswer(ctx, m); ok {
+		return res, nil
+	}
+	return nil, &memory.Error{Code: memory.EANSWERING, Turn: m.Turn,
+		Message: "Your message is stored and is being answered. Read the conversation in a moment; do not send it again."}
+}
+
+// storedAnswer returns the answer a stored message already has.
+func (a *Agent) storedAnswer(ctx context.Context, m *models.Message) (*TurnResult, bool) {
+	ans, err := a.store.AnswerOf(ctx, m.SessionID, m.Turn)
+	if err != nil {
+		return nil, false
+	}
+	return &TurnResult{Reply: ans.Content, Turn: m.Turn}, true
 }
 
 // ErrNothingToAnswer is returned by Answer when no user message awaits an answer.
@@ -170,22 +369,9 @@ func (a *Agent) openSession(ctx context.Context, sessionID string) (*models.Chat
 	return cs, history, nil
 }
 
-func (a *Agent) submit(ctx context.Context, sessionID, content string) (*models.Message, error) {
-	_, history, err := a.openSession(ctx, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	if pending, _ := pendingUser(history); pending != nil && pending.Content == content {
-		return pending, nil
-	}
-	m := &models.Message{SessionID: sessionID, Role: string(memory.RoleUser), Content: content, Turn: lastTurn(history) + 1}
-	if err := a.store.AppendMessage(ctx, m); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-func (a *Agent) answer(ctx context.Context, sessionID string, onDelta func(string)) (*TurnResult, error) {
+// answer answers the session's pending message under the held lease h.
+func (a *Agent) answer(h *heldLease, sessionID string, onDelta func(string)) (*TurnResult, error) {
+	ctx := h.ctx
 	cs, history, err := a.openSession(ctx, sessionID)
 	if err != nil {
 		return nil, err
@@ -194,21 +380,20 @@ func (a *Agent) answer(ctx context.Context, sessionID string, onDelta func(strin
 	if userMsg == nil {
 		return nil, ErrNothingToAnswer
 	}
-	// The in-process lock orders turns here; the lease in the database keeps
-	// another instance from answering the same message at the same time.
-	release, err := a.store.LeaseAnswer(ctx, sessionID, a.cfg.AnswerLease)
-	if err != nil {
-		return nil, err
-	}
-	defer release()
 	start := time.Now()
-	res, err := a.run(ctx, cs, userMsg, history, onDelta)
+	res, err := a.run(ctx, cs, userMsg, history, onDelta, h.lease)
 	var modelTime time.Duration
 	if res != nil {
 		modelTime = res.ModelTime
 	}
 	a.observe(start, modelTime, err == nil)
 	if err != nil {
+		if errors.Is(context.Cause(ctx), errLeaseLost) || errors.Is(err, models.ErrLeaseLost) {
+			// Another instance took the session over (we stalled past the
+			// lease); it answers the stored message.
+			return nil, &memory.Error{Code: memory.EANSWERING, Turn: userMsg.Turn,
+				Message: "Your message is stored and is being answered. Read the conversation in a moment; do not send it again."}
+		}
 		a.log.Warn("turn failed", "session_id", sessionID, "turn", userMsg.Turn, "err_kind", fmt.Sprintf("%T", errors.Unwrap(err)))
 		return nil, err
 	}
@@ -232,15 +417,8 @@ func pendingUser(history []models.Message) (*models.Message, int) {
 	return nil, -1
 }
 
-func lastTurn(history []models.Message) int {
-	if n := len(history); n > 0 {
-		return history[n-1].Turn
-	}
-	return 0
-}
-
 // run is the model loop of one turn.
-func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, stored []models.Message, onDelta func(string)) (*TurnResult, error) {
+func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, stored []models.Message, onDelta func(string), lease *models.AnswerLease) (*TurnResult, error) {
 	profile, err := a.store.Profile(ctx, cs.UserID)
 	if err != nil {
 		return nil, err
@@ -291,7 +469,7 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 		}
 		assistant := &models.Message{SessionID: cs.ID, Role: string(memory.RoleAssistant), Content: resp.Content,
 			ToolCalls: models.EncodeToolCalls(resp.ToolCalls), Turn: userMsg.Turn}
-		if err := a.store.AppendMessage(ctx, assistant); err != nil {
+		if err := a.store.AppendTurnMessage(ctx, lease, assistant); err != nil {
 			return nil, err
 		}
 		history = append(history, assistant.Domain())
@@ -317,7 +495,7 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 				res.Blocked = append(res.Blocked, blocked)
 			}
 			toolMsg := &models.Message{SessionID: cs.ID, Role: string(memory.RoleTool), Content: result, ToolCallID: call.ID, Turn: userMsg.Turn}
-			if err := a.store.AppendMessage(ctx, toolMsg); err != nil {
+			if err := a.store.AppendTurnMessage(ctx, lease, toolMsg); err != nil {
 				return nil, err
 			}
 			history = append(history, toolMsg.Domain())

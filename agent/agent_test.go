@@ -367,3 +367,62 @@ func testAnswerLeaseAcrossInstances(t *testing.T, db *models.Store) {
 		t.Errorf("%d messages, want two questions with one answer each", len(msgs))
 	}
 }
+
+// TestLiveTurnKeepsItsLease: a turn that runs for several lease lengths is
+// kept by its heartbeat — a second instance sending meanwhile waits and is
+// told the message is being answered, never answers it twice — and a send
+// to a session whose holder died (a lease left behind) is answered once
+// the lease runs out.
+func TestLiveTurnKeepsItsLease(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, db *models.Store) {
+		store, _, sid := seededIn(t, db)
+		entered, proceed := make(chan struct{}), make(chan struct{})
+		slow := &scripted{steps: []func(agent.Request) (agent.Response, error){func(agent.Request) (agent.Response, error) {
+			close(entered)
+			<-proceed
+			return agent.Response{Content: "first"}, nil
+		}}}
+		cfg := agent.DefaultConfig("gpt-4o-mini")
+		cfg.AnswerLease, cfg.AnswerWait = 150*time.Millisecond, 600*time.Millisecond
+		one := agent.New(cfg, store, slow, quietLog())
+		two := agent.New(cfg, store, &scripted{}, quietLog())
+		done := make(chan error, 1)
+		go func() {
+			_, err := one.Send(ctx, agent.Post{SessionID: sid, Content: "Find me a hotel", IdempotencyKey: "k1"})
+			done <- err
+		}()
+		<-entered
+		// The retry through the other instance waits 600 ms (4 leases) and
+		// finds the message stored and still being answered.
+		_, err := two.Send(ctx, agent.Post{SessionID: sid, Content: "Find me a hotel", IdempotencyKey: "k1"})
+		var de *memory.Error
+		if !errors.As(err, &de) || de.Code != memory.EANSWERING || de.Turn != 1 {
+			t.Errorf("retry while answered elsewhere: %v, want answer_in_progress for turn 1", err)
+		}
+		// A different message waits and is not stored.
+		if _, err := two.Send(ctx, agent.Post{SessionID: sid, Content: "Something else"}); !errors.Is(err, models.ErrBusy) {
+			t.Errorf("other message while answered elsewhere: %v, want ErrBusy (not stored)", err)
+		}
+		close(proceed)
+		if err := <-done; err != nil {
+			t.Fatalf("the live turn: %v", err)
+		}
+		msgs, _ := store.Messages(ctx, sid)
+		if len(msgs) != 2 {
+			t.Errorf("%d messages, want one question and one answer", len(msgs))
+		}
+
+		// A holder that died leaves its lease: a new send waits it out.
+		if _, err := store.TakeAnswerLease(ctx, sid, 200*time.Millisecond); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		res, err := two.Send(ctx, agent.Post{SessionID: sid, Content: "And a hotel near the river", IdempotencyKey: "k2"})
+		if err != nil || res.Turn != 2 {
+			t.Fatalf("send after a dead holder: %+v %v", res, err)
+		}
+		if took := time.Since(start); took < 150*time.Millisecond {
+			t.Errorf("answered after %v: the dead holder's lease was not respected", took)
+		}
+	})
+}

@@ -16,7 +16,7 @@ type WorkerConfig struct {
 	ID             string        // this instance's worker id, for job leases
 	Workers        int           // consolidation jobs run at once
 	Poll           time.Duration // how often to look for queued jobs
-	Lease          time.Duration // how long a claimed job stays with its worker
+	Lease          time.Duration // how long a claimed job stays with a worker that stopped renewing it
 	SessionIdle    time.Duration // close sessions idle this long (0: never)
 	Retention      time.Duration // delete transcripts older than this (0: keep)
 	SweepEvery     time.Duration // how often idle sessions and retention are checked
@@ -25,7 +25,7 @@ type WorkerConfig struct {
 
 // DefaultWorkerConfig returns the background jobs' defaults.
 func DefaultWorkerConfig() WorkerConfig {
-	return WorkerConfig{ID: models.NewID(), Workers: 2, Poll: time.Second, Lease: 2 * time.Minute,
+	return WorkerConfig{ID: models.NewID(), Workers: 2, Poll: time.Second, Lease: 8 * time.Second,
 		SessionIdle: 30 * time.Minute, Retention: 90 * 24 * time.Hour, SweepEvery: time.Minute,
 		MaxGlobalNotes: memory.DefaultMaxGlobalNotes}
 }
@@ -145,6 +145,13 @@ func (w *Worker) loop(ctx context.Context) {
 	}
 }
 
+// optimisticTries is how often one claim computes a consolidation with no
+// transaction open (the model may think for seconds) and finds the
+// traveler's memory changed before it gives up being optimistic; the last
+// try then computes with the rules engine inside the transaction that
+// locks the traveler's memory, which cannot lose.
+const optimisticTries = 3
+
 // RunOnce claims and runs one job; it reports whether there was one.
 func (w *Worker) RunOnce(ctx context.Context) bool {
 	job, err := w.store.ClaimJob(ctx, w.cfg.ID, w.cfg.Lease)
@@ -156,12 +163,32 @@ func (w *Worker) RunOnce(ctx context.Context) bool {
 	}
 	defer w.finished(job.ID)
 	start := time.Now()
-	res, err := w.consolidate(ctx, job)
-	if err == nil {
-		_, err = w.store.ApplyConsolidation(ctx, job, w.cfg.ID, res)
+	jctx, stop := w.heartbeat(ctx, job)
+	var res memory.Result
+	tries := 0
+	for {
+		tries++
+		if tries > optimisticTries {
+			_, res, err = w.store.ApplyConsolidationLocked(jctx, job, w.cfg.ID, func(global, session []memory.Note) memory.Result {
+				return memory.ConsolidateRules(global, session, w.options())
+			})
+			break
+		}
+		var version int64
+		res, version, err = w.consolidate(jctx, job)
+		if err == nil {
+			_, err = w.store.ApplyConsolidation(jctx, job, w.cfg.ID, res, version)
+		}
+		if !errors.Is(err, models.ErrMemoryChanged) {
+			break
+		}
+		// Another consolidation of this traveler, or an edit, landed while
+		// we computed: compute again from the notes as they are now.
+		w.log.Info("traveler's memory changed during consolidation; recomputing", "job_id", job.ID, "try", tries)
 	}
+	lost := stop()
 	if err != nil {
-		if errors.Is(err, models.ErrJobLost) {
+		if errors.Is(err, models.ErrJobLost) || lost {
 			w.log.Warn("consolidation job taken over by another worker", "job_id", job.ID)
 			return true
 		}
@@ -182,24 +209,70 @@ func (w *Worker) RunOnce(ctx context.Context) bool {
 	}
 	w.log.Info("consolidated session", "job_id", job.ID, "session_id", job.SessionID, "user_id", job.UserID,
 		"engine", res.Engine, "fallback", res.FallbackReason != "", "decisions", len(res.Decisions),
-		"global_notes", len(res.Global), "duration_ms", time.Since(start).Milliseconds())
+		"global_notes", len(res.Global), "tries", tries, "duration_ms", time.Since(start).Milliseconds())
 	return true
 }
 
-func (w *Worker) consolidate(ctx context.Context, job *models.ConsolidationJob) (memory.Result, error) {
+// heartbeat renews job's lease every third of the lease while it runs, so
+// a live job is never taken over and a dead worker's job is within one
+// lease. The returned context ends when the lease is lost; stop ends the
+// heartbeat and reports whether the lease was lost.
+func (w *Worker) heartbeat(ctx context.Context, job *models.ConsolidationJob) (context.Context, func() bool) {
+	jctx, cancel := context.WithCancelCause(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(max(w.cfg.Lease/3, 10*time.Millisecond))
+		defer t.Stop()
+		for {
+			select {
+			case <-jctx.Done():
+				return
+			case <-t.C:
+			}
+			err := w.store.RenewJob(jctx, job, w.cfg.ID, w.cfg.Lease)
+			if errors.Is(err, models.ErrJobLost) {
+				cancel(models.ErrJobLost)
+				return
+			}
+			if err != nil && jctx.Err() == nil {
+				w.log.Warn("renew job lease", "job_id", job.ID, "err", err)
+			}
+		}
+	}()
+	return jctx, func() bool {
+		lost := errors.Is(context.Cause(jctx), models.ErrJobLost)
+		cancel(nil)
+		<-stopped
+		return lost
+	}
+}
+
+// consolidate reads the traveler's memory version, then the notes, and
+// computes the result with no transaction open (the model may take
+// seconds). The version goes to ApplyConsolidation, which applies only if
+// it is unchanged.
+func (w *Worker) consolidate(ctx context.Context, job *models.ConsolidationJob) (memory.Result, int64, error) {
+	version, err := w.store.MemoryVersion(ctx, job.UserID)
+	if err != nil {
+		return memory.Result{}, 0, err
+	}
 	global, err := w.store.GlobalNotes(ctx, job.UserID)
 	if err != nil {
-		return memory.Result{}, err
+		return memory.Result{}, 0, err
 	}
 	session, err := w.store.SessionNotes(ctx, job.SessionID)
 	if err != nil {
-		return memory.Result{}, err
+		return memory.Result{}, 0, err
 	}
-	opt := memory.ConsolidateOptions{Today: w.now().UTC().Format(memory.DateLayout), MaxGlobalNotes: w.cfg.MaxGlobalNotes, NewID: models.NewID}
 	if w.completer != nil && len(session) > 0 {
-		return memory.ConsolidateWithModel(ctx, w.completer, global, session, opt), nil
+		return memory.ConsolidateWithModel(ctx, w.completer, global, session, w.options()), version, nil
 	}
-	return memory.ConsolidateRules(global, session, opt), nil
+	return memory.ConsolidateRules(global, session, w.options()), version, nil
+}
+
+func (w *Worker) options() memory.ConsolidateOptions {
+	return memory.ConsolidateOptions{Today: w.now().UTC().Format(memory.DateLayout), MaxGlobalNotes: w.cfg.MaxGlobalNotes, NewID: models.NewID}
 }
 
 func (w *Worker) sweepLoop(ctx context.Context) {

@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -18,6 +17,27 @@ import (
 
 // MaxMessageChars bounds one chat message.
 const MaxMessageChars = 4000
+
+// IdempotencyKeyHeader is the request header that makes a message send
+// idempotent.
+const IdempotencyKeyHeader = "Idempotency-Key"
+
+// MaxIdempotencyKeyLen bounds an idempotency key.
+const MaxIdempotencyKeyLen = 255
+
+// idempotencyKey checks a client's key: empty (none), or 1–255 printable
+// ASCII characters (a UUID, a random token).
+func idempotencyKey(key string) (string, error) {
+	if len(key) > MaxIdempotencyKeyLen {
+		return "", newError(http.StatusBadRequest, "bad_idempotency_key", "The Idempotency-Key is limited to 255 characters.")
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x21 || key[i] > 0x7e {
+			return "", newError(http.StatusBadRequest, "bad_idempotency_key", "The Idempotency-Key must be printable ASCII without spaces, such as a UUID.")
+		}
+	}
+	return key, nil
+}
 
 // closeWait is how long closing a session waits for its consolidation before
 // answering 202.
@@ -58,20 +78,6 @@ func validateMessage(content string) (string, error) {
 	return content, nil
 }
 
-// turnError maps a failed turn to what the client is told.
-func turnError(err error) error {
-	var me *agent.ModelError
-	switch {
-	case errors.Is(err, models.ErrSessionClosed):
-		return newError(http.StatusConflict, "session_closed", "This conversation has ended. Start a new one to keep chatting.")
-	case errors.Is(err, models.ErrConflict), errors.Is(err, models.ErrBusy):
-		return newError(http.StatusConflict, "busy", "Another message in this conversation is being answered. Try again in a moment.")
-	case errors.As(err, &me):
-		return newError(http.StatusBadGateway, "model_unavailable", agent.Explain(me)+" Your message is saved: send it again to retry.")
-	}
-	return err
-}
-
 // apiMemoryResult is the memory part of a turn's answer.
 type apiMemoryResult struct {
 	Saved   []memory.Note       `json:"saved"`
@@ -109,9 +115,13 @@ func (s *Server) apiPostMessage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.agent.Turn(c.Request().Context(), cs.ID, content, nil)
+	key, err := idempotencyKey(c.Request().Header.Get(IdempotencyKeyHeader))
 	if err != nil {
-		return turnError(err)
+		return err
+	}
+	res, err := s.agent.Send(c.Request().Context(), agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
+	if err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, turnJSON(res))
 }

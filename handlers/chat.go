@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"concierge/agent"
 	"concierge/models"
 	"concierge/views"
 )
@@ -24,10 +25,13 @@ func (s *Server) chatIndex(c echo.Context) error {
 	}
 	for _, cs := range sessions {
 		if cs.Status == models.SessionOpen {
+			if c.QueryParam("deleted") != "" {
+				return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID+"?deleted=1")
+			}
 			return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
 		}
 	}
-	v := views.ChatView{Sessions: chatSessionItems(sessions, "")}
+	v := views.ChatView{Sessions: chatSessionItems(sessions, ""), Notice: chatNotice(c)}
 	return render(c, http.StatusOK, views.ChatPage(s.page(c, "Chat", "chat"), v))
 }
 
@@ -62,7 +66,7 @@ func (s *Server) chatShow(c echo.Context) error {
 	}
 	p := s.page(c, "Chat", "chat")
 	v := views.ChatView{Sessions: chatSessionItems(sessions, cs.ID), SessionID: cs.ID, Title: chatTitle(cs),
-		Open: cs.Status == models.SessionOpen}
+		Open: cs.Status == models.SessionOpen, MessageKey: models.NewID(), Notice: chatNotice(c)}
 	v.Messages, v.Pending = chatTranscript(cs, msgs, notes)
 	if v.Panel, err = s.chatPanelFor(c, cs); err != nil {
 		return err
@@ -86,10 +90,14 @@ func (s *Server) chatSend(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	turn, err := s.agent.Submit(ctx, cs.ID, content)
+	key, err := idempotencyKey(c.FormValue("idempotency_key"))
 	if err != nil {
-		return turnError(err)
+		return err
+	}
+	ctx := c.Request().Context()
+	turn, err := s.agent.Store(ctx, agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
+	if err != nil {
+		return err
 	}
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
@@ -146,6 +154,7 @@ func (s *Server) chatUndo(c echo.Context) error {
 		return err
 	}
 	chip := views.MemoryChip{SessionID: cs.ID, NoteID: n.ID, Text: n.Text, Undone: true}
+	announce(c, "Undone: “"+n.Text+"” will not be remembered.", "#chip-"+n.ID)
 	return render(c, http.StatusOK, views.UndoResult(chip, panel))
 }
 

@@ -103,6 +103,8 @@ func travelerSource(src memory.Source) string {
 		return "Added by support"
 	case memory.SourceImport:
 		return "Imported"
+	case memory.SourceTraveler:
+		return "You added this"
 	}
 	return "Remembered"
 }

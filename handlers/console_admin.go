@@ -204,7 +204,7 @@ func (s *Server) consoleExecuteErasure(c echo.Context) error {
 		return fail("Type ERASE to confirm: this cannot be undone.")
 	}
 	rec, err := s.erase(c, req.UserID, reason)
-	if e, ok := err.(*Error); ok && e.Status < 500 {
+	if e, _ := toError(err); err != nil && e.Status < 500 {
 		return fail(e.Message)
 	}
 	if err != nil {

@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -300,7 +301,7 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 	}
 	reason, err := requireReason(reasonIn)
 	if err != nil {
-		return fail(err.(*Error).Message)
+		return fail(errorMessage(err))
 	}
 	var profile memory.Profile
 	dec := json.NewDecoder(strings.NewReader(raw))
@@ -357,11 +358,11 @@ func (s *Server) consoleAddNote(c echo.Context) error {
 	}
 	reason, err := requireReason(reasonIn)
 	if err != nil {
-		return fail(err.(*Error).Message)
+		return fail(errorMessage(err))
 	}
 	args, err := checkStaffNote(text, splitKeywords(kw))
 	if err != nil {
-		return fail(err.(*Error).Message)
+		return fail(errorMessage(err))
 	}
 	_, err = s.store.CreateNote(c.Request().Context(), models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
 		Note: memory.Note{Text: args.Text, Keywords: args.Keywords, Pinned: pinned, Source: memory.SourceStaff}}, actorOf(currentUser(c)), reason)
@@ -399,7 +400,7 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 	}
 	reason, err := requireReason(reasonIn)
 	if err != nil {
-		return fail(err.(*Error).Message)
+		return fail(errorMessage(err))
 	}
 	var tp *string
 	var kws []string
@@ -415,7 +416,7 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 		pp = &pinned
 	}
 	updated, err := s.updateNote(c, n.UserID, n.ID, tp, kws, pp, reason)
-	if e, ok := err.(*Error); ok {
+	if e := (*Error)(nil); errors.As(err, &e) && e.Status < 500 {
 		return fail(e.Message)
 	}
 	if err != nil {
@@ -433,7 +434,7 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 	reason, err := requireReason(c.FormValue("reason"))
 	if err != nil {
 		row := noteRow(n.UserID, n, csrfToken(c))
-		row.Mode, row.Error = "delete", err.(*Error).Message
+		row.Mode, row.Error = "delete", errorMessage(err)
 		return render(c, inlineErrorStatus(c), views.NoteItem(row))
 	}
 	if err := s.store.DeleteNote(ctx, n.UserID, n.ID, actorOf(currentUser(c)), reason); err != nil {

@@ -8,7 +8,8 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"concierge/models"
+	"concierge/agent"
+	"concierge/memory"
 	"concierge/views"
 )
 
@@ -18,6 +19,8 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
+	// Turn is the stored message's turn, for answer_in_progress.
+	Turn int
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
@@ -38,18 +41,46 @@ type errorBody struct {
 	Error struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
+		Turn    int    `json:"turn,omitempty"`
 	} `json:"error"`
+}
+
+// domainStatus is the HTTP status of each domain error code (memory.Error):
+// the one place the domain's refusals become statuses.
+var domainStatus = map[string]int{
+	memory.ENOTFOUND:      http.StatusNotFound,
+	memory.ECONFLICT:      http.StatusConflict,
+	memory.EINVALID:       http.StatusBadRequest,
+	memory.ESESSIONCLOSED: http.StatusConflict,
+	memory.ENOTSTORED:     http.StatusConflict,
+	memory.EANSWERING:     http.StatusConflict,
+	memory.EKEYREUSED:     http.StatusUnprocessableEntity,
+	memory.ESELFERASURE:   http.StatusConflict,
+}
+
+// errorMessage is the message toError gives people for err: what a form
+// shows inline.
+func errorMessage(err error) string {
+	e, _ := toError(err)
+	return e.Message
 }
 
 // toError maps any error to the Error the client sees; internal reports
 // whether it is our fault (and must be logged) rather than the client's.
 func toError(err error) (e *Error, internal bool) {
 	var he *echo.HTTPError
+	var de *memory.Error
+	var me *agent.ModelError
 	switch {
 	case errors.As(err, &e):
 		return e, e.Status >= 500
-	case errors.Is(err, models.ErrNotFound):
-		return errNotFound, false
+	case errors.As(err, &de):
+		if status, ok := domainStatus[de.Code]; ok {
+			return &Error{Status: status, Code: de.Code, Message: de.Message, Turn: de.Turn}, false
+		}
+	case errors.As(err, &me):
+		// The user's message is stored before the model is called.
+		return newError(http.StatusBadGateway, "model_unavailable", agent.Explain(me)+" Your message is saved: send it again to retry."), false
 	case errors.As(err, &he):
 		switch he.Code {
 		case http.StatusNotFound:
@@ -97,7 +128,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	if isAPI(c) {
 		var body errorBody
-		body.Error.Code, body.Error.Message = e.Code, e.Message
+		body.Error.Code, body.Error.Message, body.Error.Turn = e.Code, e.Message, e.Turn
 		_ = c.JSON(e.Status, body)
 		return
 	}

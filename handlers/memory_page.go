@@ -3,17 +3,24 @@ package handlers
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
+	"concierge/memory"
 	"concierge/models"
 	"concierge/views"
 )
 
 // myMemory is "What Concierge remembers": the traveler's profile, long-term
-// notes and controls over their data.
+// notes with their sources, the open conversation's notes and controls
+// over their data.
 func (s *Server) myMemory(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := currentUser(c)
@@ -26,21 +33,120 @@ func (s *Server) myMemory(c echo.Context) error {
 		return err
 	}
 	v := views.RemembersView{Profile: profileFacts(profile), Notes: notes}
+	if v.Trip, err = s.myTripNotes(c); err != nil {
+		return err
+	}
 	if v.Erasure, err = s.myErasure(c); err != nil {
 		return err
 	}
 	return render(c, http.StatusOK, views.RemembersPage(s.page(c, "What Concierge remembers", "memory"), v))
 }
 
-// myNotes are the traveler's long-term notes, most recently updated first.
+// myNotes are the traveler's long-term notes with where each came from:
+// pinned (safety) notes first, then the most recently updated.
 func (s *Server) myNotes(c echo.Context) ([]views.TravelerNote, error) {
-	global, err := s.store.GlobalNotes(c.Request().Context(), currentUser(c).ID)
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	rows, err := s.store.GlobalNoteRows(ctx, u.ID, false)
 	if err != nil {
 		return nil, err
 	}
-	notes := travelerNotes(global)
-	slices.Reverse(notes) // stored oldest first
-	return notes, nil
+	slices.Reverse(rows) // stored oldest first
+	slices.SortStableFunc(rows, func(a, b models.Note) int {
+		switch {
+		case a.Pinned == b.Pinned:
+			return 0
+		case a.Pinned:
+			return -1
+		}
+		return 1
+	})
+	sources, err := s.store.NoteSources(ctx, u.ID, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]views.TravelerNote, len(rows))
+	for i := range rows {
+		out[i] = travelerNoteRow(&rows[i], sources)
+	}
+	return out, nil
+}
+
+// myNote is one of the traveler's long-term notes as the list shows it.
+func (s *Server) myNote(c echo.Context, id string) (views.TravelerNote, error) {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	n, err := s.store.NoteByID(ctx, u.ID, id)
+	if err != nil {
+		return views.TravelerNote{}, err
+	}
+	if n.Kind != models.KindGlobal || n.Status != models.StatusActive {
+		return views.TravelerNote{}, errNotFound
+	}
+	sources, err := s.store.NoteSources(ctx, u.ID, []models.Note{*n})
+	if err != nil {
+		return views.TravelerNote{}, err
+	}
+	return travelerNoteRow(n, sources), nil
+}
+
+// quoteChars bounds the quoted message a note came from.
+const quoteChars = 140
+
+// travelerNoteRow is a stored note with its source as the traveler sees it.
+func travelerNoteRow(n *models.Note, sources map[string]models.NoteSource) views.TravelerNote {
+	d := n.Domain()
+	v := travelerNotes([]memory.Note{d})[0]
+	if src, ok := sources[n.ID]; ok {
+		o := &views.NoteOrigin{}
+		if !src.SessionGone {
+			o.SessionID, o.Title, o.Date = src.SessionID, src.SessionTitle, travelerDate(src.SessionStarted)
+			if o.Title == "" {
+				o.Title = "New conversation"
+			}
+			o.Quote = shorten(src.Message, quoteChars)
+		}
+		v.From = o
+	}
+	return v
+}
+
+// shorten cuts text to at most n characters, at a word where it can.
+func shorten(text string, n int) string {
+	text = strings.Join(strings.Fields(text), " ")
+	r := []rune(text)
+	if len(r) <= n {
+		return text
+	}
+	cut := string(r[:n-1])
+	if i := strings.LastIndex(cut, " "); i > n/2 {
+		cut = cut[:i]
+	}
+	return cut + "…"
+}
+
+// myTripNotes are the notes the traveler's open conversations staged.
+func (s *Server) myTripNotes(c echo.Context) ([]views.TripNote, error) {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	rows, err := s.store.OpenSessionNotes(ctx, u.ID)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	sources, err := s.store.NoteSources(ctx, u.ID, rows)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]views.TripNote, 0, len(rows))
+	for _, n := range rows {
+		title := sources[n.ID].SessionTitle
+		if title == "" {
+			title = "New conversation"
+		}
+		out = append(out, views.TripNote{ID: n.ID, Text: n.Text, SessionID: n.SessionID, Session: title,
+			ThisTrip: n.Scope == string(memory.ScopeThisTrip)})
+	}
+	return out, nil
 }
 
 // myErasure is the traveler's pending erasure request, or nil.
@@ -55,9 +161,36 @@ func (s *Server) myErasure(c echo.Context) (*views.ErasureStatus, error) {
 	return &views.ErasureStatus{Requested: travelerDate(r.CreatedAt)}, nil
 }
 
+// announce asks static/chat.js, once htmx has settled the swap, to say
+// what the change did in the page's live region and to move the focus to
+// the element focus selects — never leaving it on the page body.
+func announce(c echo.Context, say, focus string) {
+	b, _ := json.Marshal(map[string]map[string]string{"concierge:announce": {"say": say, "focus": focus}})
+	c.Response().Header().Set("HX-Trigger-After-Settle", asciiJSON(b))
+}
+
+// asciiJSON writes every non-ASCII character of a JSON text as a \u
+// escape: browsers read response headers as Latin-1, so "“Lisboa”" would
+// arrive garbled otherwise.
+func asciiJSON(b []byte) string {
+	var out strings.Builder
+	for _, r := range string(b) {
+		switch {
+		case r < utf8.RuneSelf:
+			out.WriteRune(r)
+		case r > 0xFFFF:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&out, "\\u%04x\\u%04x", r1, r2)
+		default:
+			fmt.Fprintf(&out, "\\u%04x", r)
+		}
+	}
+	return out.String()
+}
+
 // myNotesChanged answers a change to the notes: the refreshed list for
-// htmx, the page again for a plain form.
-func (s *Server) myNotesChanged(c echo.Context) error {
+// htmx (announcing say and focusing focus), the page again for a plain form.
+func (s *Server) myNotesChanged(c echo.Context, say, focus string) error {
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/memory")
 	}
@@ -65,7 +198,11 @@ func (s *Server) myNotesChanged(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.RemembersNotes(s.page(c, "", "").CSRF, notes))
+	if focus == "" || !slices.ContainsFunc(notes, func(n views.TravelerNote) bool { return focus == "#note-"+n.ID }) {
+		focus = "#notes-title"
+	}
+	announce(c, say, focus)
+	return render(c, http.StatusOK, views.RemembersNotes(s.page(c, "", "").CSRF, notes, views.NoteForm{}))
 }
 
 // travelerActor is the signed-in traveler as the audit trail records them.
@@ -73,22 +210,83 @@ func travelerActor(u *models.User) models.Actor {
 	return models.Actor{ID: u.ID, Kind: models.ActorTraveler}
 }
 
-// myMemoryDelete hard-deletes one of the traveler's notes.
-func (s *Server) myMemoryDelete(c echo.Context) error {
-	u := currentUser(c)
-	if err := s.store.DeleteNote(c.Request().Context(), u.ID, c.Param("note"), travelerActor(u), "deleted by the traveler"); err != nil {
+// myMemoryAdd stores a note the traveler wrote in their own words.
+func (s *Server) myMemoryAdd(c echo.Context) error {
+	n, err := s.addOwnNote(c, c.FormValue("text"), nil)
+	if err != nil {
 		return err
 	}
-	return s.myNotesChanged(c)
+	return s.myNotesChanged(c, "Added: “"+n.Text+"”. Concierge will take it into account.", "#note-"+n.ID)
+}
+
+// myMemoryNote is one note's row again (Cancel of an edit).
+func (s *Server) myMemoryNote(c echo.Context) error {
+	n, err := s.myNote(c, c.Param("note"))
+	if err != nil {
+		return err
+	}
+	announce(c, "", "#edit-"+n.ID)
+	return render(c, http.StatusOK, views.RemembersNote(s.page(c, "", "").CSRF, n))
+}
+
+// myMemoryEditForm replaces a note's row with its edit form.
+func (s *Server) myMemoryEditForm(c echo.Context) error {
+	n, err := s.myNote(c, c.Param("note"))
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.NoteEditForm(s.page(c, "", "").CSRF, n, views.NoteForm{NoteID: n.ID, Text: n.Text}))
+}
+
+// myMemoryEdit changes a note's text, through the same checks as new notes.
+func (s *Server) myMemoryEdit(c echo.Context) error {
+	if _, err := s.editOwnNote(c, c.Param("note"), c.FormValue("text"), nil); err != nil {
+		return err
+	}
+	if !fromHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, "/memory")
+	}
+	n, err := s.myNote(c, c.Param("note"))
+	if err != nil {
+		return err
+	}
+	announce(c, "Note updated: “"+n.Text+"”.", "#edit-"+n.ID)
+	return render(c, http.StatusOK, views.RemembersNote(s.page(c, "", "").CSRF, n))
+}
+
+// myMemoryDelete hard-deletes one of the traveler's notes; the focus moves
+// to the note that took its place (the next one, else the one before).
+func (s *Server) myMemoryDelete(c echo.Context) error {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	before, err := s.myNotes(c)
+	if err != nil {
+		return err
+	}
+	id := c.Param("note")
+	if err := s.store.DeleteNote(ctx, u.ID, id, travelerActor(u), "deleted by the traveler"); err != nil {
+		return err
+	}
+	focus := ""
+	if i := slices.IndexFunc(before, func(n views.TravelerNote) bool { return n.ID == id }); i >= 0 {
+		switch {
+		case i+1 < len(before):
+			focus = "#note-" + before[i+1].ID
+		case i > 0:
+			focus = "#note-" + before[i-1].ID
+		}
+	}
+	return s.myNotesChanged(c, "Note deleted. Concierge will no longer use it.", focus)
 }
 
 // myMemoryDeleteAll hard-deletes all of the traveler's long-term notes.
 func (s *Server) myMemoryDeleteAll(c echo.Context) error {
 	u := currentUser(c)
-	if _, err := s.store.DeleteGlobalNotes(c.Request().Context(), u.ID, travelerActor(u), "all deleted by the traveler"); err != nil {
+	n, err := s.store.DeleteGlobalNotes(c.Request().Context(), u.ID, travelerActor(u), "all deleted by the traveler")
+	if err != nil {
 		return err
 	}
-	return s.myNotesChanged(c)
+	return s.myNotesChanged(c, strconv.Itoa(n)+" notes deleted. Concierge remembers nothing about you now.", "")
 }
 
 // myMemoryExport downloads everything Concierge holds about the traveler.
@@ -119,5 +317,18 @@ func (s *Server) myMemoryErase(c echo.Context) error {
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/memory")
 	}
+	announce(c, "Erasure requested. You can cancel the request until an administrator carries it out.", "#erasure-title")
 	return render(c, http.StatusOK, views.ErasureSection(s.page(c, "", "").CSRF, &views.ErasureStatus{Requested: travelerDate(r.CreatedAt)}))
+}
+
+// myMemoryCancelErasure withdraws the traveler's pending erasure request.
+func (s *Server) myMemoryCancelErasure(c echo.Context) error {
+	if err := s.cancelErasure(c); err != nil {
+		return err
+	}
+	if !fromHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, "/memory")
+	}
+	announce(c, "Erasure request cancelled. Your account stays as it is.", "#erasure-title")
+	return render(c, http.StatusOK, views.ErasureSection(s.page(c, "", "").CSRF, nil))
 }

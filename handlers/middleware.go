@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -107,4 +109,74 @@ func (s *Server) loginLimiter() echo.MiddlewareFunc {
 			return newError(http.StatusTooManyRequests, "rate_limited", "Too many sign-in attempts. Wait a minute and try again.")
 		},
 	})
+}
+
+// MaxQueryValueChars bounds every query parameter; search queries have a
+// tighter limit of their own (models.MaxSearchChars).
+const MaxQueryValueChars = 1000
+
+// cleanText reports whether s is valid UTF-8 without NUL bytes: text
+// PostgreSQL can store and SQLite stores as sent.
+func cleanText(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// errBadBytes refuses text that is not valid UTF-8 or carries NUL bytes.
+func errBadBytes(where string) *Error {
+	return newError(http.StatusBadRequest, "bad_encoding",
+		"The "+where+" holds bytes that are not text (NUL or invalid UTF-8). Send UTF-8 text.")
+}
+
+// rejectBadBytes refuses, with a clear 400, a request whose path, path ids,
+// query or form fields hold NUL bytes or invalid UTF-8, before anything
+// reaches the database (PostgreSQL would fail on them with a 500, SQLite
+// would store them). JSON bodies are checked in decodeJSON. It runs before
+// authentication, so the login form is covered too.
+func rejectBadBytes(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if !cleanText(r.URL.Path) {
+			return errBadBytes("address")
+		}
+		for _, v := range c.ParamValues() {
+			if !cleanText(v) {
+				return errBadBytes("address")
+			}
+		}
+		for k, vs := range r.URL.Query() {
+			if !cleanText(k) {
+				return errBadBytes("query")
+			}
+			for _, v := range vs {
+				if !cleanText(v) {
+					return errBadBytes("query")
+				}
+				if utf8.RuneCountInString(v) > MaxQueryValueChars {
+					return newError(http.StatusBadRequest, "too_long", fmt.Sprintf("Query values are limited to %d characters.", MaxQueryValueChars))
+				}
+			}
+		}
+		ct := r.Header.Get(echo.HeaderContentType)
+		if strings.HasPrefix(ct, echo.MIMEApplicationForm) || strings.HasPrefix(ct, echo.MIMEMultipartForm) {
+			form, err := c.FormParams()
+			if err != nil {
+				var tooLarge *http.MaxBytesError
+				if errors.As(err, &tooLarge) {
+					return newError(http.StatusRequestEntityTooLarge, "too_large", "The request is too large.")
+				}
+				return newError(http.StatusBadRequest, "bad_form", "The form could not be read.")
+			}
+			for k, vs := range form {
+				if !cleanText(k) {
+					return errBadBytes("form")
+				}
+				for _, v := range vs {
+					if !cleanText(v) {
+						return errBadBytes("form")
+					}
+				}
+			}
+		}
+		return next(c)
+	}
 }

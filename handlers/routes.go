@@ -9,7 +9,8 @@ import (
 func (s *Server) routes() {
 	e := s.echo
 	e.Pre(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
-	e.Use(s.logRequests(), s.recoverPanics, securityHeaders, middleware.BodyLimit(s.cfg.BodyLimit))
+	e.Pre(noStore)
+	e.Use(s.logRequests(), s.recoverPanics, securityHeaders, middleware.BodyLimit(s.cfg.BodyLimit), rejectBadBytes)
 	e.Use(s.authenticate, s.csrf())
 
 	e.GET("/healthz", s.healthz)

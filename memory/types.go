@@ -21,6 +21,7 @@ const (
 	SourceStaff         Source = "staff"
 	SourceConsolidation Source = "consolidation"
 	SourceImport        Source = "import"
+	SourceTraveler      Source = "traveler" // written by the traveler in their own words
 )
 
 // DateLayout is the layout of every date a note carries (ISO YYYY-MM-DD).

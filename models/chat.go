@@ -8,13 +8,28 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"concierge/memory"
 )
 
 // ErrSessionClosed is returned when a message is sent to a session that is
 // closing or closed.
-var ErrSessionClosed = errors.New("chat session is closed")
+var ErrSessionClosed = &memory.Error{Code: memory.ESESSIONCLOSED, Message: "This conversation has ended. Start a new one to keep chatting."}
+
+// ErrBusy is returned when another instance holds the session's answer
+// lease and nothing was written.
+var ErrBusy = &memory.Error{Code: memory.ENOTSTORED,
+	Message: "Another message in this conversation is being answered; yours was not stored. Send it again in a moment."}
+
+// ErrKeyReused is returned when an idempotency key already stored a
+// different message.
+var ErrKeyReused = &memory.Error{Code: memory.EKEYREUSED,
+	Message: "This Idempotency-Key was already used for a different message; use a new key for each message."}
+
+// ErrLeaseLost is returned when a write needs the answer lease and its
+// holder no longer has it (it ran out and another instance took over).
+var ErrLeaseLost = errors.New("answer lease no longer held")
 
 // CreateChatSession opens a new chat session for a traveler.
 func (s *Store) CreateChatSession(ctx context.Context, userID string) (*ChatSession, error) {
@@ -26,30 +41,247 @@ func (s *Store) CreateChatSession(ctx context.Context, userID string) (*ChatSess
 	return cs, nil
 }
 
-// ErrBusy is returned when another instance is answering the session.
-var ErrBusy = errors.New("another message of this session is being answered")
+// AnswerLease is a held answer lease on one session: while it runs, only
+// its holder (Token) stores messages in the session.
+type AnswerLease struct {
+	SessionID string
+	Token     string
+}
 
-// LeaseAnswer takes the session's answer lease until now+d, so that only
-// one instance runs the model for it at a time. It fails with ErrBusy while
-// another holder's lease runs. release gives the lease back.
-func (s *Store) LeaseAnswer(ctx context.Context, sessionID string, d time.Duration) (release func(), err error) {
+// TakeAnswerLease takes the session's answer lease for d, so that only one
+// instance answers it at a time. It fails with ErrBusy while another
+// holder's lease runs; a lease that ran out (its holder died or stalled) is
+// taken over.
+func (s *Store) TakeAnswerLease(ctx context.Context, sessionID string, d time.Duration) (*AnswerLease, error) {
 	now := s.now()
+	token := s.newID()
 	res := s.db.WithContext(ctx).Model(&ChatSession{}).
 		Where("id = ? AND (answering_until IS NULL OR answering_until < ?)", sessionID, now).
-		Update("answering_until", now.Add(d))
+		Updates(map[string]any{"answering_until": now.Add(d), "answering_by": token})
 	if res.Error != nil {
 		return nil, fmt.Errorf("models: lease answer %s: %w", sessionID, res.Error)
 	}
 	if res.RowsAffected == 0 {
+		if _, err := s.ChatSessionByID(ctx, sessionID); err != nil {
+			return nil, err
+		}
 		return nil, ErrBusy
 	}
-	until := now.Add(d)
-	return func() {
-		// Only our own lease is cleared, even if it ran out and another
-		// instance took the session meanwhile.
-		_ = s.db.WithContext(context.WithoutCancel(ctx)).Model(&ChatSession{}).
-			Where("id = ? AND answering_until = ?", sessionID, until).Update("answering_until", nil).Error
-	}, nil
+	return &AnswerLease{SessionID: sessionID, Token: token}, nil
+}
+
+// RenewAnswerLease extends a held lease to now+d. It fails with
+// ErrLeaseLost when another holder took the session over, so live work
+// learns it must stop writing; a lease that ran out but was not taken is
+// still ours.
+func (s *Store) RenewAnswerLease(ctx context.Context, l *AnswerLease, d time.Duration) error {
+	res := s.db.WithContext(ctx).Model(&ChatSession{}).Where("id = ? AND answering_by = ?", l.SessionID, l.Token).
+		Update("answering_until", s.now().Add(d))
+	if res.Error != nil {
+		return fmt.Errorf("models: renew answer lease %s: %w", l.SessionID, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// ReleaseAnswerLease gives a held lease back; someone else's is left alone.
+func (s *Store) ReleaseAnswerLease(ctx context.Context, l *AnswerLease) error {
+	err := s.db.WithContext(context.WithoutCancel(ctx)).Model(&ChatSession{}).
+		Where("id = ? AND answering_by = ?", l.SessionID, l.Token).
+		Updates(map[string]any{"answering_until": nil, "answering_by": ""}).Error
+	if err != nil {
+		return fmt.Errorf("models: release answer lease %s: %w", l.SessionID, err)
+	}
+	return nil
+}
+
+// lockSessionTx reads a session inside tx and, on PostgreSQL, locks its row
+// until the transaction ends, so appends to one session are serialised (on
+// SQLite every write transaction already is: they begin IMMEDIATE).
+func (s *Store) lockSessionTx(tx *gorm.DB, sessionID string) (*ChatSession, error) {
+	var cs ChatSession
+	q := tx
+	if s.postgres {
+		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+	}
+	if err := q.Where("id = ?", sessionID).Take(&cs).Error; err != nil {
+		return nil, notFound(err)
+	}
+	return &cs, nil
+}
+
+// UserMessage is a user message to store with SubmitUserMessage.
+type UserMessage struct {
+	SessionID string
+	Content   string
+	// IdempotencyKey, when set, makes the send idempotent: a second send
+	// with the same key returns the stored message instead of a new one.
+	IdempotencyKey string
+	// Lease is the caller's answer lease; nil when it holds none (then the
+	// session must not be leased by anyone else).
+	Lease *AnswerLease
+}
+
+// SubmitUserMessage stores a user message, the database giving it the
+// session's next turn, and reports whether it was already stored: by its
+// idempotency key, or, without a key, when the same text is the session's
+// unanswered last message (a retry). It refuses with ErrBusy, writing
+// nothing, while another holder's answer lease runs, so a user message
+// never lands inside someone else's turn (between a tool call and its
+// result); with ErrKeyReused when the key stored different text; and with
+// ErrSessionClosed when the session no longer takes messages.
+func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Message, bool, error) {
+	var out *Message
+	existed := false
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		cs, err := s.lockSessionTx(tx, um.SessionID)
+		if err != nil {
+			return err
+		}
+		if um.IdempotencyKey != "" {
+			var m Message
+			err := tx.Where("session_id = ? AND idempotency_key = ?", um.SessionID, um.IdempotencyKey).Take(&m).Error
+			if err == nil {
+				if m.Content != um.Content {
+					return ErrKeyReused
+				}
+				out, existed = &m, true
+				return nil
+			}
+			if !errors.Is(err, gorm.ErrRecordNotFound) {
+				return err
+			}
+		}
+		if cs.Status != SessionOpen {
+			return ErrSessionClosed
+		}
+		if !leaseAllows(cs, um.Lease, s.now()) {
+			return ErrBusy
+		}
+		if um.IdempotencyKey == "" {
+			pending, err := pendingUserTx(tx, um.SessionID)
+			if err != nil {
+				return err
+			}
+			if pending != nil && pending.Content == um.Content {
+				out, existed = pending, true
+				return nil
+			}
+		}
+		m := &Message{SessionID: um.SessionID, Role: string(memory.RoleUser), Content: um.Content}
+		if um.IdempotencyKey != "" {
+			key := um.IdempotencyKey
+			m.IdempotencyKey = &key
+		}
+		if err := s.appendTx(tx, cs, m); err != nil {
+			return err
+		}
+		out = m
+		return nil
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("models: submit message to %s: %w", um.SessionID, conflict(err))
+	}
+	return out, existed, nil
+}
+
+// leaseAllows reports whether a caller holding l (nil: none) may append to
+// the session now.
+func leaseAllows(cs *ChatSession, l *AnswerLease, now time.Time) bool {
+	if l != nil {
+		return cs.AnsweringBy == l.Token
+	}
+	return cs.AnsweringUntil == nil || cs.AnsweringUntil.Before(now)
+}
+
+// AppendTurnMessage stores an assistant message or tool result of the turn
+// the lease's holder is answering. It fails with ErrLeaseLost, writing
+// nothing, when the lease was taken over: a stalled instance that wakes up
+// cannot write into a turn that is no longer its own.
+func (s *Store) AppendTurnMessage(ctx context.Context, l *AnswerLease, m *Message) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		cs, err := s.lockSessionTx(tx, m.SessionID)
+		if err != nil {
+			return err
+		}
+		if cs.AnsweringBy != l.Token {
+			return ErrLeaseLost
+		}
+		return s.appendTx(tx, cs, m)
+	})
+	if err != nil {
+		return fmt.Errorf("models: append message to %s: %w", m.SessionID, conflict(err))
+	}
+	return nil
+}
+
+// MessageByKey returns the user message a session stored under an
+// idempotency key.
+func (s *Store) MessageByKey(ctx context.Context, sessionID, key string) (*Message, error) {
+	var m Message
+	if err := s.db.WithContext(ctx).Where("session_id = ? AND idempotency_key = ?", sessionID, key).Take(&m).Error; err != nil {
+		return nil, fmt.Errorf("models: message by key in %s: %w", sessionID, notFound(err))
+	}
+	return &m, nil
+}
+
+// PendingUserMessage returns the session's last user message when it has
+// no final answer yet, or ErrNotFound.
+func (s *Store) PendingUserMessage(ctx context.Context, sessionID string) (*Message, error) {
+	m, err := pendingUserTx(s.db.WithContext(ctx), sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("models: pending message in %s: %w", sessionID, err)
+	}
+	if m == nil {
+		return nil, fmt.Errorf("models: pending message in %s: %w", sessionID, ErrNotFound)
+	}
+	return m, nil
+}
+
+// AnswerOf returns the final assistant message of a turn, or ErrNotFound
+// while the turn is unanswered.
+func (s *Store) AnswerOf(ctx context.Context, sessionID string, turn int) (*Message, error) {
+	var m Message
+	err := s.db.WithContext(ctx).Where("session_id = ? AND turn = ? AND role = ? AND tool_calls = ''", sessionID, turn, string(memory.RoleAssistant)).
+		Order("seq DESC").Take(&m).Error
+	if err != nil {
+		return nil, fmt.Errorf("models: answer of turn %d in %s: %w", turn, sessionID, notFound(err))
+	}
+	return &m, nil
+}
+
+// pendingUserTx finds the last user message and returns it when no final
+// assistant answer of its turn exists.
+func pendingUserTx(tx *gorm.DB, sessionID string) (*Message, error) {
+	var last Message
+	err := tx.Where("session_id = ? AND role = ?", sessionID, string(memory.RoleUser)).Order("turn DESC").Take(&last).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var answers int64
+	if err := tx.Model(&Message{}).Where("session_id = ? AND turn = ? AND role = ? AND tool_calls = ''", sessionID, last.Turn, string(memory.RoleAssistant)).
+		Count(&answers).Error; err != nil {
+		return nil, err
+	}
+	if answers > 0 {
+		return nil, nil
+	}
+	return &last, nil
+}
+
+// conflict turns a unique violation into ErrConflict: the unique indexes on
+// (session, seq), (session, user turn) and (session, idempotency key) are
+// the backstop behind the row lock.
+func conflict(err error) error {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return ErrConflict
+	}
+	return err
 }
 
 // ChatSessionByID looks up a chat session.
@@ -71,39 +303,49 @@ func (s *Store) ChatSessions(ctx context.Context, userID string, limit int) ([]C
 }
 
 // AppendMessage stores a message at the end of its session's transcript,
-// giving it the next sequence number, and marks the session active. It
-// refuses messages to a session that is no longer open.
+// giving it the next sequence number (and a user message the next turn when
+// it has none), and marks the session active. It refuses messages to a
+// session that is no longer open. It takes no lease: the turn loop uses
+// SubmitUserMessage and AppendTurnMessage; this is for imports and tests.
 func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		var cs ChatSession
-		if err := tx.Where("id = ?", m.SessionID).Take(&cs).Error; err != nil {
-			return notFound(err)
-		}
-		if cs.Status != SessionOpen {
-			return ErrSessionClosed
-		}
-		var last int
-		if err := tx.Model(&Message{}).Where("session_id = ?", m.SessionID).Select("COALESCE(MAX(seq), 0)").Scan(&last).Error; err != nil {
+		cs, err := s.lockSessionTx(tx, m.SessionID)
+		if err != nil {
 			return err
 		}
-		m.ID, m.Seq, m.UserID, m.CreatedAt = s.newID(), last+1, cs.UserID, s.now()
-		if err := tx.Create(m).Error; err != nil {
-			return err
-		}
-		upd := map[string]any{"last_activity_at": m.CreatedAt}
-		if cs.Title == "" && m.Role == string(memory.RoleUser) {
-			upd["title"] = titleFrom(m.Content)
-		}
-		return tx.Model(&ChatSession{}).Where("id = ?", m.SessionID).Updates(upd).Error
+		return s.appendTx(tx, cs, m)
 	})
-	if errors.Is(err, gorm.ErrDuplicatedKey) {
-		// Another instance appended to this session at the same moment.
-		err = ErrConflict
-	}
 	if err != nil {
-		return fmt.Errorf("models: append message to %s: %w", m.SessionID, err)
+		return fmt.Errorf("models: append message to %s: %w", m.SessionID, conflict(err))
 	}
 	return nil
+}
+
+// appendTx appends m to cs's transcript inside tx, which holds the
+// session's row (lockSessionTx). Sequence numbers, and turn numbers of user
+// messages, are assigned here from the stored rows, never from a caller's
+// earlier read.
+func (s *Store) appendTx(tx *gorm.DB, cs *ChatSession, m *Message) error {
+	if cs.Status != SessionOpen {
+		return ErrSessionClosed
+	}
+	var last struct{ Seq, Turn int }
+	if err := tx.Model(&Message{}).Where("session_id = ?", m.SessionID).
+		Select("COALESCE(MAX(seq), 0) AS seq, COALESCE(MAX(turn), 0) AS turn").Scan(&last).Error; err != nil {
+		return err
+	}
+	m.ID, m.Seq, m.UserID, m.CreatedAt = s.newID(), last.Seq+1, cs.UserID, s.now()
+	if m.Role == string(memory.RoleUser) && m.Turn == 0 {
+		m.Turn = last.Turn + 1
+	}
+	if err := tx.Create(m).Error; err != nil {
+		return err
+	}
+	upd := map[string]any{"last_activity_at": m.CreatedAt}
+	if cs.Title == "" && m.Role == string(memory.RoleUser) {
+		upd["title"] = titleFrom(m.Content)
+	}
+	return tx.Model(&ChatSession{}).Where("id = ?", m.SessionID).Updates(upd).Error
 }
 
 // titleFrom makes a short session title from the first message.

@@ -10,10 +10,12 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+
+	"concierge/memory"
 )
 
 // ErrSelfErasure is returned when an admin tries to erase their own account.
-var ErrSelfErasure = errors.New("an admin cannot erase their own account")
+var ErrSelfErasure = &memory.Error{Code: memory.ESELFERASURE, Message: "You cannot erase your own account."}
 
 // ErasureReceipt is what remains after a user is erased: who asked, who
 // executed, when, and how many rows each table lost. It holds no personal

@@ -68,7 +68,9 @@ func seedEverything(t *testing.T, s *models.Store, email, name, canary string) s
 	global, _ := s.GlobalNotes(ctx, u.ID)
 	session, _ := s.SessionNotes(ctx, cs.ID)
 	res := memory.ConsolidateRules(global, session, memory.ConsolidateOptions{Today: "2026-01-10"})
-	rep, err := s.ApplyConsolidation(ctx, claimed, "w1", res)
+	version, err := s.MemoryVersion(ctx, u.ID)
+	must(err)
+	rep, err := s.ApplyConsolidation(ctx, claimed, "w1", res, version)
 	must(err)
 	if !bytes.Contains([]byte(rep.Report), []byte(canary)) {
 		t.Fatalf("the report does not carry the canary, so the test would prove nothing: %s", rep.Report)

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,7 +122,7 @@ func (s *Store) FailJob(ctx context.Context, job *ConsolidationJob, worker, reas
 		upd["finished_at"] = s.now()
 	}
 	upd["status"] = status
-	res := s.db.WithContext(ctx).Model(&ConsolidationJob{}).Where("id = ? AND locked_by = ? AND status = ?", job.ID, worker, JobRunning).Updates(upd)
+	res := s.db.WithContext(ctx).Model(&ConsolidationJob{}).Where(heldJob, job.ID, worker, JobRunning, job.Attempts).Updates(upd)
 	if res.Error != nil {
 		return fmt.Errorf("models: fail job %s: %w", job.ID, res.Error)
 	}
@@ -131,10 +132,58 @@ func (s *Store) FailJob(ctx context.Context, job *ConsolidationJob, worker, reas
 	return nil
 }
 
+// heldJob matches a job still held by the claim a worker made: its worker
+// id, and the attempt number that claim set (two workers of one instance
+// share the id, and a job taken over after its lease ran out has a higher
+// attempt number).
+const heldJob = "id = ? AND locked_by = ? AND status = ? AND attempts = ?"
+
+// RenewJob extends a held job's lease to now+lease; the worker's heartbeat
+// calls it while the job runs. It fails with ErrJobLost when the claim is
+// no longer the job's (the lease ran out and another worker took it over),
+// so the worker stops.
+func (s *Store) RenewJob(ctx context.Context, job *ConsolidationJob, worker string, lease time.Duration) error {
+	res := s.db.WithContext(ctx).Model(&ConsolidationJob{}).Where(heldJob, job.ID, worker, JobRunning, job.Attempts).
+		Update("locked_until", s.now().Add(lease))
+	if res.Error != nil {
+		return fmt.Errorf("models: renew job %s: %w", job.ID, res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return ErrJobLost
+	}
+	return nil
+}
+
+// ErrMemoryChanged is returned by ApplyConsolidation, applying nothing, when
+// the user's notes changed since the consolidation read them: the worker
+// computes again from the new notes.
+var ErrMemoryChanged = errors.New("the traveler's memory changed while the consolidation ran")
+
+// MemoryVersion returns the user's memory version: it advances with every
+// write to their notes. Read it before the notes a computation is based on.
+func (s *Store) MemoryVersion(ctx context.Context, userID string) (int64, error) {
+	var v int64
+	err := s.db.WithContext(ctx).Raw("SELECT memory_version FROM users WHERE id = ?", userID).Row().Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		err = ErrNotFound
+	}
+	if err != nil {
+		return 0, fmt.Errorf("models: memory version of %s: %w", userID, err)
+	}
+	return v, nil
+}
+
+// bumpMemoryVersionTx advances the user's memory version inside tx. Every
+// transaction that writes a user's notes calls it first, so the user's row
+// is the first lock it takes (the same order everywhere: no deadlock).
+func (s *Store) bumpMemoryVersionTx(tx *gorm.DB, userID string) error {
+	return tx.Exec("UPDATE users SET memory_version = memory_version + 1 WHERE id = ?", userID).Error
+}
+
 // ReleaseJob hands a job back to the queue without counting the attempt, for
 // a worker that stops (shutdown) before finishing it.
 func (s *Store) ReleaseJob(ctx context.Context, job *ConsolidationJob, worker string) error {
-	res := s.db.WithContext(ctx).Model(&ConsolidationJob{}).Where("id = ? AND locked_by = ? AND status = ?", job.ID, worker, JobRunning).
+	res := s.db.WithContext(ctx).Model(&ConsolidationJob{}).Where(heldJob, job.ID, worker, JobRunning, job.Attempts).
 		Updates(map[string]any{"status": JobQueued, "locked_by": "", "locked_until": time.Time{}, "attempts": gorm.Expr("attempts - 1")})
 	if res.Error != nil {
 		return fmt.Errorf("models: release job %s: %w", job.ID, res.Error)
@@ -167,14 +216,79 @@ type ReportJSON struct {
 // session notes' fates, promoted, refreshed, pinned, superseded and forgotten
 // global notes with their history and audit events, the report, the job's
 // completion and the session's closing. It fails with ErrJobLost, applying
-// nothing, if worker no longer holds the job — so a job is applied once.
-func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, worker string, res memory.Result) (*ConsolidationReport, error) {
+// nothing, if worker no longer holds the job — so a job is applied once —
+// and with ErrMemoryChanged if the user's memory version is no longer
+// version, the one read before the notes res was computed from — so two
+// consolidations of one traveler never both apply results computed from
+// the same notes.
+func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, worker string, res memory.Result, version int64) (*ConsolidationReport, error) {
 	var report *ConsolidationReport
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		// Compare-and-swap on the user's memory version, first: it locks
+		// the user's row (PostgreSQL: a concurrent apply waits here and
+		// then sees the new version; SQLite: writers are serialised).
+		cas := tx.Exec("UPDATE users SET memory_version = memory_version + 1 WHERE id = ? AND memory_version = ?", job.UserID, version)
+		if cas.Error != nil {
+			return cas.Error
+		}
+		if cas.RowsAffected == 0 {
+			return ErrMemoryChanged
+		}
+		var err error
+		report, err = s.applyTx(tx, job, worker, res)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: apply consolidation %s: %w", job.ID, err)
+	}
+	return report, nil
+}
+
+// ApplyConsolidationLocked is the last resort of a consolidation that kept
+// finding the traveler's memory changed: it locks the user's row (the
+// version bump every note write takes first), reads the notes inside that
+// transaction, computes the result with compute — which must be fast and
+// local, the rules engine, never a model call — and applies it. Nothing can
+// change the notes in between, so it always succeeds (unless the job was
+// lost): a job cannot starve. It fails with ErrJobLost like
+// ApplyConsolidation.
+func (s *Store) ApplyConsolidationLocked(ctx context.Context, job *ConsolidationJob, worker string,
+	compute func(global, session []memory.Note) memory.Result) (*ConsolidationReport, memory.Result, error) {
+	var report *ConsolidationReport
+	var res memory.Result
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.bumpMemoryVersionTx(tx, job.UserID); err != nil {
+			return err
+		}
+		var global, session []Note
+		if err := tx.Where("user_id = ? AND kind = ? AND status = ?", job.UserID, KindGlobal, StatusActive).
+			Order("last_update_date, created_at, id").Find(&global).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("session_id = ? AND kind = ? AND status = ?", job.SessionID, KindSession, StatusActive).
+			Order("created_at, id").Find(&session).Error; err != nil {
+			return err
+		}
+		res = compute(domainNotes(global), domainNotes(session))
+		var err error
+		report, err = s.applyTx(tx, job, worker, res)
+		return err
+	})
+	if err != nil {
+		return nil, res, fmt.Errorf("models: apply consolidation %s (locked): %w", job.ID, err)
+	}
+	return report, res, nil
+}
+
+// applyTx writes a consolidation result inside tx, which already holds the
+// user's row.
+func (s *Store) applyTx(tx *gorm.DB, job *ConsolidationJob, worker string, res memory.Result) (*ConsolidationReport, error) {
+	var report *ConsolidationReport
+	err := func() error {
 		now := s.now()
-		// Take the job back from the queue first: this fails if another
-		// worker claimed it, before anything else is written.
-		claim := tx.Model(&ConsolidationJob{}).Where("id = ? AND locked_by = ? AND status = ?", job.ID, worker, JobRunning).
+		// Take the job back from the queue: this fails if another worker
+		// claimed it, before anything else is written.
+		claim := tx.Model(&ConsolidationJob{}).Where(heldJob, job.ID, worker, JobRunning, job.Attempts).
 			Updates(map[string]any{"status": JobDone, "finished_at": now, "error": "", "locked_until": time.Time{}})
 		if claim.Error != nil {
 			return claim.Error
@@ -231,11 +345,8 @@ func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, w
 		}
 		return tx.Model(&ChatSession{}).Where("id = ?", job.SessionID).
 			Updates(map[string]any{"status": SessionClosed, "closed_at": now}).Error
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: apply consolidation %s: %w", job.ID, err)
-	}
-	return report, nil
+	}()
+	return report, err
 }
 
 // applyDecisionTx records the fate of one input note. It reports whether the

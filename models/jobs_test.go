@@ -1,6 +1,7 @@
 package models_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -46,13 +47,20 @@ func TestDeletedDuringConsolidationStaysDeleted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		version, _ := s.MemoryVersion(ctx, uid)
 		global, _ := s.GlobalNotes(ctx, uid)
 		session, _ := s.SessionNotes(ctx, job.SessionID)
 		res := memory.ConsolidateRules(global, session, memory.ConsolidateOptions{Today: "2026-11-29", MaxGlobalNotes: 200})
 		if err := s.DeleteNote(ctx, uid, ids[0], models.Actor{ID: uid, Kind: models.ActorTraveler}, "undo"); err != nil {
 			t.Fatal(err)
 		}
-		rep, err := s.ApplyConsolidation(ctx, job, "w1", res)
+		if _, err := s.ApplyConsolidation(ctx, job, "w1", res, version); !errors.Is(err, models.ErrMemoryChanged) {
+			t.Fatalf("applying a result computed before a delete: %v, want ErrMemoryChanged", err)
+		}
+		// Even a stale result applied under the new version (the store's
+		// second line of defence) must not bring the note back.
+		version, _ = s.MemoryVersion(ctx, uid)
+		rep, err := s.ApplyConsolidation(ctx, job, "w1", res, version)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +100,8 @@ func TestDeletingAGlobalNoteTakesMergedCopies(t *testing.T) {
 				into = d.Into
 			}
 		}
-		if _, err := s.ApplyConsolidation(ctx, job, "w1", res); err != nil {
+		version, _ := s.MemoryVersion(ctx, job.UserID)
+		if _, err := s.ApplyConsolidation(ctx, job, "w1", res, version); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.DeleteNote(ctx, uid, into, models.Actor{ID: uid, Kind: models.ActorTraveler}, "no longer true"); err != nil {

@@ -224,6 +224,16 @@ CREATE INDEX blocked_writes_created ON blocked_writes (created_at, category);
 	{4, "answer lease on chat sessions", `
 ALTER TABLE chat_sessions ADD COLUMN answering_until {{ts}};
 `},
+	// 5: the answer lease names its holder; user turns are unique per
+	// session; a client's idempotency key stores a message once; every
+	// write to a user's notes advances memory_version.
+	{5, "lease holders, unique turns, idempotency keys, memory version", `
+ALTER TABLE chat_sessions ADD COLUMN answering_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE messages ADD COLUMN idempotency_key TEXT;
+CREATE UNIQUE INDEX messages_session_idempotency ON messages (session_id, idempotency_key);
+CREATE UNIQUE INDEX messages_session_user_turn ON messages (session_id, turn) WHERE role = 'user';
+ALTER TABLE users ADD COLUMN memory_version BIGINT NOT NULL DEFAULT 0;
+`},
 	{9, "conversation search and summaries", ""}, // see dialectMigrations
 }
 
@@ -253,22 +263,67 @@ func (s *Store) Migrate(ctx context.Context) error {
 }
 
 // MigrateTo applies pending migrations up to and including version, each in
-// its own transaction, and records them in schema_migrations. On PostgreSQL an
-// advisory lock keeps two instances from migrating at once.
+// its own transaction, and records them in schema_migrations, under the
+// schema lock (see withSchemaLock) so that instances starting together
+// migrate one after the other.
 func (s *Store) MigrateTo(ctx context.Context, version int) error {
-	db := s.db.WithContext(ctx)
-	if s.postgres {
-		// A session-level lock needs one connection for lock, work and unlock.
-		conn, err := s.sqlDB.Conn(ctx)
+	return s.withSchemaLock(ctx, func() error { return s.migrateTo(ctx, version) })
+}
+
+// MigrateAndSeed applies every pending migration and then, when
+// demoPassword is not empty, seeds the demo accounts into a new database —
+// both under one hold of the schema lock, so that N instances started at
+// once on a new database all start: the first migrates and seeds, the
+// others find both done. It reports whether it seeded.
+func (s *Store) MigrateAndSeed(ctx context.Context, demoPassword string) (bool, error) {
+	seeded := false
+	err := s.withSchemaLock(ctx, func() error {
+		if err := s.migrateTo(ctx, LatestSchemaVersion()); err != nil {
+			return err
+		}
+		if demoPassword == "" {
+			return nil
+		}
+		var err error
+		seeded, err = s.SeedDemo(ctx, demoPassword)
+		return err
+	})
+	return seeded, err
+}
+
+// schemaLockKey is the PostgreSQL advisory lock id of migrations and seeding.
+const schemaLockKey = 727001
+
+// withSchemaLock runs fn holding the database's schema lock: a
+// session-level advisory lock on PostgreSQL, an exclusive flock(2) on a
+// lock file beside the database on SQLite (SQLite's own locks cannot be
+// held across the many transactions of a migration and a seed, and a
+// second descriptor on the database file itself would break SQLite's POSIX
+// locks).
+func (s *Store) withSchemaLock(ctx context.Context, fn func() error) error {
+	if !s.postgres {
+		unlock, err := lockFile(s.path + ".migrate-lock")
 		if err != nil {
-			return fmt.Errorf("models: migrate: %w", err)
+			return fmt.Errorf("models: schema lock: %w", err)
 		}
-		defer conn.Close()
-		if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(727001)"); err != nil {
-			return fmt.Errorf("models: migrate lock: %w", err)
-		}
-		defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock(727001)")
+		defer unlock()
+		return fn()
 	}
+	// A session-level lock needs one connection for lock, work and unlock.
+	conn, err := s.sqlDB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("models: schema lock: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", schemaLockKey); err != nil {
+		return fmt.Errorf("models: schema lock: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), "SELECT pg_advisory_unlock($1)", schemaLockKey)
+	return fn()
+}
+
+func (s *Store) migrateTo(ctx context.Context, version int) error {
+	db := s.db.WithContext(ctx)
 	if err := db.Exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
 		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at ` + s.dialectSQL("{{ts}}") + ` NOT NULL)`).Error; err != nil {
 		return fmt.Errorf("models: create schema_migrations: %w", err)

@@ -127,6 +127,9 @@ type ChatSession struct {
 	// AnsweringUntil is the lease of the instance answering this session's
 	// last message; other instances wait for it to end.
 	AnsweringUntil *time.Time
+	// AnsweringBy is the token of that lease's holder: only it may append
+	// to the transcript while the lease is held.
+	AnsweringBy string
 	// Summary condenses the turns that left the model's window, up to turn
 	// SummaryThrough; it is never promoted to long-term memory.
 	Summary        string
@@ -147,6 +150,9 @@ type Message struct {
 	ToolCallID string
 	Failed     bool // an assistant turn that did not complete
 	CreatedAt  time.Time
+	// IdempotencyKey is the client's key for a user message (nil: none);
+	// unique per session, so a retried send never stores twice.
+	IdempotencyKey *string
 }
 
 // TurnSnapshot is exactly what the model was sent on one round of one turn.

@@ -141,6 +141,9 @@ type NewNote struct {
 func (s *Store) CreateNote(ctx context.Context, nn NewNote, actor Actor, reason string) (*Note, error) {
 	var out *Note
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.bumpMemoryVersionTx(tx, nn.UserID); err != nil {
+			return err
+		}
 		var err error
 		out, err = s.createNoteTx(tx, nn, actor, reason)
 		return err
@@ -211,6 +214,9 @@ type NotePatch struct {
 func (s *Store) UpdateNote(ctx context.Context, userID, id string, p NotePatch, actor Actor, reason string) (*Note, error) {
 	var out Note
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.bumpMemoryVersionTx(tx, userID); err != nil {
+			return err
+		}
 		if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&out).Error; err != nil {
 			return notFound(err)
 		}
@@ -249,6 +255,9 @@ func (s *Store) UpdateNote(ctx context.Context, userID, id string, p NotePatch, 
 // an audit event without content records who deleted it and why.
 func (s *Store) DeleteNote(ctx context.Context, userID, id string, actor Actor, reason string) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := s.bumpMemoryVersionTx(tx, userID); err != nil {
+			return err
+		}
 		var n Note
 		if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&n).Error; err != nil {
 			return notFound(err)

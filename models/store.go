@@ -15,13 +15,19 @@ import (
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
+
+	"concierge/memory"
 )
 
-// ErrNotFound is returned when a looked-up row does not exist.
-var ErrNotFound = errors.New("not found")
-
-// ErrConflict is returned when a write collides with existing data.
-var ErrConflict = errors.New("conflict")
+// The store's sentinel errors are memory.Error values: their codes are
+// translated to HTTP statuses in one place (handlers/errors.go), and
+// errors.Is still matches them through any wrapping.
+var (
+	// ErrNotFound is returned when a looked-up row does not exist.
+	ErrNotFound = &memory.Error{Code: memory.ENOTFOUND, Message: "We could not find what you were looking for."}
+	// ErrConflict is returned when a write collides with existing data.
+	ErrConflict = &memory.Error{Code: memory.ECONFLICT, Message: "This collides with something that already exists."}
+)
 
 // Store owns every query Concierge makes. It is safe for concurrent use.
 type Store struct {

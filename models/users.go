@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/crypto/bcrypt"
 	"gorm.io/gorm"
+
+	"concierge/memory"
 )
 
 // ErrBadCredentials is returned when an email and password do not match.
@@ -96,9 +99,16 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (*User, error) {
 	return &u, nil
 }
 
+// MaxSearchChars bounds a customer search (a long LIKE pattern is refused
+// by SQLite and slow everywhere).
+const MaxSearchChars = 100
+
 // SearchUsers finds accounts whose name or email contains q (all when q is
 // empty), ordered by name, at most limit.
 func (s *Store) SearchUsers(ctx context.Context, q string, limit int) ([]User, error) {
+	if utf8.RuneCountInString(q) > MaxSearchChars {
+		return nil, memory.Errorf(memory.EINVALID, "Search for at most %d characters: a name or an e-mail address.", MaxSearchChars)
+	}
 	db := s.db.WithContext(ctx).Order("name, email").Limit(limit)
 	if q = strings.ToLower(strings.TrimSpace(q)); q != "" {
 		like := "%" + strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(q) + "%"

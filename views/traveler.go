@@ -44,6 +44,10 @@ type ChatView struct {
 	Pending   bool // the last message awaits its answer: stream it
 	Panel     ChatPanel
 	Outcome   *ChatOutcome
+	Notice    string // a status line, e.g. after deleting a conversation
+	// MessageKey is the Idempotency-Key of the next message the composer
+	// sends (static/chat.js makes a new one after each stored message).
+	MessageKey string
 }
 
 // TravelerFact is one line of the profile as the traveler sees it.
@@ -59,6 +63,25 @@ type TravelerNote struct {
 	Source   string // in plain words: "Saved from a conversation"
 	Pinned   bool
 	ThisTrip bool
+	From     *NoteOrigin // the conversation it came from, when there is one
+}
+
+// NoteOrigin is the conversation and message a note came from.
+type NoteOrigin struct {
+	SessionID string // empty when the conversation was deleted
+	Title     string
+	Date      string // when the conversation started
+	Quote     string // what the traveler said, shortened; empty if unknown
+}
+
+// TripNote is a note the open conversation staged, with what will become of
+// it when the conversation ends.
+type TripNote struct {
+	ID        string
+	Text      string
+	SessionID string
+	Session   string // the conversation's title
+	ThisTrip  bool   // dropped at the end; otherwise offered to long-term memory
 }
 
 // ChatPanel is the side panel: what the assistant knows right now.
@@ -98,8 +121,16 @@ func (o *ChatOutcome) Empty() bool {
 // RemembersView is the "What Concierge remembers" page.
 type RemembersView struct {
 	Profile []TravelerFact
-	Notes   []TravelerNote
+	Notes   []TravelerNote // pinned first, then most recently updated
+	Trip    []TripNote     // staged by open conversations
 	Erasure *ErasureStatus
+}
+
+// NoteForm is the add-a-note form or a note's edit form, with what the
+// traveler typed.
+type NoteForm struct {
+	NoteID string // empty: adding
+	Text   string
 }
 
 // ErasureStatus is the traveler's pending request to erase their account.

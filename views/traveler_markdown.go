@@ -1,130 +1,167 @@
 package views
 
 import (
+	"bytes"
 	"html"
-	"regexp"
-	"strconv"
+	"net/url"
 	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/renderer"
+	gmhtml "github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/util"
 )
 
-// ChatMarkdown renders the small Markdown subset the assistant uses —
-// paragraphs, line breaks, "#" headings, "-"/"*"/"1." lists, **bold**,
-// *italic*, `code` and [links](https://…) — as safe HTML. The text is
-// HTML-escaped before any markup is added, so nothing it contains can become
-// a tag or an attribute; links are kept only for http and https addresses.
+// chatMarkdown is the one Markdown renderer of the assistant's answers:
+// CommonMark with GitHub's tables and strikethrough, a line break kept as
+// a line break (the way people read a chat), and safeNodes in front of the
+// stock HTML renderer. Raw HTML is never passed through (goldmark's unsafe
+// mode stays off, and safeNodes shows it as text).
+var chatMarkdown = goldmark.New(
+	goldmark.WithExtensions(
+		extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignAttribute)),
+		extension.Strikethrough,
+	),
+	goldmark.WithRendererOptions(
+		gmhtml.WithHardWraps(),
+		renderer.WithNodeRenderers(util.Prioritized(safeNodes{}, 100)),
+	),
+)
+
+// ChatMarkdown renders an answer's Markdown as safe HTML with goldmark:
+// HTML in the text is shown as text, links are kept only for http and https
+// addresses (opened in a new tab with rel="noopener nofollow"), images
+// become their description, headings are demoted below the page's own, and
+// a table is wrapped so it scrolls sideways on its own on a narrow screen.
 func ChatMarkdown(src string) string {
-	src = strings.ReplaceAll(strings.ReplaceAll(src, "\r\n", "\n"), "\r", "\n")
-	var b strings.Builder
-	var para []string
-	listTag := ""
-	flushPara := func() {
-		if len(para) > 0 {
-			b.WriteString("<p>")
-			for i, l := range para {
-				if i > 0 {
-					b.WriteString("<br>")
-				}
-				b.WriteString(mdInline(l))
-			}
-			b.WriteString("</p>")
-			para = nil
-		}
+	src = strings.ReplaceAll(src, "\x00", "")
+	var b bytes.Buffer
+	if err := chatMarkdown.Convert([]byte(src), &b); err != nil {
+		// Rendering into a buffer does not fail; if it ever did, the
+		// escaped text is still a faithful answer.
+		return "<p>" + html.EscapeString(src) + "</p>"
 	}
-	closeList := func() {
-		if listTag != "" {
-			b.WriteString("</" + listTag + ">")
-			listTag = ""
-		}
-	}
-	for _, line := range strings.Split(src, "\n") {
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" {
-			flushPara()
-			closeList()
-			continue
-		}
-		if tag, item, ok := mdListItem(trimmed); ok {
-			flushPara()
-			if listTag != tag {
-				closeList()
-				b.WriteString("<" + tag + ">")
-				listTag = tag
-			}
-			b.WriteString("<li>" + mdInline(item) + "</li>")
-			continue
-		}
-		if level, text, ok := mdHeading(trimmed); ok {
-			flushPara()
-			closeList()
-			tag := "h4"
-			if level <= 2 {
-				tag = "h3"
-			}
-			b.WriteString("<" + tag + ">" + mdInline(text) + "</" + tag + ">")
-			continue
-		}
-		closeList()
-		para = append(para, trimmed)
-	}
-	flushPara()
-	closeList()
-	return b.String()
+	// Raw HTML never reaches the output, so every <table> here is the
+	// renderer's own.
+	out := strings.ReplaceAll(b.String(), "<table>", `<div class="table-scroll" tabindex="0"><table>`)
+	out = strings.ReplaceAll(out, "</table>", "</table></div>")
+	return strings.TrimSpace(out)
 }
 
-var orderedItem = regexp.MustCompile(`^\d{1,3}[.)]\s+`)
+// safeNodes renders the node kinds that could carry markup or a script
+// address: raw HTML as escaped text, links and autolinks checked for their
+// scheme, images as text, headings at h3/h4 and tables in a scroll box.
+type safeNodes struct{}
 
-func mdListItem(line string) (tag, item string, ok bool) {
-	if strings.HasPrefix(line, "- ") || strings.HasPrefix(line, "* ") || strings.HasPrefix(line, "• ") {
-		_, rest, _ := strings.Cut(line, " ")
-		return "ul", strings.TrimSpace(rest), true
-	}
-	if m := orderedItem.FindString(line); m != "" {
-		return "ol", strings.TrimSpace(line[len(m):]), true
-	}
-	return "", "", false
+// RegisterFuncs implements renderer.NodeRenderer.
+func (safeNodes) RegisterFuncs(reg renderer.NodeRendererFuncRegisterer) {
+	reg.Register(ast.KindRawHTML, renderRawHTML)
+	reg.Register(ast.KindHTMLBlock, renderHTMLBlock)
+	reg.Register(ast.KindLink, renderLink)
+	reg.Register(ast.KindAutoLink, renderAutoLink)
+	reg.Register(ast.KindImage, renderImage)
+	reg.Register(ast.KindHeading, renderHeading)
 }
 
-func mdHeading(line string) (int, string, bool) {
-	level := 0
-	for level < len(line) && line[level] == '#' {
-		level++
+// webURL reports whether dest is an absolute http or https address.
+func webURL(dest string) bool {
+	u, err := url.Parse(strings.TrimSpace(dest))
+	if err != nil || u.Host == "" {
+		return false
 	}
-	if level == 0 || level > 6 || level >= len(line) || line[level] != ' ' {
-		return 0, "", false
-	}
-	return level, strings.TrimSpace(line[level:]), true
+	s := strings.ToLower(u.Scheme)
+	return s == "http" || s == "https"
 }
 
-var (
-	mdCode   = regexp.MustCompile("`([^`]+)`")
-	mdLink   = regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`)
-	mdBold   = regexp.MustCompile(`\*\*([^*]+)\*\*`)
-	mdItalic = regexp.MustCompile(`(^|[^*\w])\*([^*\s][^*]*?)\*`)
-)
+func writeEscaped(w util.BufWriter, b []byte) { _, _ = w.WriteString(html.EscapeString(string(b))) }
 
-// mdInline renders inline markup of one escaped line. Code spans are set
-// aside first so that their content is shown as written.
-func mdInline(line string) string {
-	s := html.EscapeString(strings.ReplaceAll(line, "\x00", ""))
-	var codes []string
-	s = mdCode.ReplaceAllStringFunc(s, func(m string) string {
-		codes = append(codes, "<code>"+m[1:len(m)-1]+"</code>")
-		return "\x00" + strconv.Itoa(len(codes)-1) + "\x00"
-	})
-	s = mdLink.ReplaceAllStringFunc(s, func(m string) string {
-		parts := mdLink.FindStringSubmatch(m)
-		text, href := parts[1], parts[2]
-		// href is already escaped; check the scheme on the unescaped form.
-		raw := strings.ToLower(html.UnescapeString(href))
-		if !strings.HasPrefix(raw, "https://") && !strings.HasPrefix(raw, "http://") {
-			return text + " (" + href + ")"
+func renderRawHTML(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if entering {
+		segs := n.(*ast.RawHTML).Segments
+		for i := 0; i < segs.Len(); i++ {
+			s := segs.At(i)
+			writeEscaped(w, s.Value(src))
 		}
-		return `<a href="` + href + `" rel="noopener noreferrer" target="_blank">` + text + "</a>"
-	})
-	s = mdBold.ReplaceAllString(s, "<strong>$1</strong>")
-	s = mdItalic.ReplaceAllString(s, "$1<em>$2</em>")
-	for i, c := range codes {
-		s = strings.Replace(s, "\x00"+strconv.Itoa(i)+"\x00", c, 1)
 	}
-	return s
+	return ast.WalkSkipChildren, nil
+}
+
+func renderHTMLBlock(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	hb := n.(*ast.HTMLBlock)
+	var text bytes.Buffer
+	lines := hb.Lines()
+	for i := 0; i < lines.Len(); i++ {
+		s := lines.At(i)
+		text.Write(s.Value(src))
+	}
+	if hb.HasClosure() {
+		text.Write(hb.ClosureLine.Value(src))
+	}
+	_, _ = w.WriteString("<p>")
+	_, _ = w.WriteString(strings.ReplaceAll(html.EscapeString(strings.TrimRight(text.String(), "\n")), "\n", "<br>\n"))
+	_, _ = w.WriteString("</p>\n")
+	return ast.WalkSkipChildren, nil
+}
+
+func openLink(w util.BufWriter, dest string) {
+	_, _ = w.WriteString(`<a href="`)
+	_, _ = w.WriteString(html.EscapeString(dest))
+	_, _ = w.WriteString(`" rel="noopener nofollow" target="_blank">`)
+}
+
+func renderLink(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	dest := string(n.(*ast.Link).Destination)
+	if !webURL(dest) {
+		// Keep the words, show the address as text: nothing to click.
+		if !entering {
+			_, _ = w.WriteString(" (" + html.EscapeString(dest) + ")")
+		}
+		return ast.WalkContinue, nil
+	}
+	if entering {
+		openLink(w, dest)
+	} else {
+		_, _ = w.WriteString("</a>")
+	}
+	return ast.WalkContinue, nil
+}
+
+func renderAutoLink(w util.BufWriter, src []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	if !entering {
+		return ast.WalkContinue, nil
+	}
+	al := n.(*ast.AutoLink)
+	label := string(al.Label(src))
+	if al.AutoLinkType != ast.AutoLinkURL || !webURL(string(al.URL(src))) {
+		_, _ = w.WriteString(html.EscapeString(label))
+		return ast.WalkSkipChildren, nil
+	}
+	openLink(w, string(al.URL(src)))
+	_, _ = w.WriteString(html.EscapeString(label))
+	_, _ = w.WriteString("</a>")
+	return ast.WalkSkipChildren, nil
+}
+
+// renderImage shows an image as its description: answers never load
+// pictures from elsewhere (the CSP would refuse them anyway).
+func renderImage(_ util.BufWriter, _ []byte, _ ast.Node, _ bool) (ast.WalkStatus, error) {
+	return ast.WalkContinue, nil
+}
+
+func renderHeading(w util.BufWriter, _ []byte, n ast.Node, entering bool) (ast.WalkStatus, error) {
+	tag := "h4"
+	if n.(*ast.Heading).Level <= 2 {
+		tag = "h3"
+	}
+	if entering {
+		_, _ = w.WriteString("<" + tag + ">")
+	} else {
+		_, _ = w.WriteString("</" + tag + ">\n")
+	}
+	return ast.WalkContinue, nil
 }

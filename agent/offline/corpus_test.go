@@ -47,7 +47,7 @@ func matches(n memory.SaveNoteArgs, scope memory.Scope, key string) bool {
 
 var reKeyword = regexp.MustCompile(`^[a-z0-9]+$`)
 
-// TestCorpus runs the extractor over the labelled corpus and checks its
+// TestCorpus runs the capture engine over the labelled corpus and checks its
 // precision and recall, and that nothing sensitive or instruction-like is
 // ever saved.
 func TestCorpus(t *testing.T) {
@@ -55,21 +55,33 @@ func TestCorpus(t *testing.T) {
 	if len(items) < 100 {
 		t.Fatalf("corpus has %d utterances, want at least 100", len(items))
 	}
+	dialogue := 0
+	for _, it := range items {
+		if strings.Contains(it.Note, "dialogue-shaped") {
+			dialogue++
+		}
+	}
+	if dialogue < 60 {
+		t.Errorf("%d dialogue-shaped cases, want at least 60", dialogue)
+	}
 	precision, recall := evaluate(t, items)
-	if precision < 0.95 {
-		t.Errorf("precision %.3f, want at least 0.95", precision)
+	if precision < 0.98 {
+		t.Errorf("precision %.3f, want at least 0.98", precision)
 	}
 	if recall < 0.90 {
 		t.Errorf("recall %.3f, want at least 0.90", recall)
 	}
 }
 
-// TestHoldout runs the extractor over utterances written after the rules
-// were frozen and never tuned against. Its figures are reported, not
-// enforced; what is enforced is that nothing sensitive or instruction-like
-// is saved.
+// TestHoldout runs the extractor over utterances it was never tuned
+// against: holdout.json (written for the previous engine, labelled under its
+// looser contract) and holdout_dialogue.json (written before this engine,
+// never run while tuning it). Their figures are reported, not enforced; what
+// is enforced is that nothing sensitive or instruction-like is saved.
 func TestHoldout(t *testing.T) {
-	evaluate(t, loadCorpus(t, "testdata/holdout.json"))
+	for _, file := range []string{"testdata/holdout.json", "testdata/holdout_dialogue.json"} {
+		t.Run(file, func(t *testing.T) { evaluate(t, loadCorpus(t, file)) })
+	}
 }
 
 // evaluate scores the extractor on items, failing the test for any saved
@@ -88,7 +100,7 @@ func evaluate(t *testing.T, items []corpusItem) (precision, recall float64) {
 		if (it.Label == "durable" || it.Label == "this_trip") && len(it.Expect) == 0 {
 			t.Errorf("%q: labelled %s but expects nothing", it.Text, it.Label)
 		}
-		got := Extract(it.Text)
+		got := model.table.capture(it.Text, nil).notes
 		for _, n := range got {
 			checkNoteShape(t, it.Text, n)
 			for _, f := range it.Forbid {
@@ -140,8 +152,8 @@ func evaluate(t *testing.T, items []corpusItem) (precision, recall float64) {
 
 func checkNoteShape(t *testing.T, utterance string, n memory.SaveNoteArgs) {
 	t.Helper()
-	if n.Text == "" || len(n.Text) > maxNoteChars || !strings.HasSuffix(n.Text, ".") || strings.Count(n.Text, ". ") > 0 {
-		t.Errorf("%q: note text %q is not one sentence of at most %d characters", utterance, n.Text, maxNoteChars)
+	if n.Text == "" || len(n.Text) > memory.MaxNoteChars || !strings.HasSuffix(n.Text, ".") || strings.Count(n.Text, ". ") > 0 {
+		t.Errorf("%q: note text %q is not one sentence of at most %d characters", utterance, n.Text, memory.MaxNoteChars)
 	}
 	if len(n.Keywords) < 1 || len(n.Keywords) > 3 {
 		t.Errorf("%q: note %q has %d keywords, want 1–3", utterance, n.Text, len(n.Keywords))

@@ -1,9 +1,14 @@
 // Package offline is Concierge's built-in model: a deterministic engine behind
 // the agent.Provider interface that runs when no language model is configured.
 //
-// Like a real model it sees only what it is sent — the instructions, the
-// trimmed messages and the tools — and answers with save_memory_note calls or
-// text. It keeps no state between calls, uses no network and no randomness.
+// It is data plus a small engine. rules.yaml holds the capture rules (a
+// pattern over first-person statements, a note template, keywords, a
+// default scope), the scope markers, the trip slots and the reply variants;
+// capture.go, read.go and reply.go apply them. Like a real model it sees
+// only what it is sent — the instructions, the trimmed messages and the
+// tools — and answers with tool calls or text. Every note it proposes goes
+// through memory.CheckNote first. It keeps no state between calls, uses no
+// network and no randomness.
 package offline
 
 import (
@@ -19,12 +24,17 @@ import (
 // Model is the offline model. It is safe for concurrent use.
 type Model struct {
 	counter memory.TokenCounter
+	table   *table
 }
 
 // New returns the offline model; counter prices prompts and answers in tokens.
 // A nil counter falls back to a rough four-characters-per-token estimate.
 func New(counter memory.TokenCounter) *Model {
-	return &Model{counter: counter}
+	t, err := loadTable(rulesYAML)
+	if err != nil {
+		panic(err) // the table is embedded: a test loads it on every build
+	}
+	return &Model{counter: counter, table: t}
 }
 
 // Name returns "offline".
@@ -32,28 +42,39 @@ func (m *Model) Name() string { return "offline" }
 
 var _ agent.Provider = (*Model)(nil)
 
-// Complete answers one model call. When the last message is the user's and
-// it states preferences worth keeping, and the save_memory_note tool is on
-// offer, the answer is one tool call per fact and no text; when the last
-// messages are tool results, it acknowledges what was saved or refused and
-// then answers the user; otherwise it answers with text.
+// Complete answers one model call. When the latest user message states
+// something worth keeping and save_memory_note is on offer, the answer is
+// one tool call per note and no text; when the traveler asks about
+// something said earlier that is out of sight and search_conversation is on
+// offer, it is that call; after tool results it says what happened and
+// answers; otherwise it answers with text.
 func (m *Model) Complete(ctx context.Context, req agent.Request, onDelta func(string)) (agent.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return agent.Response{}, fmt.Errorf("offline model: %w", err)
 	}
+	t := m.table
+	v := t.read(req)
 	var resp agent.Response
-	conv := readConversation(req)
-	switch {
-	case conv.lastRole == memory.RoleTool:
-		resp.Content = conv.afterToolResults()
-	case conv.lastRole == memory.RoleUser && conv.offersSaveTool:
-		if calls := conv.saveCalls(); len(calls) > 0 {
-			resp.ToolCalls = calls
-			break
+	switch v.lastRole {
+	case memory.RoleTool:
+		resp.Content = t.afterTools(v)
+	case memory.RoleUser:
+		c := t.capture(v.latest, v.knownTexts())
+		query, found := t.searchQuery(v)
+		switch {
+		case v.tools[memory.SaveNoteToolName] && len(c.notes) > 0:
+			for _, n := range c.notes {
+				resp.ToolCalls = append(resp.ToolCalls, v.newCall(len(resp.ToolCalls), memory.SaveNoteToolName, n))
+			}
+		case query != "" && found == nil && v.tools[t.file.SearchTool]:
+			resp.ToolCalls = append(resp.ToolCalls, v.newCall(0, t.file.SearchTool, map[string]string{"query": query}))
+		case query != "":
+			resp.Content = t.answerEarlier(frontFragments(found), query, v.picker(t))
+		default:
+			resp.Content = t.reply(v, c, nil)
 		}
-		resp.Content = conv.reply()
 	default:
-		resp.Content = conv.reply()
+		resp.Content = t.reply(v, capture{}, nil)
 	}
 	if resp.Content != "" && onDelta != nil {
 		for _, chunk := range strings.SplitAfter(resp.Content, " ") {
@@ -70,22 +91,78 @@ func (m *Model) Complete(ctx context.Context, req agent.Request, onDelta func(st
 	return resp, nil
 }
 
-func (m *Model) usage(req agent.Request, resp agent.Response) agent.Usage {
-	var prompt strings.Builder
-	prompt.WriteString(req.Instructions)
-	for _, msg := range req.Messages {
-		prompt.WriteString("\n")
-		prompt.WriteString(msg.Content)
-		for _, tc := range msg.ToolCalls {
-			prompt.WriteString("\n")
-			prompt.WriteString(tc.Arguments)
+// newCall builds the i-th tool call of this answer.
+func (v *view) newCall(i int, name string, args any) memory.ToolCall {
+	raw, _ := json.Marshal(args) // plain structs and maps of strings always marshal
+	return memory.ToolCall{ID: fmt.Sprintf("call_%d", v.priorCalls+i+1), Name: name, Arguments: string(raw)}
+}
+
+func (v *view) picker(t *table) func([]string, map[string]string) string {
+	return func(variants []string, extra map[string]string) string {
+		return t.pick(variants, v, nil, extra)
+	}
+}
+
+func frontFragments(m *memory.Message) []fragment {
+	if m == nil {
+		return nil
+	}
+	return []fragment{{turn: m.Turn, role: string(m.Role), text: m.Content}}
+}
+
+// afterTools answers once the server has run this turn's tool calls: what
+// was saved or refused, then the answer itself.
+func (t *table) afterTools(v *view) string {
+	var saved, forTrip, ack []string
+	refusedCount := 0
+	for _, c := range v.thisTurn {
+		switch c.tc.Name {
+		case memory.SaveNoteToolName:
+			args, err := memory.ParseSaveNoteArgs(c.tc.Arguments)
+			switch {
+			case err != nil:
+			case refused(c.result):
+				refusedCount++
+			case args.Scope == memory.ScopeThisTrip:
+				forTrip = append(forTrip, strings.Replace(secondPerson(args.Text), " on this trip", "", 1))
+			default:
+				saved = append(saved, secondPerson(args.Text))
+			}
+		case t.file.SearchTool:
+			var q struct{ Query string }
+			_ = json.Unmarshal([]byte(c.tc.Arguments), &q) // a bad query only weakens the ranking
+			return t.answerEarlier(fragments(c.result), strings.ToLower(q.Query), v.picker(t))
 		}
 	}
-	completion := resp.Content
-	for _, tc := range resp.ToolCalls {
-		completion += "\n" + tc.Arguments
+	pick := v.picker(t)
+	if len(saved) > 0 {
+		ack = append(ack, pick(t.file.Replies["saved"], map[string]string{"facts": joinAnd(saved)}))
 	}
-	return agent.Usage{PromptTokens: m.count(prompt.String()), CompletionTokens: m.count(completion)}
+	if len(forTrip) > 0 {
+		ack = append(ack, pick(t.file.Replies["saved_trip"], map[string]string{"facts": joinAnd(forTrip)}))
+	}
+	if refusedCount > 0 {
+		ack = append(ack, pick(t.file.Replies["refused"], nil))
+	}
+	c := t.capture(v.latest, v.knownTexts())
+	return t.reply(v, c, ack)
+}
+
+// usage counts the prompt part by part, so a memoising counter prices the
+// messages it has already seen at the cost of a lookup.
+func (m *Model) usage(req agent.Request, resp agent.Response) agent.Usage {
+	prompt := m.count(req.Instructions)
+	for _, msg := range req.Messages {
+		prompt += m.count(msg.Content)
+		for _, tc := range msg.ToolCalls {
+			prompt += m.count(tc.Arguments)
+		}
+	}
+	completion := m.count(resp.Content)
+	for _, tc := range resp.ToolCalls {
+		completion += m.count(tc.Arguments)
+	}
+	return agent.Usage{PromptTokens: prompt, CompletionTokens: completion}
 }
 
 func (m *Model) count(s string) int {
@@ -96,29 +173,4 @@ func (m *Model) count(s string) int {
 		return 0
 	}
 	return (len(s) + 3) / 4
-}
-
-// saveCalls turns the latest user message into save_memory_note calls,
-// leaving out what is already remembered word for word.
-func (c *conversation) saveCalls() []memory.ToolCall {
-	known := map[string]bool{}
-	for _, n := range c.state.all() {
-		known[strings.ToLower(n.text)] = true
-	}
-	var calls []memory.ToolCall
-	for _, n := range c.finding.Notes {
-		if known[strings.ToLower(n.Text)] {
-			continue
-		}
-		args, err := json.Marshal(n)
-		if err != nil {
-			continue
-		}
-		calls = append(calls, memory.ToolCall{
-			ID:        fmt.Sprintf("call_%d", c.priorCalls+len(calls)+1),
-			Name:      memory.SaveNoteToolName,
-			Arguments: string(args),
-		})
-	}
-	return calls
 }

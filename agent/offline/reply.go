@@ -1,309 +1,368 @@
 package offline
 
 import (
-	"encoding/json"
 	"regexp"
 	"strings"
 
 	"concierge/memory"
 )
 
+// trip is what the conversation has established, by the keys of rules.yaml
+// "ask". It travels in the last line of each reply ("Trip so far — …"), so
+// the next call reads it from one message instead of rescanning the
+// history, and it survives the trimming of old turns.
+type trip map[string]string
+
+var tripKeys = []string{"to", "dates", "from", "travellers", "budget"}
+
+const tripPrefix = "Trip so far — "
+
+func parseTrip(reply string) trip {
+	tr := trip{}
+	if i := strings.LastIndex(reply, tripPrefix); i >= 0 {
+		line, _, _ := strings.Cut(reply[i+len(tripPrefix):], "\n")
+		for _, part := range strings.Split(strings.TrimSuffix(line, "."), "; ") {
+			if k, val, ok := strings.Cut(part, ": "); ok {
+				tr[k] = val
+			}
+		}
+	}
+	return tr
+}
+
+// render joins the known details with their labels, in asking order.
+func (tr trip) render(label func(k string) string, sep string) string {
+	var parts []string
+	for _, k := range tripKeys {
+		if tr[k] != "" {
+			parts = append(parts, label(k))
+		}
+	}
+	return strings.Join(parts, sep)
+}
+
+func (tr trip) next() string {
+	for _, k := range tripKeys {
+		if tr[k] == "" {
+			return k
+		}
+	}
+	return ""
+}
+
+// askedSlot finds which trip question the previous reply asked.
+func (t *table) askedSlot(prev string) string {
+	for slot, variants := range t.file.Ask {
+		for _, q := range variants {
+			if head, _, _ := strings.Cut(q, "{"); strings.Contains(prev, head) {
+				return slot
+			}
+		}
+	}
+	return ""
+}
+
+// updateTrip reads the latest message into the trip: a detail is taken when
+// it is new, was just asked for, or the traveler changes it.
+func (t *table) updateTrip(tr trip, msg, asked string) []string {
+	var added []string
+	low := strings.ToLower(msg)
+	found := map[string]string{"to": t.place(t.re["trip.destination"], msg), "from": t.place(t.re["trip.origin"], msg),
+		"dates": strings.TrimSpace(t.re["trip.dates"].FindString(msg)), "budget": t.re["trip.budget"].FindString(msg)}
+	if tr["to"] != "" && !t.re["intents.new_destination"].MatchString(low) {
+		found["to"] = ""
+	}
+	if m := t.re["trip.party"].FindStringSubmatch(msg); m != nil {
+		for i, name := range t.re["trip.party"].SubexpNames() {
+			if m[i] != "" && name != "" {
+				found["travellers"] = strings.TrimSpace(strings.Replace(t.file.Summary["party_"+name], "{x}", strings.ToLower(m[i]), 1))
+			}
+		}
+	}
+	if found["budget"] == "" {
+		found["budget"] = strings.ToLower(t.re["trip.budget_words"].FindString(msg))
+	}
+	if d := found["dates"]; d != "" && !t.words["trip.months"][strings.Fields(d)[0]] {
+		found["dates"] = strings.ToLower(d[:1]) + d[1:] // "Next month" inside a sentence
+	}
+	if words := strings.Fields(strings.Trim(msg, ".!")); len(words) <= 3 && found["to"] == "" && found["from"] == "" && found["travellers"] == "" &&
+		(asked == "to" || asked == "from") && words[0][0] >= 'A' && words[0][0] <= 'Z' && !t.words["trip.not_places"][words[0]] {
+		found[asked] = strings.TrimPrefix(strings.Join(words, " "), "From ")
+	}
+	change := t.re["intents.change"].MatchString(low)
+	for _, k := range tripKeys {
+		if v := found[k]; v != "" && tr[k] != v && (tr[k] == "" || asked == k || change) {
+			tr[k] = strings.NewReplacer(";", ",", "\n", " ").Replace(v)
+			added = append(added, v)
+		}
+	}
+	return added
+}
+
+// place returns the first capitalised place re finds, cut before a
+// weekday, month or sentence word.
+func (t *table) place(re *regexp.Regexp, msg string) string {
+	for _, m := range re.FindAllStringSubmatch(msg, -1) {
+		var kept []string
+		for _, w := range strings.Fields(m[1]) {
+			if t.words["trip.not_places"][w] {
+				break
+			}
+			kept = append(kept, w)
+		}
+		if len(kept) > 0 {
+			return strings.Join(kept, " ")
+		}
+	}
+	return ""
+}
+
 var (
-	reRecall   = regexp.MustCompile(`\bwhat (?:do|did) you (?:know|remember|have)(?: on file)? (?:about|of|on) me\b|\bwhat do you remember\b|\bdo you (?:know|remember) (?:my|anything about me|me|what i|who i am)\b|\bwhat (?:are|is) my (?:preferences|profile|settings)\b|\bwhat have you (?:saved|stored|remembered|got)\b|\btell me what you (?:know|remember)\b|\bwhat is in my (?:profile|memory)\b|\bwhat do you have (?:on|about) me\b|\bwhat (?:preferences|notes) do you have\b|\bremind me (?:of )?(?:my|what you know)\b|\bshow (?:me )?my (?:preferences|profile|memories)\b`)
-	reGreeting = regexp.MustCompile(`^(?:hi|hello|hey|hiya|howdy|good (?:morning|afternoon|evening)|greetings|yo)\b`)
-	reThanks   = regexp.MustCompile(`\b(?:thanks|thank you|cheers|much appreciated|great, thanks)\b`)
-	reFood     = regexp.MustCompile(`\b(?:food|foods|eat|eating|restaurants?|dinner|lunch|breakfast|brunch|meals?|cuisine|dish|dishes|snacks?|cafes?|café|bistro|street food|food tour|cooking class|tasting menu|dine|dining|bakery|bakeries|where to eat)\b`)
+	reBookObject  = regexp.MustCompile(`(?i)\b(?:book|reserve)\s+(?:me\s+|us\s+)?(.+)$`)
+	reVague       = regexp.MustCompile(`(?i)^(?:it|that|this|everything|them|the (?:hotel|flight|trip|plan))\b`)
+	reNear        = regexp.MustCompile(`\b(?:near|in|around|at|by|to)\s+((?:[A-Z][\p{L}'-]+)(?:\s+[A-Z][\p{L}'-]+)*)`)
+	rePlaceholder = regexp.MustCompile(`\{(\w+)\}`)
 )
 
-// reply answers the latest user message with text.
-func (c *conversation) reply() string {
-	if text := c.answerIntent(); text != "" {
-		return text
+// reply answers the latest message in words; ack says what this turn's
+// tool calls did. Order: acknowledgements, safety, the answer, one question,
+// the trip line.
+func (t *table) reply(v *view, c capture, ack []string) string {
+	r, ask := t.file.Replies, t.file.Ask
+	low := contractions.Replace(strings.ToLower(strings.ReplaceAll(v.latest, "’", "'")))
+	is := func(intent string) bool { return t.re["intents."+intent].MatchString(low) }
+	tr := parseTrip(v.prevReply)
+	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
+	fill := t.filler(v, tr)
+	pick := func(variants []string, extra map[string]string) string { return t.pick(variants, v, fill, extra) }
+	if c.instruction {
+		return pick(r["instruction"], nil)
 	}
-	norm := normalise(c.latestUser)
-	f := c.finding
+	parts, question := ack, ""
 	switch {
-	case c.latestUser == "":
-		return "Hello! I'm your travel concierge. I can plan and book flights, hotels, rental cars and travel insurance. Where would you like to go?"
-	case f.Sensitive:
-		return "For your security I don't keep card numbers, passport numbers, codes or similar details — please don't share them here; you'll enter them securely when we book. How can I help with your trip?"
-	case f.OtherPerson && len(f.Notes) == 0:
-		return "Thanks, I'll keep that in mind while we plan in this conversation. I only save your own preferences to memory, so mention it again on future trips if it matters. Is there a trip I can help you plan?"
-	case len(f.Notes) > 0:
-		known := map[string]bool{}
-		for _, n := range c.state.all() {
-			known[strings.ToLower(n.text)] = true
-		}
-		var phrases []string
-		allKnown := true
-		for _, n := range f.Notes {
-			phrases = append(phrases, secondPerson(n.Text))
-			if !known[strings.ToLower(n.Text)] {
-				allKnown = false
-			}
-		}
-		if allKnown {
-			return "I already have that noted: " + joinAnd(phrases) + ". Is there a trip I can help you plan?"
-		}
-		return "Noted: " + joinAnd(phrases) + ". Is there a trip I can help you plan?"
-	case reGreeting.MatchString(norm):
-		return greet(c.firstName()) + "I'm your travel concierge. I can plan and book flights, hotels, rental cars and travel insurance. Where would you like to go?"
-	case reThanks.MatchString(norm):
-		return "You're welcome! Is there anything else I can help you plan?"
+	case is("recall"):
+		parts = append(parts, t.recall(v, pick))
+	case c.sensitive:
+		parts = append(parts, pick(r["sensitive"], nil))
+	case c.otherPerson && len(c.notes) == 0:
+		parts = append(parts, pick(r["other_person"], nil))
+	case len(ack) == 0 && len(c.notes) > 0:
+		parts = append(parts, pick(r["acknowledge"], map[string]string{"facts": joinAnd(secondAll(c.notes))}))
+	case len(ack) == 0 && len(c.known) > 0:
+		parts = append(parts, pick(r["already_known"], map[string]string{"facts": joinAnd(secondAll(c.known))}))
 	}
-	return "I can help with that as your travel concierge — flights, hotels, rental cars and travel insurance. What trip do you have in mind?"
+	if diet := t.dietOf(v, c); len(diet) > 0 && t.re["food"].MatchString(low) {
+		parts = append(parts, pick(r["safety"], map[string]string{"diet": joinAnd(diet)}))
+	}
+	// A booking is restated once there is something to restate; before that
+	// the trip helper asks for what is missing.
+	before, tp := len(parts), t.topicOf(low, tr["to"] == "" || tr["dates"] == "")
+	switch {
+	case is("recall"):
+	case tp != nil:
+		lead := pick(tp.Lead, nil)
+		if opts := chooseOptions(tp.Options, v); len(opts) > 0 {
+			lead += "\n- " + strings.Join(opts, "\n- ") + "\n" + pick(r["illustrative"], nil)
+		}
+		parts = append(parts, lead)
+		if prefs := t.prefsFor(v, tp); len(prefs) > 0 {
+			parts = append(parts, pick(r["prefs"], map[string]string{"prefs": joinAnd(prefs)}))
+		}
+		question = pick(tp.Close, nil)
+		if next := tr.next(); tp.Name != "booking" && (next == "to" || next == "dates" || next == "travellers") {
+			question = pick(ask[next], nil)
+		}
+	case len(added) > 0 || (len(tr) > 0 && !is("thanks") && !is("greeting")):
+		if len(added) > 0 {
+			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": joinAnd(added)}))
+		}
+		if question = pick(ask[tr.next()], nil); question == "" {
+			parts, question = append(parts, pick(r["trip_ready"], nil)), pick(r["trip_next"], nil)
+		}
+	case is("greeting"):
+		parts, question = append(parts, pick(r["greeting"], nil)), pick(ask["to"], nil)
+	case is("thanks"):
+		parts = append(parts, pick(r["thanks"], nil))
+	case len(parts) == before && len(parts) == len(ack):
+		parts, question = append(parts, pick(r["fallback"], nil)), pick(ask["to"], nil)
+	}
+	text := strings.TrimSpace(strings.Join(append(parts, question), " "))
+	if len(tr) > 0 {
+		text += "\n" + tripPrefix + tr.render(func(k string) string { return k + ": " + tr[k] }, "; ") + "."
+	}
+	return text
 }
 
-// answerIntent answers the requests that are more than a statement: what do
-// you know about me, instructions, bookings, food. It returns "" otherwise.
-func (c *conversation) answerIntent() string {
-	if c.latestUser == "" {
-		return ""
+// filler returns the placeholder values of this conversation.
+func (t *table) filler(v *view, tr trip) map[string]string {
+	f := map[string]string{"to": "your trip", "summary": "nothing settled yet"}
+	for k, val := range tr {
+		f[k] = val
 	}
-	norm := normalise(c.latestUser)
-	switch {
-	case reRecall.MatchString(norm):
-		return c.recall()
-	case c.finding.Instruction:
-		return "I can't take on instructions that change how I work, and I don't store them in memory. I'm happy to help with your travel plans though. Where would you like to go?"
+	if len(tr) > 0 {
+		f["summary"] = tr.render(func(k string) string { return strings.Replace(t.file.Summary[k], "{"+k+"}", tr[k], 1) }, ", ")
 	}
-	if b, ok := c.bookingThread(); ok {
-		return c.booking(b)
+	for hole, tmpl := range t.file.Holes {
+		if key := rePlaceholder.FindStringSubmatch(tmpl); key != nil && tr[key[1]] != "" {
+			f[hole] = strings.Replace(tmpl, key[0], tr[key[1]], 1)
+		}
 	}
-	if reFood.MatchString(norm) {
-		return c.food()
+	if name := firstName(v.profile); name != "" {
+		f["name"], f["comma_name"] = " "+name, ", "+name
+	}
+	if area := t.place(reNear, v.latest); area != "" && area != tr["to"] {
+		f["near"] = " near " + area
+	} else if tr["to"] != "" {
+		f["near"] = " in " + tr["to"]
+	}
+	f["booking"] = f["summary"]
+	if m := reBookObject.FindStringSubmatch(v.latest); m != nil && !reVague.MatchString(m[1]) {
+		obj := strings.Replace(transform(strings.TrimRight(m[1], ".!? "), "their"), "their ", "your ", 1)
+		rest := tr.render(func(k string) string { return strings.Replace(t.file.Summary[k], "{"+k+"}", tr[k], 1) }, ", ")
+		for _, part := range strings.Split(rest, ", ") {
+			if part != "" && !strings.Contains(obj, strings.TrimPrefix(part, "from ")) {
+				obj += ", " + part
+			}
+		}
+		f["booking"] = obj
+	}
+	return f
+}
+
+// pick renders the first variant, from a position that moves with the
+// conversation, that the previous reply did not already say.
+func (t *table) pick(variants []string, v *view, fill, extra map[string]string) string {
+	render := func(s string) string {
+		return rePlaceholder.ReplaceAllStringFunc(s, func(m string) string {
+			if val, ok := extra[m[1:len(m)-1]]; ok {
+				return val
+			}
+			return fill[m[1:len(m)-1]]
+		})
+	}
+	seed := v.turn + len(v.latest)
+	for i := range variants {
+		if s := render(variants[(seed+i)%len(variants)]); !strings.Contains(v.prevReply, s) || i == len(variants)-1 {
+			return s
+		}
 	}
 	return ""
 }
 
-// afterToolResults answers once the server has executed this turn's
-// save_memory_note calls: it says what was kept and what was refused, then
-// answers whatever else the user asked.
-func (c *conversation) afterToolResults() string {
-	msgs := c.req.Messages
-	i := len(msgs)
-	for i > 0 && msgs[i-1].Role == memory.RoleTool {
-		i--
+// chooseOptions takes up to three options, leaving out those the previous
+// reply already offered.
+func chooseOptions(options []string, v *view) []string {
+	var out []string
+	for i := 0; i < len(options) && len(out) < 3; i++ {
+		if o := options[(v.turn+len(v.latest)+i)%len(options)]; !strings.Contains(v.prevReply, o) {
+			out = append(out, o)
+		}
 	}
-	results := map[string]string{}
-	for _, m := range msgs[i:] {
-		results[m.ToolCallID] = m.Content
+	return out
+}
+
+func (t *table) topicOf(low string, notBooking bool) *topic {
+	for i := range t.topics {
+		if t.topics[i].re.MatchString(low) && !(notBooking && t.topics[i].Name == "booking") {
+			return &t.topics[i]
+		}
 	}
-	var saved, trip []string
-	refusedCount := 0
-	if i > 0 {
-		for _, tc := range msgs[i-1].ToolCalls {
-			res, ok := results[tc.ID]
-			if !ok {
-				continue
-			}
-			var args memory.SaveNoteArgs
-			if json.Unmarshal([]byte(tc.Arguments), &args) != nil {
-				continue
-			}
-			if refused(res) {
-				refusedCount++
-				continue
-			}
-			p := secondPerson(args.Text)
-			if args.Scope == memory.ScopeThisTrip {
-				trip = append(trip, strings.Replace(p, " on this trip", "", 1))
+	return nil
+}
+
+// dietOf lists the allergies and dietary needs known from this message and
+// from what the model was sent, allergies first.
+func (t *table) dietOf(v *view, c capture) []string {
+	var allergies, diets []string
+	texts := make([]string, 0, len(c.notes)+len(v.notes))
+	for _, n := range c.notes {
+		texts = append(texts, n.Text)
+	}
+	for _, n := range v.notes {
+		texts = append(texts, n.text)
+	}
+	seen := map[string]bool{}
+	for _, text := range texts {
+		if p := secondPerson(text); t.re["safety_notes"].MatchString(text) && !seen[p] {
+			seen[p] = true
+			if strings.Contains(p, "allerg") {
+				allergies = append(allergies, p)
 			} else {
-				saved = append(saved, p)
+				diets = append(diets, p)
 			}
 		}
 	}
-	var parts []string
-	if len(saved) > 0 {
-		parts = append(parts, "Got it — I'll remember that "+joinAnd(saved)+".")
-	}
-	if len(trip) > 0 {
-		parts = append(parts, "Noted for this trip: "+joinAnd(trip)+". I won't make that your default.")
-	}
-	if refusedCount > 0 {
-		parts = append(parts, "I didn't store part of that: I don't keep sensitive details such as card, passport or account numbers, or instructions, in memory.")
-	}
-	if len(parts) == 0 {
-		parts = append(parts, "Okay.")
-	}
-	if next := c.answerIntent(); next != "" {
-		parts = append(parts, next)
-	} else {
-		parts = append(parts, "Is there a trip I can help you plan?")
-	}
-	return strings.Join(parts, " ")
+	return append(allergies, diets...)
 }
 
-func (c *conversation) firstName() string {
-	name := c.state.field("name")
-	if f := strings.Fields(name); len(f) > 0 {
-		return f[0]
-	}
-	return ""
-}
-
-func greet(name string) string {
-	if name == "" {
-		return "Hello! "
-	}
-	return "Hello " + name + "! "
-}
-
-// --- what do you know about me ---
-
-// privateKey matches profile keys whose values must never be repeated, even
-// if they reached the prompt.
-var privateKey = regexp.MustCompile(`(?i)id$|_id|number|passport|birth|dob|address|phone|email|card|ssn|iban|password|secret|token|code`)
-
-var profileLabels = map[string]string{
-	"home_city": "you're based in %s", "home": "you're based in %s", "city": "you're based in %s",
-	"currency": "you pay in %s", "seat_preference": "your seat preference is %s", "seat": "your seat preference is %s",
-	"preferred_tone": "you like a %s tone", "tone": "you like a %s tone", "home_airport": "your home airport is %s",
-	"meal_preference": "your meal preference is %s", "language": "you speak %s", "cabin": "you usually fly %s",
-}
-
-// recall answers "what do you know about me" from the profile block, the
-// memories block and this session's saved notes — nothing else.
-func (c *conversation) recall() string {
-	var profile []string
-	for _, f := range c.state.profile {
-		if f.key == "name" || privateKey.MatchString(f.key) {
-			continue
-		}
-		label := strings.ReplaceAll(f.key, "_", " ")
-		switch {
-		case f.scalar != "":
-			if l, ok := profileLabels[f.key]; ok {
-				profile = append(profile, strings.Replace(l, "%s", f.scalar, 1))
-			} else {
-				profile = append(profile, "your "+label+": "+f.scalar)
-			}
-		case len(f.items) > 0:
-			profile = append(profile, label+": "+strings.Join(f.items, ", "))
-		case len(f.maps) > 0:
-			var items []string
-			for i, m := range f.maps {
-				if f.key == "recent_trips" && m["route"] != "" {
-					items = append(items, strings.TrimSpace(m["route"]+" "+parenthesise(m["start_date"])))
-					continue
-				}
-				var vals []string
-				for _, k := range f.keys[i] {
-					if !privateKey.MatchString(k) && m[k] != "" {
-						vals = append(vals, m[k])
-					}
-				}
-				if len(vals) > 0 {
-					items = append(items, strings.Join(vals, " "))
-				}
-			}
-			if len(items) > 0 {
-				profile = append(profile, label+": "+strings.Join(items, ", "))
-			}
+// prefsFor lists up to two remembered preferences that bear on a topic.
+func (t *table) prefsFor(v *view, tp *topic) []string {
+	var out []string
+	for i := len(v.notes) - 1; i >= 0 && len(out) < 2 && tp.uses != nil; i-- {
+		if tp.uses.MatchString(v.notes[i].text) && !t.re["safety_notes"].MatchString(v.notes[i].text) {
+			out = append(out, secondPerson(v.notes[i].text))
 		}
 	}
-	var usual, trip []string
-	for _, n := range c.state.global {
-		usual = append(usual, capitalise(secondPerson(n.text))+".")
+	return out
+}
+
+// recall answers "what do you know about me" from the blocks it was sent.
+func (t *table) recall(v *view, pick func([]string, map[string]string) string) string {
+	r := t.file.Replies
+	lines := []string{pick(r["recall_lead"], nil)}
+	if profile := profileLines(v.profile); len(profile) > 0 {
+		lines = append(lines, "- From your profile: "+strings.Join(profile, "; ")+".")
 	}
-	for _, n := range c.state.session {
-		if n.trip {
-			trip = append(trip, capitalise(strings.Replace(secondPerson(n.text), " on this trip", "", 1))+".")
+	var thisTrip []string
+	for _, n := range v.notes {
+		if line := "- " + capitalise(secondPerson(n.text)) + "."; n.trip {
+			thisTrip = append(thisTrip, strings.Replace(line, " on this trip", "", 1))
 		} else {
-			usual = append(usual, capitalise(secondPerson(n.text))+".")
+			lines = append(lines, line)
 		}
 	}
-	name := c.firstName()
-	if len(profile) == 0 && len(usual) == 0 && len(trip) == 0 {
-		lead := "I don't have anything saved about you yet"
-		if name != "" {
-			lead = "I only know your name so far, " + name
-		}
-		return lead + ". Tell me what you like — seats, diet, hotels, airlines, budgets — and I'll remember it for next time."
+	if len(thisTrip) > 0 {
+		lines = append(append(lines, "For this trip only:"), thisTrip...)
 	}
-	var b strings.Builder
-	b.WriteString("Here's what I know about you")
-	if name != "" {
-		b.WriteString(", " + name)
+	switch {
+	case len(lines) > 1:
+		return strings.Join(append(lines, pick(r["recall_close"], nil)), "\n")
+	case firstName(v.profile) != "":
+		return pick(r["recall_name_only"], nil)
 	}
-	b.WriteString(":\n")
-	if len(profile) > 0 {
-		b.WriteString("- From your profile: " + strings.Join(profile, "; ") + ".\n")
-	}
-	for _, u := range usual {
-		b.WriteString("- " + u + "\n")
-	}
-	if len(trip) > 0 {
-		b.WriteString("For this trip only:\n")
-		for _, t := range trip {
-			b.WriteString("- " + t + "\n")
-		}
-	}
-	b.WriteString("Anything you'd like me to add or change?")
-	return b.String()
+	return pick(r["recall_empty"], nil)
 }
 
-func parenthesise(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "(" + s + ")"
-}
-
-var thirdToSecond = map[string]string{
-	"is": "you're", "has": "you have", "keeps": "you keep", "allergic": "you're allergic",
-}
-
-var adverbs = wordSet(`usually always never often rarely generally typically normally mostly`)
+var toSecond = map[string]string{"is": "you're", "has": "you have", "does": "you do", "allergic": "you're allergic"}
 
 // secondPerson turns a stored note into words for the traveler:
 // "Prefers aisle seats." → "you prefer aisle seats".
 func secondPerson(text string) string {
-	t := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text), "."))
-	words := strings.Fields(t)
+	words := strings.Fields(strings.TrimSuffix(strings.TrimSpace(text), "."))
 	if len(words) == 0 {
 		return ""
 	}
 	first := strings.ToLower(words[0])
-	rest := strings.Join(words[1:], " ")
-	var out string
 	switch {
-	case first == "does" && len(words) > 1 && words[1] == "not":
-		out = "you don't " + strings.Join(words[2:], " ")
-	case thirdToSecond[first] != "":
-		out = thirdToSecond[first] + " " + rest
-	case adverbs[first]:
-		out = "you " + first + " " + baseVerb(rest)
-	case strings.HasSuffix(first, "s") && len(first) > 3:
-		out = "you " + baseVerb(t)
+	case toSecond[first] != "":
+		words[0] = toSecond[first]
+	case first == "usually" || first == "always" || first == "never":
+		return "you " + first + " " + strings.TrimPrefix(secondPerson(strings.Join(words[1:], " ")), "you ")
+	case strings.HasSuffix(first, "s") && !strings.HasSuffix(first, "ss"):
+		words[0] = "you " + strings.TrimSuffix(first, "s")
 	default:
-		out = strings.ToLower(t[:1]) + t[1:]
+		words[0] = first
 	}
-	out = strings.ReplaceAll(out+" ", " their ", " your ")
-	return strings.TrimSpace(out)
+	out := strings.ReplaceAll(strings.Join(words, " ")+" ", " their ", " your ")
+	return strings.TrimSpace(strings.Replace(out, "you do not ", "you don't ", 1))
 }
 
-// baseVerb drops the third-person -s of the first word.
-func baseVerb(s string) string {
-	words := strings.Fields(s)
-	if len(words) == 0 {
-		return s
+func secondAll(notes []memory.SaveNoteArgs) []string {
+	out := make([]string, len(notes))
+	for i, n := range notes {
+		out[i] = secondPerson(n.Text)
 	}
-	w := strings.ToLower(words[0])
-	switch {
-	case w == "is":
-		w = "are"
-	case w == "has":
-		w = "have"
-	case strings.HasSuffix(w, "ies"):
-		w = strings.TrimSuffix(w, "ies") + "y"
-	case strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "xes"):
-		w = strings.TrimSuffix(w, "es")
-	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
-		w = strings.TrimSuffix(w, "s")
-	}
-	words[0] = w
-	return strings.Join(words, " ")
+	return out
 }
 
 func capitalise(s string) string {
@@ -314,84 +373,8 @@ func capitalise(s string) string {
 }
 
 func joinAnd(items []string) string {
-	switch len(items) {
-	case 0:
-		return ""
-	case 1:
-		return items[0]
+	if len(items) <= 1 {
+		return strings.Join(items, "")
 	}
 	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
-}
-
-// --- food ---
-
-var reDietNote = regexp.MustCompile(`(?i)\b(?:vegetarian|vegan|pesc[ae]tarian|halal|kosher|gluten|coeliac|celiac|lactose|dairy|allerg\w*|diabetic|does not eat|alcohol|low-carb|meat-free)\b`)
-
-// dietNotes returns what is known about the traveler's diet and allergies,
-// allergies first, from this message, this session and the global notes.
-func (c *conversation) dietNotes() []string {
-	var allergies, diets []string
-	seen := map[string]bool{}
-	add := func(text string) {
-		if !reDietNote.MatchString(text) || seen[strings.ToLower(text)] {
-			return
-		}
-		seen[strings.ToLower(text)] = true
-		p := strings.Replace(secondPerson(text), " on this trip", " for this trip", 1)
-		if strings.Contains(strings.ToLower(text), "allerg") {
-			allergies = append(allergies, p)
-		} else {
-			diets = append(diets, p)
-		}
-	}
-	for _, n := range c.finding.Notes {
-		add(n.Text)
-	}
-	for _, n := range c.state.session {
-		add(n.text)
-	}
-	for _, n := range c.state.global {
-		add(n.text)
-	}
-	return append(allergies, diets...)
-}
-
-var reCity = regexp.MustCompile(`\b(?:in|at|around|near|to|for)\s+((?:[A-Z][\p{L}'\-]+)(?:\s+[A-Z][\p{L}'\-]+)*)`)
-
-// food answers a question about eating out, warning about known dietary
-// needs and allergies first.
-func (c *conversation) food() string {
-	var b strings.Builder
-	if notes := c.dietNotes(); len(notes) > 0 {
-		b.WriteString("Just a heads-up from what you've told me: " + joinAnd(notes) + ". ")
-		b.WriteString("I'll only suggest places that can cater for that, and it's worth mentioning it to staff when you order. ")
-	}
-	if city := firstPlace(c.latestUser); city != "" {
-		b.WriteString("I can put together a short list of places in " + city + " with what each does best, without guessing at prices or opening hours. Is this for a casual meal or a special occasion?")
-	} else {
-		b.WriteString("Which city or neighbourhood would you like restaurant ideas for?")
-	}
-	return b.String()
-}
-
-var notPlace = wordSet(`I Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August September October November December Christmas Easter Business Economy First Premium The A My This Next`)
-
-func firstPlace(s string) string {
-	for _, m := range reCity.FindAllStringSubmatch(s, -1) {
-		words := strings.Fields(m[1])
-		for len(words) > 0 && notPlace[words[0]] {
-			words = words[1:]
-		}
-		var kept []string
-		for _, w := range words {
-			if notPlace[w] {
-				break
-			}
-			kept = append(kept, w)
-		}
-		if len(kept) > 0 {
-			return strings.Join(kept, " ")
-		}
-	}
-	return ""
 }

@@ -6,6 +6,12 @@
 //
 //	go run ./cmd/concierge &            # offline model, demo data
 //	go run ./cmd/concierge-load --turns 1000
+//
+// With --soak it runs --clients clients across the --urls instances for
+// the given time instead, then reads everything back over the API and
+// prints exact counts (see soak.go).
+//
+//	go run ./cmd/concierge-load --soak 60s --clients 200 --urls http://127.0.0.1:8081,http://127.0.0.1:8082
 package main
 
 import (
@@ -19,6 +25,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -48,6 +55,11 @@ type client struct {
 }
 
 func (c *client) call(ctx context.Context, method, path string, body any, out any) (int, error) {
+	return c.callKey(ctx, method, path, "", body, out)
+}
+
+// callKey is call with an Idempotency-Key header (none when key is empty).
+func (c *client) callKey(ctx context.Context, method, path, key string, body any, out any) (int, error) {
 	var r io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -60,6 +72,9 @@ func (c *client) call(ctx context.Context, method, path string, body any, out an
 	req.Header.Set("Content-Type", "application/json")
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
@@ -81,8 +96,28 @@ func run(args []string, stdout io.Writer) error {
 	password := fs.String("password", "demo", "its password")
 	turns := fs.Int("turns", 1000, "turns to send")
 	timeout := fs.Duration("timeout", 10*time.Minute, "stop after this long")
+	soak := fs.Duration("soak", 0, "soak mode: run --clients clients across --urls for this long, then check exact counts")
+	clients := fs.Int("clients", 200, "soak: concurrent clients")
+	urls := fs.String("urls", "", "soak: comma-separated instance URLs on one database (default: --url)")
+	emails := fs.String("emails", "", "soak: comma-separated traveler accounts, all with --password (default: --email)")
+	perSession := fs.Int("session-messages", 5, "soak: messages per session before it is closed")
+	settle := fs.Duration("settle", 2*time.Minute, "soak: how long to wait for the last consolidations before counting")
+	racing := fs.Float64("racing", 0.2, "soak: share of steps that race two sends to one session (same key twice, or two messages)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *soak > 0 {
+		cfg := soakConfig{URLs: splitList(*urls), Emails: splitList(*emails), Password: *password, Clients: *clients,
+			Duration: *soak, Settle: *settle, Session: max(*perSession, 1), Racing: *racing}
+		if len(cfg.URLs) == 0 {
+			cfg.URLs = []string{*url}
+		}
+		if len(cfg.Emails) == 0 {
+			cfg.Emails = []string{*email}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), *soak+*settle+10*time.Minute)
+		defer cancel()
+		return runSoak(ctx, cfg, stdout)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
@@ -132,4 +167,14 @@ func run(args []string, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "turns %d in %v (%.1f turns/s)\n", len(lat), total.Round(time.Millisecond), float64(len(lat))/total.Seconds())
 	fmt.Fprintf(stdout, "latency p50 %v  p90 %v  p99 %v  max %v\n", pct(0.5), pct(0.9), pct(0.99), pct(1))
 	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, strings.TrimRight(p, "/"))
+		}
+	}
+	return out
 }

@@ -105,7 +105,7 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	fs.DurationVar(&c.SessionIdle, "session-idle", dur("CONCIERGE_SESSION_IDLE", 30*time.Minute), "close chat sessions idle this long (CONCIERGE_SESSION_IDLE)")
 	fs.DurationVar(&c.Retention, "retention", dur("CONCIERGE_RETENTION", 90*24*time.Hour), "keep transcripts and prompt snapshots this long (CONCIERGE_RETENTION)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", dur("CONCIERGE_SHUTDOWN_TIMEOUT", 15*time.Second), "time to drain requests on shutdown (CONCIERGE_SHUTDOWN_TIMEOUT)")
-	fs.DurationVar(&c.JobLease, "job-lease", dur("CONCIERGE_JOB_LEASE", 2*time.Minute), "how long a consolidation job stays with the worker that took it (CONCIERGE_JOB_LEASE)")
+	fs.DurationVar(&c.JobLease, "job-lease", dur("CONCIERGE_JOB_LEASE", 8*time.Second), "how long a consolidation job stays with a worker that stopped renewing it (a heartbeat renews it every third of that while the job runs) (CONCIERGE_JOB_LEASE)")
 	fs.IntVar(&c.Workers, "workers", 2, "consolidation jobs run at once")
 	fs.DurationVar(&c.ModelTimeout, "model-timeout", dur("CONCIERGE_MODEL_TIMEOUT", defaultModelTimeout), "time limit of one model call, retries included (CONCIERGE_MODEL_TIMEOUT)")
 	fs.StringVar(&c.LogFormat, "log-format", envDefault(getenv, "text", "CONCIERGE_LOG_FORMAT"), "log format: text or json (CONCIERGE_LOG_FORMAT)")

@@ -104,19 +104,23 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	started := time.Now()
-	store, err := openStore(ctx, cfg.DB)
+	store, err := models.Open(cfg.DB)
 	if err != nil {
 		return err
 	}
 	defer store.Close()
+	// Migrations and the demo seed run under one lock, so instances started
+	// together on a new database all come up.
+	demoPassword := ""
 	if cfg.Demo {
-		seeded, err := store.SeedDemo(ctx, cfg.DemoPassword)
-		if err != nil {
-			return err
-		}
-		if seeded {
-			log.Info("seeded demo accounts into the new database", "accounts", len(models.DemoAccounts))
-		}
+		demoPassword = cfg.DemoPassword
+	}
+	seeded, err := store.MigrateAndSeed(ctx, demoPassword)
+	if err != nil {
+		return err
+	}
+	if seeded {
+		log.Info("seeded demo accounts into the new database", "accounts", len(models.DemoAccounts))
 	}
 
 	ln, err := net.Listen("tcp", cfg.Addr)

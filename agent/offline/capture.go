@@ -1,0 +1,307 @@
+package offline
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+
+	"concierge/memory"
+)
+
+// capture is what the engine made of one traveler message.
+type capture struct {
+	notes       []memory.SaveNoteArgs // new candidate notes, each passed by memory.CheckNote
+	known       []memory.SaveNoteArgs // stated again, already remembered
+	instruction bool                  // memory.ScreenText refused the message as an instruction: nothing is saved
+	sensitive   bool                  // the message carries data memory never keeps
+	otherPerson bool                  // someone else's preference was stated; it is not the traveler's note
+}
+
+// capture reads one message and returns the notes a careful model would
+// save: explicit first-person statements, each scoped by its own markers,
+// so the same sentence gets the same scope in every conversation. known
+// holds the lower-cased texts already remembered.
+func (t *table) capture(message string, known map[string]bool) capture {
+	var c capture
+	if cat, blocked := memory.ScreenText(message); blocked {
+		if c.instruction = cat == memory.CategoryInstruction; c.instruction {
+			return c
+		}
+		c.sensitive = true
+	}
+	seen := map[string]bool{}
+	for _, s := range reSentence.FindAllString(message, -1) {
+		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(t.normalise(s), "\x00$0"), "\x00")
+		var marker memory.Scope // carried to the later clauses of the sentence
+		firstPerson := false
+		for i, cl := range clauses {
+			cl = t.stripFillers(cl)
+			loc := t.re["remember"].FindStringIndex(cl)
+			remembered := loc != nil && loc[1] > 0
+			if remembered {
+				cl = t.stripFillers(cl[loc[1]:])
+			}
+			if m := t.markerOf(cl); m != "" {
+				marker = m
+			}
+			if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
+				firstPerson = false
+				continue
+			}
+			if who := t.subject(cl); who != "" {
+				firstPerson = who == "first"
+				c.otherPerson = c.otherPerson || (!firstPerson && t.anyRule(cl))
+			}
+			if cl == "" || !firstPerson || (t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl)) || t.re["hypothetical"].MatchString(cl) {
+				continue
+			}
+			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")
+			if remembered && scope != memory.ScopeThisTrip {
+				scope = memory.ScopeDurable
+			}
+			if scope != "" || !t.isRequest(cl) {
+				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
+			}
+		}
+	}
+	return c
+}
+
+// reSentence cuts a message into sentences, keeping "3.5" and "a.m." whole.
+var reSentence = regexp.MustCompile(`(?:[^.!?;\n]|\.\S)+[.!?;\n]*`)
+
+// applyRules runs every capture rule over one first-person clause. A bare
+// want ("I'd like an aisle seat") is a request unless a marker scopes it or
+// the rule is a constraint ("I need gluten-free meals").
+func (t *table) applyRules(cl, sentence string, marker memory.Scope, bareWant bool, c *capture, known, seen map[string]bool) {
+	used := map[string]bool{}
+	for i := range t.rules {
+		r := &t.rules[i]
+		loc := r.re.FindStringSubmatchIndex(cl)
+		if loc == nil || used[r.Group] || (r.context != nil && !r.context.MatchString(strings.ToLower(sentence))) ||
+			(r.unless != nil && r.unless.MatchString(cl)) || (r.negatable && t.negated(cl, loc[0])) || (bareWant && !r.Constraint) {
+			continue
+		}
+		groups := map[string]string{}
+		for j, name := range r.re.SubexpNames() {
+			if name != "" && loc[2*j] >= 0 {
+				groups[name] = cl[loc[2*j]:loc[2*j+1]]
+			}
+		}
+		scope := r.Scope
+		if marker != "" {
+			scope = marker
+		}
+		items := []string{groups[r.List]}
+		if r.List != "" {
+			items = t.listItems(groups[r.List])
+		}
+		for _, item := range items {
+			groups[r.List] = item
+			c.add(t.note(r, groups, scope), known, seen)
+		}
+		used[r.Group] = r.Group != ""
+	}
+}
+
+// add vets one candidate with memory.CheckNote and keeps it once.
+func (c *capture) add(n memory.SaveNoteArgs, known, seen map[string]bool) {
+	checked, refusal := memory.CheckNote(n, 0, 0, memory.Limits{})
+	key := strings.ToLower(checked.Text)
+	switch {
+	case refusal != nil || seen[key]:
+	case known[key]:
+		c.known = append(c.known, checked)
+	default:
+		c.notes = append(c.notes, checked)
+	}
+	seen[key] = true
+}
+
+var (
+	reTemplate = regexp.MustCompile(`\{(\w+)(?::(\w+))?\}`)
+	reListSep  = regexp.MustCompile(`\s*(?:,|\band\b|\bor\b|&)\s*`)
+)
+
+// note fills a rule's templates for one scope.
+func (t *table) note(r *rule, groups map[string]string, scope memory.Scope) memory.SaveNoteArgs {
+	fill := func(s string) string {
+		return reTemplate.ReplaceAllStringFunc(s, func(m string) string {
+			sub := reTemplate.FindStringSubmatch(m)
+			return transform(groups[sub[1]], sub[2])
+		})
+	}
+	text := r.Note
+	if scope == memory.ScopeThisTrip {
+		if text = r.Trip; text == "" {
+			text = strings.TrimSuffix(r.Note, ".") + " on this trip."
+		}
+	}
+	n := memory.SaveNoteArgs{Text: fill(text), Scope: scope}
+	for _, k := range r.Keywords {
+		if k = fill(k); k != "" {
+			n.Keywords = append(n.Keywords, k)
+		}
+	}
+	return n
+}
+
+// transform applies a template modifier: kw and last make a keyword of the
+// first or last word, their turns "my wife" into "their wife", title
+// capitalises each word.
+func transform(v, how string) string {
+	words := strings.Fields(strings.NewReplacer("«", "", "»", "").Replace(v))
+	if len(words) == 0 {
+		return ""
+	}
+	switch how {
+	case "kw", "last":
+		w := words[0]
+		if how == "last" {
+			w = words[len(words)-1]
+		}
+		return strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) {
+				return unicode.ToLower(r)
+			}
+			return -1
+		}, w)
+	case "their":
+		if words[0] == "my" || words[0] == "our" || words[0] == "the" {
+			words[0] = "their"
+		}
+	case "title":
+		for i, w := range words {
+			words[i] = strings.ToUpper(w[:1]) + w[1:]
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// listItems splits "peanuts, tree nuts and sesame" into its items.
+func (t *table) listItems(s string) []string {
+	var out []string
+	for _, part := range reListSep.Split(t.re["list_stop"].ReplaceAllString(s, ""), -1) {
+		var kept []string
+		for _, w := range strings.Fields(part) {
+			if !t.words["list_fillers"][w] {
+				kept = append(kept, w)
+			}
+		}
+		if item := strings.Join(kept, " "); len(kept) > 0 && len(kept) <= 3 {
+			out = append(out, cmpOr(t.file.Plurals[item], item))
+		}
+	}
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// markerOf reads the explicit scope marker of a clause, if any.
+func (t *table) markerOf(cl string) memory.Scope {
+	switch {
+	case t.re["trip_markers"].MatchString(cl):
+		return memory.ScopeThisTrip
+	case t.re["durable_markers"].MatchString(cl):
+		return memory.ScopeDurable
+	}
+	return ""
+}
+
+// subject says who a clause is about: "first" (the traveler), "other" or
+// "" when it names no one (it then continues the clause before it). The
+// earlier of the two subject patterns decides.
+func (t *table) subject(cl string) string {
+	first, other := t.re["first_subject"].FindStringIndex(cl), t.re["other_subject"].FindStringIndex(cl)
+	switch {
+	case first != nil && (other == nil || first[0] <= other[0]):
+		return "first"
+	case other != nil:
+		return "other"
+	}
+	return ""
+}
+
+func (t *table) anyRule(cl string) bool {
+	for i := range t.rules {
+		if t.rules[i].re.MatchString(cl) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *table) isRequest(cl string) bool {
+	for _, re := range t.requests {
+		if re.MatchString(cl) {
+			return true
+		}
+	}
+	return false
+}
+
+// negated reports whether one of the four words before at negates what
+// follows ("not vegan", "window over aisle"); a comma stops it.
+func (t *table) negated(cl string, at int) bool {
+	before := cl[:at]
+	if i := strings.LastIndexAny(before, ",;"); i >= 0 {
+		before = before[i+1:]
+	}
+	words := strings.Fields(before)
+	for _, w := range words[max(0, len(words)-4):] {
+		if t.words["negators"][strings.Trim(w, ".!-")] {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *table) stripFillers(cl string) string {
+	cl = strings.Trim(cl, " ,;:—–-.!?\"'")
+	return strings.TrimSpace(t.re["fillers"].ReplaceAllString(cl, ""))
+}
+
+var (
+	contractions = strings.NewReplacer("i'm", "i am", "i've", "i have", "i'd", "i would", "i'll", "i will", "can't", "cannot",
+		"won't", "will not", "we're", "we are", "we've", "we have", "we'd", "we would", "it's", "it is", "that's", "that is",
+		"let's", "let us", "what's", "what is", "they're", "they are", "she's", "she is", "he's", "he is", "n't", " not")
+	// reName matches runs of capitalised words; "I", "I'm" and "I'd" are not names.
+	reName = regexp.MustCompile(`\b(?:(?:[A-HJ-Z][\p{L}'&.-]*|I[\p{L}&.-][\p{L}'&.-]*)[ ]?)+`)
+)
+
+// normalise lowercases a sentence, expands contractions, drops
+// intensifiers and wraps names (runs of capitalised words, past a lone
+// first word) as «Name» with their casing kept, so no lower-case rule
+// matches inside the name of a place or business.
+func (t *table) normalise(s string) string {
+	s = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`).Replace(s)
+	var b strings.Builder
+	last, start := 0, len(s)-len(strings.TrimLeft(s, " \"'("))
+	for _, loc := range reName.FindAllStringIndex(s, -1) {
+		name := strings.TrimRight(s[loc[0]:loc[1]], " .,")
+		if loc[0] == start && !strings.Contains(name, " ") {
+			continue // a capitalised first word is just a first word
+		}
+		b.WriteString(t.plain(s[last:loc[0]]) + " «" + name + "» ")
+		last = loc[0] + len(name)
+	}
+	b.WriteString(t.plain(s[last:]))
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+// plain lowercases text outside names, expands contractions and drops
+// intensifiers.
+func (t *table) plain(s string) string {
+	var out []string
+	for _, w := range strings.Fields(contractions.Replace(strings.ToLower(s))) {
+		if !t.words["intensifiers"][strings.Trim(w, ",.;:!?")] {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,220 @@
+package offline
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"concierge/agent"
+	"concierge/memory"
+)
+
+// known is one remembered sentence the model was shown: a line of the
+// <memories> block or a save_memory_note call of this session.
+type known struct {
+	text string
+	trip bool // scoped to this trip
+}
+
+// call is one tool call of the current turn and the server's answer.
+type call struct {
+	tc     memory.ToolCall
+	result string
+}
+
+// view is what one call can see, read once and without rescanning the
+// history: the blocks of the instructions, the latest user message, the
+// reply before it (which carries the trip so far) and this turn's calls.
+type view struct {
+	latest     string
+	turn       int // position of the latest user message
+	prevReply  string
+	lastRole   memory.Role
+	tools      map[string]bool
+	profile    map[string]any
+	notes      []known
+	thisTurn   []call
+	priorCalls int
+	front      []memory.Message // the messages before the latest user message
+}
+
+// read builds the view of a request. The only pass over every message
+// looks at roles and tool calls, never at text.
+func (t *table) read(req agent.Request) *view {
+	v := &view{tools: map[string]bool{}, turn: -1}
+	for _, tool := range req.Tools {
+		v.tools[tool.Name] = true
+	}
+	results := map[string]string{}
+	var saves []memory.ToolCall
+	for i, m := range req.Messages {
+		switch {
+		case m.Role == memory.RoleUser:
+			v.turn, v.latest, v.thisTurn = i, m.Content, nil
+		case m.Role == memory.RoleTool:
+			results[m.ToolCallID] = m.Content
+		}
+		for _, tc := range m.ToolCalls {
+			v.priorCalls++
+			v.thisTurn = append(v.thisTurn, call{tc: tc})
+			if tc.Name == memory.SaveNoteToolName {
+				saves = append(saves, tc)
+			}
+		}
+		v.lastRole = m.Role
+	}
+	for i := range v.thisTurn {
+		v.thisTurn[i].result = results[v.thisTurn[i].tc.ID]
+	}
+	if v.turn >= 0 {
+		v.front = req.Messages[:v.turn]
+		for i := v.turn - 1; i >= 0; i-- {
+			if m := req.Messages[i]; m.Role == memory.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+				v.prevReply = m.Content
+				break
+			}
+		}
+	}
+	v.profile = readProfile(req.Instructions)
+	v.notes = readMemories(req.Instructions)
+	for _, tc := range saves {
+		res, answered := results[tc.ID]
+		args, err := memory.ParseSaveNoteArgs(tc.Arguments)
+		if err != nil || (answered && refused(res)) {
+			continue
+		}
+		v.notes = append(v.notes, known{text: args.Text, trip: args.Scope == memory.ScopeThisTrip})
+	}
+	return v
+}
+
+// knownTexts returns the lower-cased texts of every remembered note.
+func (v *view) knownTexts() map[string]bool {
+	m := map[string]bool{}
+	for _, n := range v.notes {
+		m[strings.ToLower(strings.TrimSpace(n.text))] = true
+	}
+	return m
+}
+
+// refused reads a tool result written by the server.
+func refused(content string) bool {
+	var res struct {
+		OK *bool `json:"ok"`
+	}
+	if json.Unmarshal([]byte(content), &res) == nil && res.OK != nil {
+		return !*res.OK
+	}
+	c := strings.ToLower(content)
+	return strings.Contains(c, "refused") || strings.HasPrefix(c, "error") || strings.HasPrefix(c, "not saved")
+}
+
+// block returns the text between <tag> and </tag>, or "".
+func block(s, tag string) string {
+	_, rest, ok := strings.Cut(s, "<"+tag+">")
+	if !ok {
+		return ""
+	}
+	body, _, _ := strings.Cut(rest, "</"+tag+">")
+	return body
+}
+
+// readProfile decodes the YAML front matter of the <user_profile> block.
+func readProfile(instructions string) map[string]any {
+	body := strings.TrimSpace(block(instructions, "user_profile"))
+	body = strings.TrimPrefix(body, "---")
+	if i := strings.LastIndex(body, "\n---"); i >= 0 {
+		body = body[:i]
+	}
+	var profile map[string]any
+	if yaml.Unmarshal([]byte(body), &profile) != nil {
+		return nil
+	}
+	return profile
+}
+
+var (
+	reSection = regexp.MustCompile(`(?i)^(global|session)\b[^:]*:?\s*$`)
+	reMeta    = regexp.MustCompile(`\s*\[([^\]]*)\]\s*$`)
+)
+
+// readMemories reads the GLOBAL and SESSION lists of the <memories> block,
+// whatever their headings say after the list name.
+func readMemories(instructions string) []known {
+	var out []known
+	section := ""
+	for _, line := range strings.Split(block(instructions, "memories"), "\n") {
+		line = strings.TrimSpace(line)
+		if m := reSection.FindStringSubmatch(line); m != nil {
+			section = strings.ToLower(m[1])
+			continue
+		}
+		text, ok := strings.CutPrefix(line, "- ")
+		if !ok || section == "" {
+			continue
+		}
+		var n known
+		if m := reMeta.FindStringSubmatchIndex(text); m != nil {
+			meta := text[m[2]:m[3]]
+			n.trip = strings.Contains(meta, "this trip") || strings.Contains(meta, "this_trip")
+			text = text[:m[0]]
+		}
+		if text = strings.TrimSpace(text); text == "" || strings.HasPrefix(text, "(") {
+			continue
+		}
+		n.text = text
+		out = append(out, n)
+	}
+	return out
+}
+
+// profileLines renders the profile for the traveler, in key order.
+func profileLines(p map[string]any) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		if s := render(p[k]); s != "" && k != "name" {
+			out = append(out, strings.ReplaceAll(k, "_", " ")+": "+s)
+		}
+	}
+	return out
+}
+
+// render writes one profile value as words: lists joined by commas, maps
+// by their values in key order (a trip as its route and start date).
+func render(v any) string {
+	var parts []string
+	switch x := v.(type) {
+	case nil:
+	case time.Time:
+		return x.Format(memory.DateLayout)
+	case []any:
+		for _, it := range x {
+			parts = append(parts, render(it))
+		}
+		return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), ", ")
+	case map[string]any:
+		if route, ok := x["route"].(string); ok && render(x["start_date"]) != "" {
+			return route + " (" + render(x["start_date"]) + ")"
+		}
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			parts = append(parts, render(x[k]))
+		}
+	default:
+		return strings.Join(strings.Fields(fmt.Sprint(x)), " ")
+	}
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " ")
+}
+
+func firstName(p map[string]any) string {
+	name, _ := p["name"].(string)
+	if f := strings.Fields(name); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}

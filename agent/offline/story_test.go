@@ -1,0 +1,55 @@
+package offline_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"concierge/agent"
+	"concierge/agent/offline"
+	"concierge/memory"
+	"concierge/models"
+	"concierge/models/dbtest"
+)
+
+// TestLongConversationRecallsTheHotel is issue #16's story with the offline
+// model through the real agent and store: a hotel named at turn 2 is long
+// out of the window at turn 35, the model calls search_conversation and
+// answers with the hotel's name from the fragment.
+func TestLongConversationRecallsTheHotel(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		ctx := context.Background()
+		if _, err := s.SeedDemo(ctx, "demo"); err != nil {
+			t.Fatal(err)
+		}
+		priya, err := s.UserByEmail(ctx, "priya@example.com")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := s.CreateChatSession(ctx, priya.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := agent.New(agent.DefaultConfig("gpt-4o-mini"), s, offline.New(memory.NewTokenCounter("gpt-4o-mini")), slog.New(slog.NewTextHandler(io.Discard, nil)))
+		say := func(text string) string {
+			t.Helper()
+			res, err := a.Turn(ctx, cs.ID, text, nil)
+			if err != nil {
+				t.Fatalf("turn %q: %v", text, err)
+			}
+			return res.Reply
+		}
+		say("We're planning a week in Lisbon in May.")
+		say("I liked the Casa Amora hotel near Alfama, something like it would be great.")
+		for i := 3; i < 35; i++ {
+			say(fmt.Sprintf("What else should we see on day %d?", i))
+		}
+		reply := say("Which hotel did I say I liked earlier?")
+		if !strings.Contains(reply, "Casa Amora") || !strings.Contains(reply, "turn 2") {
+			t.Errorf("turn 35 reply %q, want the hotel named at turn 2", reply)
+		}
+	})
+}

@@ -1,0 +1,143 @@
+package offline
+
+import (
+	_ "embed"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"concierge/memory"
+)
+
+//go:embed rules.yaml
+var rulesYAML []byte
+
+// tableFile is the typed part of rules.yaml; every other top-level string
+// is a pattern and every other list a word set.
+type tableFile struct {
+	Macros     map[string]string   `yaml:"macros"`
+	Rules      []ruleFile          `yaml:"rules"`
+	Topics     []topicFile         `yaml:"topics"`
+	Replies    map[string][]string `yaml:"replies"`
+	Ask        map[string][]string `yaml:"ask"`
+	Holes      map[string]string   `yaml:"placeholders"`
+	Summary    map[string]string   `yaml:"summary"`
+	Plurals    map[string]string   `yaml:"plurals"`
+	Requests   []string            `yaml:"requests"`
+	SearchTool string              `yaml:"search_tool"`
+}
+
+type ruleFile struct {
+	Pattern, Note, Trip, Group, List, Context, Unless string
+	Keywords                                          []string
+	Scope                                             memory.Scope
+	Constraint                                        bool
+	Negatable                                         *bool
+}
+
+type topicFile struct {
+	Name, Match, Uses    string
+	Lead, Options, Close []string
+}
+
+// rule is one compiled capture rule.
+type rule struct {
+	ruleFile
+	re, context, unless *regexp.Regexp
+	negatable           bool
+}
+
+// topic is one compiled reply topic.
+type topic struct {
+	topicFile
+	re, uses *regexp.Regexp
+}
+
+// table is rules.yaml compiled: the whole of what the engine knows.
+type table struct {
+	file     tableFile
+	rules    []rule
+	topics   []topic
+	requests []*regexp.Regexp
+	re       map[string]*regexp.Regexp  // by key; nested keys as "trip.dates"
+	words    map[string]map[string]bool // by key
+}
+
+// patterns lists every pattern the engine reads, so a table missing one
+// fails to load instead of failing mid-conversation.
+var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless", "hypothetical", "questions", "want_forms",
+	"fillers", "remember", "list_stop", "clause_breaks", "first_subject", "other_subject", "safety_notes", "food", "trip.destination",
+	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.recall", "intents.earlier",
+	"intents.greeting", "intents.thanks", "intents.change", "intents.new_destination"}
+
+var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "replies": true, "ask": true, "placeholders": true, "summary": true, "plurals": true, "requests": true, "search_tool": true}
+
+// loadTable parses and compiles a table.
+func loadTable(raw []byte) (*table, error) {
+	t := &table{re: map[string]*regexp.Regexp{}, words: map[string]map[string]bool{}}
+	var rest map[string]any
+	if err := yaml.Unmarshal(raw, &t.file); err != nil {
+		return nil, fmt.Errorf("offline rules: %w", err)
+	}
+	if err := yaml.Unmarshal(raw, &rest); err != nil {
+		return nil, fmt.Errorf("offline rules: %w", err)
+	}
+	var err error
+	compile := func(expr string) *regexp.Regexp {
+		for name, body := range t.file.Macros {
+			expr = strings.ReplaceAll(expr, "{"+name+"}", body)
+		}
+		if expr == "" || err != nil {
+			return nil
+		}
+		re, e := regexp.Compile(expr)
+		if e != nil {
+			err = fmt.Errorf("offline rules: %q: %w", expr, e)
+		}
+		return re
+	}
+	var walk func(prefix string, m map[string]any)
+	walk = func(prefix string, m map[string]any) {
+		for k, v := range m {
+			switch x := v.(type) {
+			case string:
+				t.re[prefix+k] = compile(x)
+			case []any:
+				t.words[prefix+k] = map[string]bool{}
+				for _, w := range x {
+					t.words[prefix+k][fmt.Sprint(w)] = true
+				}
+			case map[string]any:
+				walk(prefix+k+".", x)
+			}
+		}
+	}
+	for k := range typed {
+		delete(rest, k)
+	}
+	walk("", rest)
+	for _, rf := range t.file.Rules {
+		r := rule{ruleFile: rf, re: compile(rf.Pattern), context: compile(rf.Context), unless: compile(rf.Unless), negatable: rf.Negatable == nil || *rf.Negatable}
+		if r.Scope == "" {
+			r.Scope = memory.ScopeDurable
+		}
+		if rf.Note == "" || len(rf.Keywords) == 0 {
+			return nil, fmt.Errorf("offline rules: rule %q needs a note and keywords", rf.Pattern)
+		}
+		t.rules = append(t.rules, r)
+	}
+	for _, tf := range t.file.Topics {
+		t.topics = append(t.topics, topic{topicFile: tf, re: compile(tf.Match), uses: compile(tf.Uses)})
+	}
+	for _, r := range t.file.Requests {
+		t.requests = append(t.requests, compile(r))
+	}
+	for _, k := range patterns {
+		if t.re[k] == nil && err == nil {
+			err = fmt.Errorf("offline rules: no pattern %q", k)
+		}
+	}
+	return t, err
+}

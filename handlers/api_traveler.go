@@ -1,0 +1,286 @@
+package handlers
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/labstack/echo/v4"
+
+	"concierge/memory"
+	"concierge/models"
+	"concierge/views"
+)
+
+// This file is the traveler's self-service, shared by the JSON API (SPEC
+// §4) and the traveler's pages: their conversations (list, rename, delete),
+// notes written and edited in their own words, and withdrawing an erasure
+// request. Owners are checked with sessionFor and currentUser; staff
+// endpoints live in api_console.go.
+
+// ownNoteReason is what the audit trail records for a traveler's own writes.
+const (
+	ownNoteAdded  = "written by the traveler"
+	ownNoteEdited = "edited by the traveler"
+)
+
+// travelerRefusal says to the traveler, in their terms, why their own note
+// was not saved: what to change, never the refused text.
+func travelerRefusal(r *memory.Refusal, text string) *Error {
+	msg := views.BlockedNotice(r.Category)
+	switch r.Category {
+	case memory.CategoryTooLong:
+		msg = "Not saved: a note holds at most 180 characters and this one has " +
+			strconv.Itoa(utf8.RuneCountInString(strings.TrimSpace(text))) + ". Shorten it to one short sentence."
+	case memory.CategoryBadFormat:
+		msg = "Not saved: write one or two short sentences."
+	case memory.CategoryBadKeywords:
+		msg = "Not saved: say in a few words what the note is about (for example “Prefers aisle seats.”)."
+	}
+	return newError(http.StatusUnprocessableEntity, "note_refused", msg)
+}
+
+// checkOwnNote runs a note the traveler wrote through the same guardrails
+// as the assistant's and staff's notes (memory.CheckNote). Keywords are
+// optional for a traveler: without them they are suggested from the text,
+// and keep is used when nothing can be suggested (an edit keeps the note's
+// old keywords).
+func checkOwnNote(text string, keywords, keep []string, globalCount int) (memory.SaveNoteArgs, error) {
+	kw := keywords
+	if len(kw) == 0 {
+		kw = memory.SuggestKeywords(text)
+	}
+	if len(kw) == 0 {
+		kw = keep
+	}
+	args, refusal := memory.CheckNote(memory.SaveNoteArgs{Text: text, Keywords: kw, Scope: memory.ScopeDurable}, 0, globalCount, memory.Limits{})
+	if refusal != nil {
+		return args, travelerRefusal(refusal, text)
+	}
+	return args, nil
+}
+
+// addOwnNote stores a long-term note the traveler wrote themselves.
+func (s *Server) addOwnNote(c echo.Context, text string, keywords []string) (*models.Note, error) {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	global, _, err := s.store.CountNotes(ctx, u.ID, "")
+	if err != nil {
+		return nil, err
+	}
+	args, err := checkOwnNote(text, keywords, nil, global)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
+		Note: memory.Note{Text: args.Text, Keywords: args.Keywords, Scope: memory.ScopeDurable, Source: memory.SourceTraveler}},
+		travelerActor(u), ownNoteAdded)
+}
+
+// editOwnNote changes the text of one of the traveler's long-term notes;
+// a pin set by staff or consolidation stays as it is.
+func (s *Server) editOwnNote(c echo.Context, noteID, text string, keywords []string) (*models.Note, error) {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	cur, err := s.store.NoteByID(ctx, u.ID, noteID)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Kind != models.KindGlobal || cur.Status != models.StatusActive {
+		return nil, newError(http.StatusConflict, "not_editable", "Only notes kept for all your trips can be edited here.")
+	}
+	args, err := checkOwnNote(text, keywords, cur.Domain().Keywords, 0)
+	if err != nil {
+		return nil, err
+	}
+	return s.store.UpdateNote(ctx, u.ID, noteID, models.NotePatch{Text: &args.Text, Keywords: args.Keywords}, travelerActor(u), ownNoteEdited)
+}
+
+// sessionTitle validates a conversation's new title.
+func sessionTitle(title string) (string, error) {
+	title = strings.Join(strings.Fields(title), " ")
+	if title == "" {
+		return "", newError(http.StatusUnprocessableEntity, "invalid", "Give the conversation a name.")
+	}
+	if utf8.RuneCountInString(title) > models.MaxSessionTitleChars {
+		return "", newError(http.StatusUnprocessableEntity, "too_long", "Keep the name under 80 characters.")
+	}
+	return title, nil
+}
+
+// renameSession gives the caller's conversation a new title.
+func (s *Server) renameSession(c echo.Context, title string) (*models.ChatSession, error) {
+	cs, err := s.sessionFor(c, false)
+	if err != nil {
+		return nil, err
+	}
+	if title, err = sessionTitle(title); err != nil {
+		return nil, err
+	}
+	return s.store.RenameChatSession(c.Request().Context(), cs.UserID, cs.ID, title)
+}
+
+// deleteSession deletes the caller's conversation with its messages and
+// snapshots.
+func (s *Server) deleteSession(c echo.Context) error {
+	cs, err := s.sessionFor(c, false)
+	if err != nil {
+		return err
+	}
+	err = s.store.DeleteChatSession(c.Request().Context(), cs.UserID, cs.ID)
+	if errors.Is(err, models.ErrConflict) {
+		return newError(http.StatusConflict, "busy", "This conversation is being answered or wrapped up right now. Try again in a moment.")
+	}
+	if err != nil {
+		return err
+	}
+	s.log.Info("conversation deleted", "request_id", requestID(c), "session_id", cs.ID)
+	return nil
+}
+
+// cancelErasure withdraws the caller's pending erasure request.
+func (s *Server) cancelErasure(c echo.Context) error {
+	u := currentUser(c)
+	err := s.store.CancelErasureRequest(c.Request().Context(), u.ID)
+	if errors.Is(err, models.ErrNotFound) {
+		return newError(http.StatusNotFound, "not_found", "There is no pending erasure request to cancel.")
+	}
+	if err != nil {
+		return err
+	}
+	s.log.Info("erasure request cancelled", "request_id", requestID(c), "user_id", u.ID)
+	return nil
+}
+
+// apiSessionItem is one conversation in GET /api/v1/sessions.
+type apiSessionItem struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	Status    string    `json:"status"`
+	StartedAt time.Time `json:"started_at"`
+}
+
+func toAPISession(cs *models.ChatSession) apiSessionItem {
+	return apiSessionItem{ID: cs.ID, Title: cs.Title, Status: cs.Status, StartedAt: cs.CreatedAt}
+}
+
+// apiListSessionsLimit bounds GET /api/v1/sessions.
+const apiListSessionsLimit = 500
+
+func (s *Server) apiListSessions(c echo.Context) error {
+	sessions, err := s.store.ChatSessions(c.Request().Context(), currentUser(c).ID, apiListSessionsLimit)
+	if err != nil {
+		return err
+	}
+	out := make([]apiSessionItem, len(sessions))
+	for i := range sessions {
+		out[i] = toAPISession(&sessions[i])
+	}
+	return c.JSON(http.StatusOK, map[string]any{"sessions": out})
+}
+
+func (s *Server) apiRenameSession(c echo.Context) error {
+	var req struct {
+		Title string `json:"title"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	cs, err := s.renameSession(c, req.Title)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, toAPISession(cs))
+}
+
+func (s *Server) apiDeleteSession(c echo.Context) error {
+	if err := s.deleteSession(c); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// ownNoteRequest is the body of the owner's note writes. The owner cannot
+// pin (pins are for safety needs, set by staff or consolidation) and gives
+// no reason.
+type ownNoteRequest struct {
+	Text     *string  `json:"text"`
+	Keywords []string `json:"keywords"`
+	Pinned   *bool    `json:"pinned"`
+	Reason   string   `json:"reason"` // accepted and not needed: the audit says "by the traveler"
+}
+
+func (r ownNoteRequest) check() error {
+	if r.Pinned != nil {
+		return newError(http.StatusForbidden, "cannot_pin", "Travelers cannot pin notes; support pins safety needs such as allergies.")
+	}
+	if r.Text == nil {
+		return newError(http.StatusUnprocessableEntity, "nothing_to_change", "Give the note's text.")
+	}
+	return nil
+}
+
+// apiOwnerCreateNote is POST /api/v1/users/me/notes for a traveler.
+func (s *Server) apiOwnerCreateNote(c echo.Context) error {
+	var req ownNoteRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if err := req.check(); err != nil {
+		return err
+	}
+	n, err := s.addOwnNote(c, *req.Text, req.Keywords)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, n.Domain())
+}
+
+// apiOwnerUpdateNote is PATCH /api/v1/users/me/notes/{note} for a traveler.
+func (s *Server) apiOwnerUpdateNote(c echo.Context) error {
+	var req ownNoteRequest
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if err := req.check(); err != nil {
+		return err
+	}
+	n, err := s.editOwnNote(c, c.Param("note"), *req.Text, req.Keywords)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, n.Domain())
+}
+
+// apiOwnerDeleteNote is DELETE /api/v1/users/me/notes/{note} for a
+// traveler: a hard delete, no reason needed.
+func (s *Server) apiOwnerDeleteNote(c echo.Context) error {
+	u := currentUser(c)
+	ctx := c.Request().Context()
+	if _, err := s.store.NoteByID(ctx, u.ID, c.Param("note")); err != nil {
+		return err
+	}
+	if err := s.store.DeleteNote(ctx, u.ID, c.Param("note"), travelerActor(u), "deleted by the traveler"); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// ownerCall reports whether the caller is a traveler addressing their own
+// /users/{id} path, by "me" or by their id: such calls are the owner's
+// self-service, not staff work.
+func ownerCall(c echo.Context) bool {
+	u := currentUser(c)
+	id := c.Param("id")
+	return u != nil && !u.Role.IsStaff() && (id == "me" || id == u.ID)
+}
+
+func (s *Server) apiCancelErasure(c echo.Context) error {
+	if err := s.cancelErasure(c); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

@@ -1,0 +1,70 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes: the stable, machine-readable reasons a domain operation
+// refuses, shared by every package. The HTTP layer translates each code to
+// a status in one place (handlers/errors.go); the codes double as the
+// "code" field of API errors.
+const (
+	ENOTFOUND      = "not_found"          // the thing does not exist (or is not yours)
+	ECONFLICT      = "conflict"           // the write collides with existing data
+	EINVALID       = "invalid"            // the input is not acceptable
+	ESESSIONCLOSED = "session_closed"     // the conversation no longer takes messages
+	ENOTSTORED     = "not_stored"         // another instance holds the conversation; nothing was written
+	EANSWERING     = "answer_in_progress" // the message is stored and another instance is answering it
+	EKEYREUSED     = "idempotency_key_reused"
+	ESELFERASURE   = "self_erasure" // an admin tried to erase their own account
+	EINTERNAL      = "internal"
+)
+
+// Error is a domain failure with a code and a message written for people
+// (never holding message or note text). Sentinels such as
+// models.ErrNotFound are *Error values, so errors.Is and errors.As both
+// work through wrapping.
+type Error struct {
+	Code    string
+	Message string
+	// Turn is the stored message's turn, for EANSWERING.
+	Turn int
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }
+
+// Is matches another *Error with the same code and message, so that a
+// copy carrying extra detail (Turn) still matches its sentinel.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code && t.Message == e.Message
+}
+
+// Errorf returns an *Error with code and a formatted message.
+func Errorf(code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of the first *Error in err's chain, EINTERNAL
+// for any other error and "" for nil.
+func ErrorCode(err error) string {
+	var e *Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &e):
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// ErrorMessage returns the people's message of the first *Error in err's
+// chain, or a generic one for any other error.
+func ErrorMessage(err error) string {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return "Something went wrong on our side. Please try again."
+}

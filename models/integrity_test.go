@@ -1,0 +1,291 @@
+package models_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"concierge/memory"
+	"concierge/models"
+	"concierge/models/dbtest"
+)
+
+func openSession(t *testing.T, s *models.Store) (*models.User, *models.ChatSession) {
+	t.Helper()
+	u, err := s.CreateUser(ctx, models.NewID()+"@example.com", "Ada", models.RoleTraveler, "secret-pass")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := s.CreateChatSession(ctx, u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u, cs
+}
+
+// TestSubmitUserMessage: keys store once, turns come from the database,
+// and a message is refused (nothing written) while another holder's lease
+// runs.
+func TestSubmitUserMessage(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		_, cs := openSession(t, s)
+		m1, existed, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "one", IdempotencyKey: "k1"})
+		if err != nil || existed || m1.Turn != 1 {
+			t.Fatalf("first: %+v %v %v, want turn 1, new", m1, existed, err)
+		}
+		again, existed, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "one", IdempotencyKey: "k1"})
+		if err != nil || !existed || again.ID != m1.ID {
+			t.Errorf("same key: %+v %v %v, want the stored message", again, existed, err)
+		}
+		if _, _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "two", IdempotencyKey: "k1"}); !errors.Is(err, models.ErrKeyReused) {
+			t.Errorf("key reused for other text: %v, want ErrKeyReused", err)
+		}
+		// Without a key, the same text as the unanswered last message is a retry.
+		m2, _, _ := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "two"})
+		retry, existed, _ := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "two"})
+		if m2.Turn != 2 || !existed || retry.ID != m2.ID {
+			t.Errorf("text retry: turn %d existed %v, want turn 2 and the stored message", m2.Turn, existed)
+		}
+
+		lease, err := s.TakeAnswerLease(ctx, cs.ID, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "three"}); !errors.Is(err, models.ErrBusy) {
+			t.Errorf("while another holds the lease: %v, want ErrBusy", err)
+		}
+		if memory.ErrorCode(models.ErrBusy) != memory.ENOTSTORED {
+			t.Errorf("ErrBusy's code = %q, want %q", memory.ErrorCode(models.ErrBusy), memory.ENOTSTORED)
+		}
+		m3, _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "three", Lease: lease})
+		if err != nil || m3.Turn != 3 {
+			t.Errorf("the holder: %+v %v, want turn 3", m3, err)
+		}
+		msgs, _ := s.Messages(ctx, cs.ID)
+		if len(msgs) != 3 {
+			t.Errorf("%d messages stored, want 3", len(msgs))
+		}
+	})
+}
+
+// TestConcurrentSubmitsGetUniqueTurns: 20 submits at once (no lease held),
+// each with its own key: all stored, turns 1..20 each once.
+func TestConcurrentSubmitsGetUniqueTurns(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		_, cs := openSession(t, s)
+		var wg sync.WaitGroup
+		errs := make(chan error, 20)
+		for i := range 20 {
+			wg.Go(func() {
+				_, _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: fmt.Sprint("m", i), IdempotencyKey: fmt.Sprint("k", i)})
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Errorf("submit: %v", err)
+			}
+		}
+		msgs, _ := s.Messages(ctx, cs.ID)
+		turns := map[int]bool{}
+		for _, m := range msgs {
+			turns[m.Turn] = true
+		}
+		if len(msgs) != 20 || len(turns) != 20 {
+			t.Errorf("%d messages with %d distinct turns, want 20 and 20", len(msgs), len(turns))
+		}
+	})
+}
+
+// TestAnswerLeaseFencing: a lease that ran out is taken over; the old
+// holder's renewal and writes then fail with ErrLeaseLost.
+func TestAnswerLeaseFencing(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		_, cs := openSession(t, s)
+		m, _, _ := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "hello"})
+		old, err := s.TakeAnswerLease(ctx, cs.ID, 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.TakeAnswerLease(ctx, cs.ID, time.Minute); !errors.Is(err, models.ErrBusy) {
+			t.Fatalf("while held: %v, want ErrBusy", err)
+		}
+		if err := s.RenewAnswerLease(ctx, old, 50*time.Millisecond); err != nil {
+			t.Errorf("renewing a held lease: %v", err)
+		}
+		time.Sleep(120 * time.Millisecond)
+		taker, err := s.TakeAnswerLease(ctx, cs.ID, time.Minute)
+		if err != nil {
+			t.Fatalf("taking over a lease that ran out: %v", err)
+		}
+		if err := s.RenewAnswerLease(ctx, old, time.Minute); !errors.Is(err, models.ErrLeaseLost) {
+			t.Errorf("old holder renews: %v, want ErrLeaseLost", err)
+		}
+		stale := &models.Message{SessionID: cs.ID, Role: "assistant", Content: "late answer", Turn: m.Turn}
+		if err := s.AppendTurnMessage(ctx, old, stale); !errors.Is(err, models.ErrLeaseLost) {
+			t.Errorf("old holder writes: %v, want ErrLeaseLost", err)
+		}
+		if err := s.AppendTurnMessage(ctx, taker, &models.Message{SessionID: cs.ID, Role: "assistant", Content: "answer", Turn: m.Turn}); err != nil {
+			t.Errorf("new holder writes: %v", err)
+		}
+		_ = s.ReleaseAnswerLease(ctx, old) // leaves the taker's lease alone
+		if _, err := s.TakeAnswerLease(ctx, cs.ID, time.Minute); !errors.Is(err, models.ErrBusy) {
+			t.Errorf("after the old holder's release: %v, want the taker's lease to stand", err)
+		}
+	})
+}
+
+// TestStaleConsolidationIsNotApplied: two jobs of one traveler computed from
+// the same notes; the second to apply is refused and, recomputed, merges
+// into the first's note instead of duplicating it.
+func TestStaleConsolidationIsNotApplied(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		sesame := memory.Note{Text: "Is allergic to sesame.", Keywords: []string{"allergy", "sesame"}, Scope: memory.ScopeDurable}
+		uid, _, _ := closedSession(t, s, sesame)
+		cs2, _ := s.CreateChatSession(ctx, uid)
+		sesame.Source = memory.SourceAssistant
+		if _, err := s.CreateNote(ctx, models.NewNote{UserID: uid, Kind: models.KindSession, Note: sesame,
+			Prov: models.Provenance{SessionID: cs2.ID}}, models.Actor{Kind: models.ActorAssistant}, ""); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.CloseSession(ctx, cs2.ID, "test"); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := s.ClaimJob(ctx, "w1", time.Minute)
+		b, _ := s.ClaimJob(ctx, "w2", time.Minute)
+		if a == nil || b == nil {
+			t.Fatal("want two claimed jobs")
+		}
+		opt := memory.ConsolidateOptions{Today: "2026-11-29", MaxGlobalNotes: 200}
+		compute := func(job *models.ConsolidationJob) (memory.Result, int64) {
+			v, _ := s.MemoryVersion(ctx, uid)
+			global, _ := s.GlobalNotes(ctx, uid)
+			session, _ := s.SessionNotes(ctx, job.SessionID)
+			return memory.ConsolidateRules(global, session, opt), v
+		}
+		resA, vA := compute(a)
+		resB, vB := compute(b) // the same notes, the same version
+		if _, err := s.ApplyConsolidation(ctx, a, "w1", resA, vA); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.ApplyConsolidation(ctx, b, "w2", resB, vB); !errors.Is(err, models.ErrMemoryChanged) {
+			t.Fatalf("stale apply: %v, want ErrMemoryChanged", err)
+		}
+		if _, _, err := s.ApplyConsolidationLocked(ctx, b, "w2", func(global, session []memory.Note) memory.Result {
+			return memory.ConsolidateRules(global, session, opt)
+		}); err != nil {
+			t.Fatalf("locked apply: %v", err)
+		}
+		global, _ := s.GlobalNotes(ctx, uid)
+		n := 0
+		for _, g := range global {
+			if strings.Contains(g.Text, "sesame") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d sesame notes, want 1", n)
+		}
+	})
+}
+
+// TestNoteWritesAdvanceTheMemoryVersion: create, update and delete each
+// advance the version a consolidation compares against.
+func TestNoteWritesAdvanceTheMemoryVersion(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		u, _ := openSession(t, s)
+		v0, _ := s.MemoryVersion(ctx, u.ID)
+		n, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal, Note: memory.Note{Text: "Likes tea.", Keywords: []string{"tea"}}},
+			models.Actor{Kind: models.ActorSupport}, "call")
+		if err != nil {
+			t.Fatal(err)
+		}
+		v1, _ := s.MemoryVersion(ctx, u.ID)
+		text := "Likes green tea."
+		if _, err := s.UpdateNote(ctx, u.ID, n.ID, models.NotePatch{Text: &text}, models.Actor{Kind: models.ActorSupport}, "call"); err != nil {
+			t.Fatal(err)
+		}
+		v2, _ := s.MemoryVersion(ctx, u.ID)
+		if err := s.DeleteNote(ctx, u.ID, n.ID, models.Actor{Kind: models.ActorTraveler}, "no"); err != nil {
+			t.Fatal(err)
+		}
+		v3, _ := s.MemoryVersion(ctx, u.ID)
+		if !(v0 < v1 && v1 < v2 && v2 < v3) {
+			t.Errorf("versions %d → %d → %d → %d, want strictly increasing", v0, v1, v2, v3)
+		}
+	})
+}
+
+// TestJobLeaseRenewal: a held job is renewed; once taken over after its
+// lease ran out, the old claim can neither renew nor apply.
+func TestJobLeaseRenewal(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		uid, _, _ := closedSession(t, s, memory.Note{Text: "Likes trains.", Keywords: []string{"train"}, Scope: memory.ScopeDurable})
+		old, err := s.ClaimJob(ctx, "w1", 50*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.RenewJob(ctx, old, "w1", 50*time.Millisecond); err != nil {
+			t.Errorf("renew a held job: %v", err)
+		}
+		if _, err := s.ClaimJob(ctx, "w1", time.Minute); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("claiming a live job: %v, want nothing to do", err)
+		}
+		time.Sleep(120 * time.Millisecond)
+		// Same worker id (a second goroutine of one instance) takes it over.
+		if _, err := s.ClaimJob(ctx, "w1", time.Minute); err != nil {
+			t.Fatalf("take over: %v", err)
+		}
+		if err := s.RenewJob(ctx, old, "w1", time.Minute); !errors.Is(err, models.ErrJobLost) {
+			t.Errorf("old claim renews: %v, want ErrJobLost", err)
+		}
+		v, _ := s.MemoryVersion(ctx, uid)
+		if _, err := s.ApplyConsolidation(ctx, old, "w1", memory.Result{}, v); !errors.Is(err, models.ErrJobLost) {
+			t.Errorf("old claim applies: %v, want ErrJobLost", err)
+		}
+	})
+}
+
+// TestMigrateAndSeedTogether runs MigrateAndSeed from several stores on
+// one new database at once: every call succeeds and the demo is seeded once.
+func TestMigrateAndSeedTogether(t *testing.T) {
+	path := t.TempDir() + "/together.db"
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	seeded := make(chan bool, 4)
+	for range 4 {
+		wg.Go(func() {
+			s, err := models.Open(path)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer s.Close()
+			ok, err := s.MigrateAndSeed(ctx, "demo")
+			errs <- err
+			seeded <- ok
+		})
+	}
+	wg.Wait()
+	close(errs)
+	close(seeded)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("MigrateAndSeed: %v", err)
+		}
+	}
+	n := 0
+	for ok := range seeded {
+		if ok {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("seeded %d times, want once", n)
+	}
+}
