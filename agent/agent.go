@@ -450,12 +450,10 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 		var trimmed bool
 		kept, trimmed = memory.Trim(history, memory.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
 			TokenBudget: a.cfg.HistoryBudget, ReserveForAnswer: a.cfg.ReserveForAnswer, Counter: a.counter})
-		instructions := memory.BuildInstructions(memory.NewState(profile, global, session, trips), memory.InjectOptions{
-			Counter: a.counter, GlobalBudget: a.cfg.GlobalBudget, Today: a.now().UTC().Format(memory.DateLayout),
-			LatestMessage: userMsg.Content, Trimmed: trimmed, RecencyOnly: a.cfg.RecencyOnly, Summary: cs.Summary,
-		})
 		tools := roundTools(trimmed, round == a.cfg.MaxRounds)
-		req := Request{Model: a.cfg.Model, Instructions: instructions, Messages: kept, Tools: tools, MaxTokens: a.cfg.ReserveForAnswer}
+		instructions := a.Instructions(memory.NewState(profile, global, session, trips),
+			TurnContext{LatestMessage: userMsg.Content, Trimmed: trimmed, Summary: cs.Summary, Tools: tools})
+		req := Request{Model: a.cfg.Model, Instructions: instructions.Text, Messages: kept, Tools: tools, MaxTokens: a.cfg.ReserveForAnswer}
 		called := time.Now()
 		resp, err := a.provider.Complete(ctx, req, onDelta)
 		res.ModelTime += time.Since(called)
@@ -464,7 +462,7 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 		}
 		res.Usage.PromptTokens += resp.Usage.PromptTokens
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		if err := a.snapshot(ctx, cs, userMsg.Turn, round, req, resp); err != nil {
+		if err := a.snapshot(ctx, cs, userMsg.Turn, round, req, instructions, resp); err != nil {
 			return nil, err
 		}
 		assistant := &models.Message{SessionID: cs.ID, Role: string(memory.RoleAssistant), Content: resp.Content,
@@ -504,12 +502,14 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 	return nil, &ModelError{Err: errors.New("the model kept calling tools without answering")}
 }
 
-func (a *Agent) snapshot(ctx context.Context, cs *models.ChatSession, turn, round int, req Request, resp Response) error {
+func (a *Agent) snapshot(ctx context.Context, cs *models.ChatSession, turn, round int, req Request, in memory.Instructions, resp Response) error {
 	msgs, _ := json.Marshal(req.Messages)
 	out, _ := json.Marshal(resp)
-	return a.store.SaveSnapshot(ctx, &models.TurnSnapshot{SessionID: cs.ID, UserID: cs.UserID, Turn: turn, Round: round,
+	snap := &models.TurnSnapshot{SessionID: cs.ID, UserID: cs.UserID, Turn: turn, Round: round,
 		Model: a.provider.Name(), Instructions: req.Instructions, Messages: string(msgs), Response: string(out),
-		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens})
+		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
+	snap.SetInjection(in)
+	return a.store.SaveSnapshot(ctx, snap)
 }
 
 // forgetUndone rewrites, in the history the model is given, the result of

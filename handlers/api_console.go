@@ -11,34 +11,6 @@ import (
 	"concierge/models"
 )
 
-// consoleSubject resolves the {id} of a /users/{id} console endpoint. A
-// traveler reaches only their own account ("me" or their id) and gets 404 for
-// anyone else's, so ids are never confirmed; selfOK says whether the owner may
-// call the endpoint on themselves; roles lists who may call it on anyone
-// (403 for other roles).
-func (s *Server) consoleSubject(c echo.Context, selfOK bool, roles ...string) (*models.User, error) {
-	u := currentUser(c)
-	id := c.Param("id")
-	self := id == "me" || id == u.ID
-	if !self && !u.Role.IsStaff() {
-		return nil, errNotFound
-	}
-	if self && selfOK {
-		return u, nil
-	}
-	if !hasRole(u, roles) {
-		return nil, errForbidden
-	}
-	if self {
-		return u, nil
-	}
-	subject, err := s.store.UserByID(c.Request().Context(), id)
-	if err != nil {
-		return nil, err
-	}
-	return subject, staffMayManage(u, subject)
-}
-
 // actorOf is how the audit trail records the caller.
 func actorOf(u *models.User) models.Actor {
 	if u.Role.IsStaff() {
@@ -79,10 +51,11 @@ func staffRefusal(r *memory.Refusal) string {
 }
 
 func (s *Server) apiSearchUsers(c echo.Context) error {
-	users, err := s.store.SearchUsers(c.Request().Context(), c.QueryParam("q"), 50)
+	found, err := s.store.SearchUsers(c.Request().Context(), c.QueryParam("q"), 50)
 	if err != nil {
 		return err
 	}
+	users := visibleTo(currentUser(c), found)
 	out := make([]apiUser, len(users))
 	for i := range users {
 		out[i] = toAPIUser(&users[i])
@@ -94,10 +67,7 @@ func (s *Server) apiCreateNote(c echo.Context) error {
 	if ownerCall(c) {
 		return s.apiOwnerCreateNote(c) // a traveler's own note (api_traveler.go)
 	}
-	subject, err := s.consoleSubject(c, false, "support", "admin")
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	var req struct {
 		Text     string   `json:"text"`
 		Keywords []string `json:"keywords"`
@@ -128,10 +98,7 @@ func (s *Server) apiUpdateNote(c echo.Context) error {
 	if ownerCall(c) {
 		return s.apiOwnerUpdateNote(c) // a traveler editing their own note (api_traveler.go)
 	}
-	subject, err := s.consoleSubject(c, false, "support", "admin")
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	var req struct {
 		Text     *string  `json:"text"`
 		Keywords []string `json:"keywords"`
@@ -192,10 +159,7 @@ func (s *Server) updateNote(c echo.Context, userID, noteID string, text *string,
 }
 
 func (s *Server) apiDeleteNote(c echo.Context) error {
-	subject, err := s.consoleSubject(c, true, "support", "admin")
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	u := currentUser(c)
 	var req struct {
 		Reason string `json:"reason"`
@@ -207,6 +171,7 @@ func (s *Server) apiDeleteNote(c echo.Context) error {
 	}
 	reason := strings.TrimSpace(req.Reason)
 	if u.ID != subject.ID || u.Role.IsStaff() {
+		var err error
 		if reason, err = requireReason(req.Reason); err != nil {
 			return err
 		}
@@ -261,10 +226,7 @@ func auditFilter(c echo.Context) (models.AuditFilter, error) {
 }
 
 func (s *Server) apiAudit(c echo.Context) error {
-	subject, err := s.consoleSubject(c, false, "support", "admin")
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	f, err := auditFilter(c)
 	if err != nil {
 		return err
@@ -283,10 +245,7 @@ func (s *Server) apiAudit(c echo.Context) error {
 }
 
 func (s *Server) apiExport(c echo.Context) error {
-	subject, err := s.consoleSubject(c, true, "admin")
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	exp, err := s.store.ExportUserData(c.Request().Context(), subject.ID)
 	if err != nil {
 		return err
@@ -339,10 +298,24 @@ func (s *Server) apiErasureRequests(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"requests": out})
 }
 
+// erasureWhy reads and checks an erasure's reason code and ticket.
+func erasureWhy(reason, ticket string) (models.ErasureWhy, error) {
+	why := models.ErasureWhy{Reason: strings.TrimSpace(reason), Ticket: strings.TrimSpace(ticket)}
+	if models.CheckErasureReason(why.Reason) != nil {
+		return why, newError(http.StatusUnprocessableEntity, "bad_reason",
+			"Choose the reason from the list: "+strings.Join(models.ErasureReasons, ", ")+".")
+	}
+	if models.CheckTicket(why.Ticket) != nil {
+		return why, newError(http.StatusUnprocessableEntity, "bad_ticket",
+			"A ticket is a reference of up to 40 letters, digits and dashes, such as DSR-2041; leave it empty if there is none.")
+	}
+	return why, nil
+}
+
 // erase runs an erasure and maps its failures.
-func (s *Server) erase(c echo.Context, userID, reason string) (*models.ErasureReceipt, error) {
+func (s *Server) erase(c echo.Context, userID string, why models.ErasureWhy) (*models.ErasureReceipt, error) {
 	u := currentUser(c)
-	rec, err := s.store.EraseUser(c.Request().Context(), userID, actorOf(u), reason)
+	rec, err := s.store.EraseUser(c.Request().Context(), userID, actorOf(u), why)
 	switch {
 	case err != nil && rec == nil:
 		return nil, err
@@ -353,26 +326,23 @@ func (s *Server) erase(c echo.Context, userID, reason string) (*models.ErasureRe
 		return nil, newError(http.StatusInternalServerError, "erasure_incomplete",
 			"The data was deleted, but cleaning the database files did not finish. The receipt is stored; try again later.")
 	}
-	s.log.Info("user erased", "request_id", requestID(c), "erasure_request", rec.RequestID, "executed_by", u.ID)
+	s.log.Info("user erased", "request_id", requestID(c), "erasure_request", rec.RequestID, "executed_by", u.ID, "reason", why.Reason)
 	return rec, nil
 }
 
 func (s *Server) apiErase(c echo.Context) error {
-	subject, err := s.consoleSubject(c, false, "admin")
-	if err != nil {
-		return err
-	}
 	var req struct {
 		Reason string `json:"reason"`
+		Ticket string `json:"ticket"`
 	}
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	reason, err := requireReason(req.Reason)
+	why, err := erasureWhy(req.Reason, req.Ticket)
 	if err != nil {
 		return err
 	}
-	rec, err := s.erase(c, subject.ID, reason)
+	rec, err := s.erase(c, subjectOf(c).ID, why)
 	if err != nil {
 		return err
 	}

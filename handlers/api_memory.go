@@ -9,27 +9,9 @@ import (
 	"concierge/models"
 )
 
-// subjectUser resolves the {id} of a /users/{id} path ("me" is the caller)
-// and checks the caller may act on that user: themselves, or anyone when
-// staff is allowed. Others get 404.
-func (s *Server) subjectUser(c echo.Context, allowStaff bool) (*models.User, error) {
-	u := currentUser(c)
-	id := c.Param("id")
-	if id == "me" || id == u.ID {
-		return u, nil
-	}
-	if !allowStaff || !u.Role.IsStaff() {
-		return nil, errNotFound
-	}
-	return s.store.UserByID(c.Request().Context(), id)
-}
-
 func (s *Server) apiGetMemory(c echo.Context) error {
 	ctx := c.Request().Context()
-	subject, err := s.subjectUser(c, true)
-	if err != nil {
-		return err
-	}
+	subject := subjectOf(c)
 	profile, err := s.store.Profile(ctx, subject.ID)
 	if err != nil {
 		return err

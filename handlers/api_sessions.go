@@ -162,8 +162,16 @@ func (s *Server) apiGetTurns(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// injected is what the instructions carried, as the agent recorded it;
+	// absent for snapshots older than that record.
+	type injected struct {
+		Notes        []memory.InjectedNote `json:"notes"`
+		SessionBlock bool                  `json:"session_block"`
+		Tokens       memory.SectionTokens  `json:"tokens"`
+	}
 	type request struct {
 		Instructions string           `json:"instructions"`
+		Injected     *injected        `json:"injected,omitempty"`
 		Messages     []memory.Message `json:"messages"`
 	}
 	type turn struct {
@@ -180,6 +188,9 @@ func (s *Server) apiGetTurns(c echo.Context) error {
 			Response: json.RawMessage(sn.Response), Usage: agent.Usage{PromptTokens: sn.PromptTokens, CompletionTokens: sn.CompletionTokens}}
 		if err := json.Unmarshal([]byte(sn.Messages), &t.Request.Messages); err != nil {
 			return err
+		}
+		if notes, tokens, ok := sn.Injection(); ok {
+			t.Request.Injected = &injected{Notes: notes, SessionBlock: sn.SessionBlock, Tokens: tokens}
 		}
 		out = append(out, t)
 	}

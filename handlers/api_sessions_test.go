@@ -192,6 +192,11 @@ func TestTurnsShowWhatTheModelSaw(t *testing.T) {
 			t.Errorf("instructions carry the private identifier %s", private)
 		}
 	}
+	inj, _ := req["injected"].(map[string]any)
+	tokens, _ := inj["tokens"].(map[string]any)
+	if notes := notesOf(inj["notes"]); len(notes) == 0 || notes[0]["section"] != "GLOBAL" || tokens["policy"] == nil || inj["session_block"] != false {
+		t.Errorf("the turn does not say what was injected: %v", inj)
+	}
 	msgs := notesOf(req["messages"])
 	if len(msgs) != 1 || msgs[0]["content"] != "I'm allergic to peanuts" {
 		t.Errorf("round 1 messages = %v", msgs)

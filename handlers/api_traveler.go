@@ -223,7 +223,8 @@ func (r ownNoteRequest) check() error {
 	return nil
 }
 
-// apiOwnerCreateNote is POST /api/v1/users/me/notes for a traveler.
+// apiOwnerCreateNote is POST /api/v1/users/{me}/notes for the traveler
+// themselves (apiCreateNote hands it over).
 func (s *Server) apiOwnerCreateNote(c echo.Context) error {
 	var req ownNoteRequest
 	if err := decodeJSON(c, &req); err != nil {
@@ -239,7 +240,8 @@ func (s *Server) apiOwnerCreateNote(c echo.Context) error {
 	return c.JSON(http.StatusCreated, n.Domain())
 }
 
-// apiOwnerUpdateNote is PATCH /api/v1/users/me/notes/{note} for a traveler.
+// apiOwnerUpdateNote is PATCH /api/v1/users/{me}/notes/{note} for the
+// traveler themselves (apiUpdateNote hands it over).
 func (s *Server) apiOwnerUpdateNote(c echo.Context) error {
 	var req ownNoteRequest
 	if err := decodeJSON(c, &req); err != nil {
@@ -253,20 +255,6 @@ func (s *Server) apiOwnerUpdateNote(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, n.Domain())
-}
-
-// apiOwnerDeleteNote is DELETE /api/v1/users/me/notes/{note} for a
-// traveler: a hard delete, no reason needed.
-func (s *Server) apiOwnerDeleteNote(c echo.Context) error {
-	u := currentUser(c)
-	ctx := c.Request().Context()
-	if _, err := s.store.NoteByID(ctx, u.ID, c.Param("note")); err != nil {
-		return err
-	}
-	if err := s.store.DeleteNote(ctx, u.ID, c.Param("note"), travelerActor(u), "deleted by the traveler"); err != nil {
-		return err
-	}
-	return c.NoContent(http.StatusNoContent)
 }
 
 // ownerCall reports whether the caller is a traveler addressing their own

@@ -49,55 +49,37 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func hasRole(u *models.User, roles []string) bool {
+func hasRole(u *models.User, roles []models.Role) bool {
 	if len(roles) == 0 {
 		return true
 	}
 	for _, r := range roles {
-		if string(u.Role) == r {
+		if u.Role == r {
 			return true
 		}
 	}
 	return false
 }
 
-// requirePage lets signed-in callers with one of roles (any role when none
-// is named) through; others are sent to the login page or refused.
-func (s *Server) requirePage(roles ...string) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			u := currentUser(c)
-			if u == nil {
-				if strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream") {
-					// An event stream cannot follow a redirect; say it in the stream.
-					return streamRefusal(c, c.Param("id"), "You were signed out. Reload the page and sign in again; your message is saved.")
-				}
-				return redirectToLogin(c)
-			}
-			if !hasRole(u, roles) {
-				return errForbidden
-			}
-			return next(c)
-		}
+func toRoles(names []string) []models.Role {
+	out := make([]models.Role, len(names))
+	for i, n := range names {
+		out[i] = models.Role(n)
 	}
+	return out
+}
+
+// requirePage lets signed-in callers with one of roles (any role when none
+// is named) through; others are sent to the login page or refused. It is
+// guard for a route without a target.
+func (s *Server) requirePage(roles ...string) echo.MiddlewareFunc {
+	return s.guard(rule{roles: toRoles(roles)}, noTarget)
 }
 
 // requireAPI is requirePage for the JSON API: 401 without a valid token,
 // 403 for a role that may not call the endpoint.
 func (s *Server) requireAPI(roles ...string) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			u := currentUser(c)
-			if u == nil {
-				c.Response().Header().Set(echo.HeaderWWWAuthenticate, `Bearer realm="concierge"`)
-				return errUnauthorized
-			}
-			if !hasRole(u, roles) {
-				return errForbidden
-			}
-			return next(c)
-		}
-	}
+	return s.guard(rule{roles: toRoles(roles)}, noTarget)
 }
 
 func redirectToLogin(c echo.Context) error {
@@ -146,7 +128,9 @@ func (s *Server) loginPage(c echo.Context) error {
 	return render(c, http.StatusOK, views.LoginPage(s.page(c, "Sign in", ""), f))
 }
 
-// loginFailure says what went wrong without telling which part was wrong.
+// loginFailure says what went wrong without telling which part was wrong,
+// nor whether an account has that email: every answer is the same for an
+// unknown email and a known one.
 func loginFailure(err error) *Error {
 	var locked *models.LockedError
 	if errors.As(err, &locked) {
@@ -155,7 +139,7 @@ func loginFailure(err error) *Error {
 			wait = time.Second
 		}
 		return newError(http.StatusTooManyRequests, "locked",
-			"Too many failed sign-ins for this account. Try again in "+wait.String()+".")
+			"Too many failed sign-ins from here with this email. Try again in "+wait.String()+".")
 	}
 	if errors.Is(err, models.ErrBadCredentials) {
 		return newError(http.StatusUnauthorized, "bad_credentials", "That email and password do not match.")
@@ -165,7 +149,7 @@ func loginFailure(err error) *Error {
 
 func (s *Server) login(c echo.Context) error {
 	email, password := c.FormValue("email"), c.FormValue("password")
-	u, err := s.store.Authenticate(c.Request().Context(), email, password, s.cfg.LoginPolicy)
+	u, err := s.store.Authenticate(c.Request().Context(), email, password, c.RealIP(), s.cfg.LoginPolicy)
 	if err != nil {
 		e := loginFailure(err)
 		if e == nil {
@@ -201,7 +185,8 @@ func (s *Server) logout(c echo.Context) error {
 			return err
 		}
 	}
-	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode})
+	c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		Secure: s.cfg.SecureCookies || c.IsTLS()})
 	return c.Redirect(http.StatusSeeOther, "/login")
 }
 
@@ -228,7 +213,7 @@ func (s *Server) apiToken(c echo.Context) error {
 	if req.Email == "" || req.Password == "" {
 		return newError(http.StatusUnprocessableEntity, "invalid", "Give an email and a password.")
 	}
-	u, err := s.store.Authenticate(c.Request().Context(), req.Email, req.Password, s.cfg.LoginPolicy)
+	u, err := s.store.Authenticate(c.Request().Context(), req.Email, req.Password, c.RealIP(), s.cfg.LoginPolicy)
 	if err != nil {
 		if e := loginFailure(err); e != nil {
 			return e

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -109,6 +110,7 @@ func TestBrowserSupportEditsNote(t *testing.T) {
 		t.Fatalf("open customer: %v", err)
 	}
 	browsertest.Screenshot(t, ctx, "customer-page")
+	meter, _ := chromedp.Run(ctx, chromedp.Text(`[data-testid="preview-note-tokens"]`))
 
 	const newText = "Prefers aisle seats on flights over two hours."
 	err = chromedp.Do(ctx,
@@ -130,6 +132,22 @@ func TestBrowserSupportEditsNote(t *testing.T) {
 	shown, _ := chromedp.Run(ctx, chromedp.Text(`[data-testid="global-notes"]`))
 	if !strings.Contains(shown, newText) {
 		t.Errorf("notes after the edit: %q", shown)
+	}
+	// The preview follows without a reload: its meter after the note grew,
+	// its instructions after an opening message is typed (relevance puts
+	// the comparing note first; the edited aisle note was first by recency).
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector('[data-testid="preview-note-tokens"]').textContent.trim() !== %q`, meter),
+		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		t.Errorf("the preview meter stayed at %s tokens after the note grew: %v", meter, err)
+	}
+	err = chromedp.Do(ctx,
+		htmxProcessed(`#preview-message`),
+		chromedp.SendKeys(`#preview-message`, "compare options for me"),
+		chromedp.Poll[chromedp.Void](`(function(){ var t = document.querySelector('[data-testid="preview-instructions"]').textContent;
+			var a = t.indexOf('- Likes to compare'), b = t.indexOf('- Prefers aisle'); return a >= 0 && b >= 0 && a < b; })()`, chromedp.WithPollingTimeout(10*time.Second)),
+	)
+	if err != nil {
+		t.Errorf("the preview did not follow the opening message: %v", err)
 	}
 
 	err = chromedp.Do(ctx,
@@ -201,11 +219,29 @@ func TestBrowserAdminExecutesErasure(t *testing.T) {
 		t.Errorf("pending requests: %q", pending)
 	}
 	err = chromedp.Do(ctx,
-		chromedp.SendKeys(`[data-testid="erasure-reason"]`, "Verified request from the traveler"),
+		chromedp.SetValue(`[data-testid="erasure-reason"]`, "data_subject_request"),
+		chromedp.SendKeys(`[data-testid="erasure-ticket"]`, "DSR-2041"),
 		chromedp.SendKeys(`[data-testid="erasure-confirm"]`, "erase"),
 		chromedp.Click(`[data-testid="erasure-execute"]`),
 		chromedp.WaitVisible(`[data-testid="erasure-error"]`),
-		chromedp.SendKeys(`[data-testid="erasure-reason"]`, "Verified request from the traveler"),
+	)
+	if err != nil {
+		t.Fatalf("wrong confirmation: %v", err)
+	}
+	// A wrong confirmation keeps what the admin chose.
+	reason, err := chromedp.Run(ctx, chromedp.Value(`[data-testid="erasure-reason"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ticket, err := chromedp.Run(ctx, chromedp.Value(`[data-testid="erasure-ticket"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reason != "data_subject_request" || ticket != "DSR-2041" {
+		t.Errorf("after a wrong ERASE the form holds reason %q and ticket %q, want what the admin chose", reason, ticket)
+	}
+	browsertest.Screenshot(t, ctx, "erasure-wrong-confirm")
+	err = chromedp.Do(ctx,
 		chromedp.SendKeys(`[data-testid="erasure-confirm"]`, "ERASE"),
 		chromedp.Click(`[data-testid="erasure-execute"]`),
 		chromedp.WaitVisible(`[data-testid="erasure-receipt"].highlight`),
@@ -214,7 +250,7 @@ func TestBrowserAdminExecutesErasure(t *testing.T) {
 		t.Fatalf("execute: %v", err)
 	}
 	receipt, _ := chromedp.Run(ctx, chromedp.Text(`[data-testid="erasure-receipt"].highlight`))
-	for _, want := range []string{"users", "web_sessions", "Alex Admin", "Verified request from the traveler"} {
+	for _, want := range []string{"users", "web_sessions", "Alex Admin", "Data-subject request", "DSR-2041"} {
 		if !strings.Contains(receipt, want) {
 			t.Errorf("receipt lacks %q: %s", want, receipt)
 		}

@@ -146,7 +146,8 @@ func (s *Server) erasurePage(c echo.Context) (views.ErasurePage, error) {
 		return vm, err
 	}
 	for _, r := range reqs {
-		row := views.ErasureRow{ID: r.ID, CustomerID: r.UserID, RequestedBy: r.RequestedBy, Created: fmtTime(r.CreatedAt), Reason: r.Reason}
+		row := views.ErasureRow{ID: r.ID, CustomerID: r.UserID, RequestedBy: r.RequestedBy, Created: fmtTime(r.CreatedAt),
+			Reason: views.ErasureReasonLabel(r.Reason), Ticket: r.Ticket}
 		if r.Status == models.ErasurePending {
 			if u, err := s.store.UserByID(ctx, r.UserID); err == nil {
 				row.CustomerName, row.CustomerEmail = u.Name, u.Email
@@ -188,22 +189,24 @@ func (s *Server) consoleExecuteErasure(c echo.Context) error {
 	if req.Status != models.ErasurePending {
 		return c.Redirect(http.StatusSeeOther, "/console/erasure?receipt="+req.ID+"#receipt-"+req.ID)
 	}
+	reason, ticket := c.FormValue("reason"), c.FormValue("ticket")
 	fail := func(msg string) error {
 		vm, err := s.erasurePage(c)
 		if err != nil {
 			return err
 		}
-		vm.Error, vm.ErrorFor = msg, req.ID
+		// The admin's choices stay as they made them.
+		vm.Error, vm.ErrorFor, vm.Reason, vm.Ticket = msg, req.ID, reason, ticket
 		return render(c, http.StatusUnprocessableEntity, views.ErasurePageView(s.page(c, "Erasure", "erasure"), vm))
 	}
-	reason, err := requireReason(c.FormValue("reason"))
+	why, err := erasureWhy(reason, ticket)
 	if err != nil {
-		return fail(err.(*Error).Message)
+		return fail(userMessage(err))
 	}
 	if strings.TrimSpace(c.FormValue("confirm")) != "ERASE" {
-		return fail("Type ERASE to confirm: this cannot be undone.")
+		return fail("Type ERASE in capitals to confirm: this cannot be undone.")
 	}
-	rec, err := s.erase(c, req.UserID, reason)
+	rec, err := s.erase(c, req.UserID, why)
 	if e, _ := toError(err); err != nil && e.Status < 500 {
 		return fail(e.Message)
 	}
@@ -211,47 +214,4 @@ func (s *Server) consoleExecuteErasure(c echo.Context) error {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/console/erasure?receipt=%s#receipt-%s", rec.RequestID, rec.RequestID))
-}
-
-func (s *Server) consoleAccounts(c echo.Context) error {
-	users, err := s.store.SearchUsers(c.Request().Context(), "", 1000)
-	if err != nil {
-		return err
-	}
-	vm := views.AccountsPage{CSRF: csrfToken(c), ViewerID: currentUser(c).ID}
-	if c.QueryParam("changed") != "" {
-		vm.Flash = "Role changed. The change is in the audit trail."
-	}
-	if c.QueryParam("error") == "reason" {
-		vm.Error = "Give a reason for the role change; it is kept in the audit trail."
-	}
-	for i := range users {
-		vm.Accounts = append(vm.Accounts, toConsoleUser(&users[i]))
-	}
-	return render(c, http.StatusOK, views.AccountsPageView(s.page(c, "Accounts", "accounts"), vm))
-}
-
-func (s *Server) consoleChangeRole(c echo.Context) error {
-	ctx := c.Request().Context()
-	u, err := s.store.UserByID(ctx, c.Param("id"))
-	if err != nil {
-		return err
-	}
-	me := currentUser(c)
-	if u.ID == me.ID {
-		return newError(http.StatusConflict, "own_role", "You cannot change your own role.")
-	}
-	role := models.Role(c.FormValue("role"))
-	if !role.Valid() {
-		return newError(http.StatusUnprocessableEntity, "bad_role", "Choose traveler, support or admin.")
-	}
-	reason, err := requireReason(c.FormValue("reason"))
-	if err != nil {
-		return c.Redirect(http.StatusSeeOther, "/console/accounts?error=reason")
-	}
-	if err := s.store.ChangeUserRole(ctx, u.ID, role, actorOf(me), reason); err != nil {
-		return err
-	}
-	s.log.Info("role changed", "request_id", requestID(c), "user_id", u.ID, "role", role, "by", me.ID)
-	return c.Redirect(http.StatusSeeOther, "/console/accounts?changed="+u.ID)
 }

@@ -23,14 +23,11 @@ func (s *Server) consoleAudit(c echo.Context) error {
 	title := "Audit trail"
 	f, err := auditFilter(c)
 	if err != nil {
-		vm.Error = err.(*Error).Message
+		vm.Error = userMessage(err)
 		f = models.AuditFilter{ActorKind: vm.Actor, Action: vm.Action}
 	}
-	if id := c.Param("id"); id != "" {
-		u, err := s.store.UserByID(ctx, id)
-		if err != nil {
-			return err
-		}
+	if c.Param("id") != "" {
+		u := subjectOf(c)
 		cu := toConsoleUser(u)
 		vm.Customer = &cu
 		f.UserID = u.ID
@@ -132,10 +129,7 @@ func runView(j models.ConsolidationJob, rep *models.ConsolidationReport) (views.
 
 func (s *Server) consoleConsolidations(c echo.Context) error {
 	ctx := c.Request().Context()
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	jobs, err := s.store.ConsolidationJobs(ctx, u.ID, 100)
 	if err != nil {
 		return err

@@ -32,30 +32,13 @@ func toConsoleUser(u *models.User) views.ConsoleUser {
 	return views.ConsoleUser{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role)}
 }
 
-// customer loads the :id of a console page.
-func (s *Server) customer(c echo.Context) (*models.User, error) {
-	u, err := s.store.UserByID(c.Request().Context(), c.Param("id"))
-	if err != nil {
-		return nil, err
-	}
-	return u, staffMayManage(currentUser(c), u)
-}
-
-// staffMayManage lets support look after travelers only; admins manage
-// every account. Others' staff accounts answer 404 to support.
-func staffMayManage(caller, subject *models.User) error {
-	if caller.Role == models.RoleAdmin || subject.Role == models.RoleTraveler || caller.ID == subject.ID {
-		return nil
-	}
-	return errNotFound
-}
-
 func (s *Server) consoleSearch(c echo.Context) error {
 	q := strings.TrimSpace(c.QueryParam("q"))
-	users, err := s.store.SearchUsers(c.Request().Context(), q, 50)
+	found, err := s.store.SearchUsers(c.Request().Context(), q, 50)
 	if err != nil {
 		return err
 	}
+	users := visibleTo(currentUser(c), found)
 	vm := views.CustomerSearch{Query: q, Searched: q != ""}
 	for i := range users {
 		vm.Results = append(vm.Results, toConsoleUser(&users[i]))
@@ -79,7 +62,7 @@ func profileFields(p memory.Profile) []views.KV {
 	sort.Strings(keys)
 	out := make([]views.KV, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, views.KV{Key: k, Value: displayValue(p[k])})
+		out = append(out, views.KV{Key: views.FieldLabel(k), Value: displayValue(p[k])})
 	}
 	return out
 }
@@ -106,7 +89,7 @@ func displayValue(v any) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = k + ": " + displayValue(t[k])
+			parts[i] = strings.ToLower(views.FieldLabel(k)) + ": " + displayValue(t[k])
 		}
 		return strings.Join(parts, ", ")
 	}
@@ -114,45 +97,32 @@ func displayValue(v any) string {
 	return string(b)
 }
 
-func (s *Server) previewModel() string {
-	if s.cfg.Model != "" {
-		return s.cfg.Model
-	}
-	return "gpt-4o-mini"
-}
+// previewMessageMax bounds the opening message a preview assumes.
+const previewMessageMax = 500
 
-func (s *Server) globalBudget() int {
-	if s.cfg.GlobalBudget > 0 {
-		return s.cfg.GlobalBudget
+// preview shows the instructions the first turn of the customer's next
+// session would be sent if they opened with message, assembled by the agent
+// itself, and what they cost, all read from the structure the agent returns.
+func (s *Server) preview(ctx context.Context, customerID, message string) (views.Preview, error) {
+	if len(message) > previewMessageMax {
+		message = strings.ToValidUTF8(message[:previewMessageMax], "")
 	}
-	return memory.DefaultGlobalBudget
-}
-
-// preview builds the instructions a new session of the user would get now,
-// exactly as the agent assembles them for a first turn (nothing trimmed, no
-// latest message yet), and measures them.
-func (s *Server) preview(profile memory.Profile, global []memory.Note, trips []memory.Trip) views.Preview {
-	counter := memory.NewTokenCounter(s.previewModel())
-	budget := s.globalBudget()
-	instr := memory.BuildInstructions(memory.NewState(profile, global, nil, trips), memory.InjectOptions{
-		Counter: counter, GlobalBudget: budget, Today: time.Now().UTC().Format(memory.DateLayout)})
-	pv := views.Preview{Instructions: instr, Model: s.previewModel(), TotalTokens: counter.Count(instr), Budget: budget, NotesTotal: len(global)}
-	if i := strings.Index(instr, "GLOBAL:\n"); i >= 0 {
-		block := instr[i+len("GLOBAL:\n"):]
-		if j := strings.Index(block, "</memories>"); j >= 0 {
-			block = block[:j]
-		}
-		if !strings.HasPrefix(block, "- (none yet)") {
-			for _, line := range strings.Split(strings.TrimRight(block, "\n"), "\n") {
-				if strings.HasPrefix(line, "- ") {
-					pv.NotesInjected++
-					pv.NoteTokens += counter.Count(line + "\n")
-				}
-			}
+	st, in, err := s.agent.PreviewInstructions(ctx, customerID, message)
+	if err != nil {
+		return views.Preview{}, err
+	}
+	tok := in.Tokens
+	pv := views.Preview{CustomerID: customerID, Message: message, Instructions: in.Text, Model: s.agent.ProviderName(),
+		Encoding: s.agent.TokenEncoding(), TotalTokens: tok.Total(), Sections: tokenSections(tok), NoteTokens: tok.GlobalNotes,
+		Budget: in.GlobalBudget, NotesInjected: in.GlobalNotes(), NotesTotal: len(st.Global)}
+	for _, n := range in.Notes {
+		if n.Pinned {
+			pv.PinnedInjected++
 		}
 	}
-	pv.PercentOfBudget = pv.NoteTokens * 100 / max(budget, 1)
-	pv.MeterWidth = min(views.MeterMax, pv.NoteTokens*views.MeterMax/max(budget, 1))
+	budget := max(pv.Budget, 1)
+	pv.PercentOfBudget = pv.NoteTokens * 100 / budget
+	pv.MeterWidth = min(views.MeterMax, pv.NoteTokens*views.MeterMax/budget)
 	switch {
 	case pv.PercentOfBudget >= 90:
 		pv.MeterClass = "meter-full"
@@ -161,7 +131,33 @@ func (s *Server) preview(profile memory.Profile, global []memory.Note, trips []m
 	default:
 		pv.MeterClass = "meter-ok"
 	}
-	return pv
+	return pv, nil
+}
+
+// tokenSections lists the sections of the instructions with their tokens.
+func tokenSections(t memory.SectionTokens) []views.TokenSection {
+	out := []views.TokenSection{{Name: "base", Tokens: t.Base}, {Name: "profile", Tokens: t.Profile}, {Name: "memories", Tokens: t.Memories}}
+	if t.Summary > 0 {
+		out = append(out, views.TokenSection{Name: "summary", Tokens: t.Summary})
+	}
+	return append(out, views.TokenSection{Name: "policy", Tokens: t.Policy})
+}
+
+// consolePreview renders the preview's body for the opening message typed
+// above it (htmx), or the whole card's body after a note changed.
+func (s *Server) consolePreview(c echo.Context) error {
+	u := subjectOf(c)
+	pv, err := s.preview(c.Request().Context(), u.ID, strings.TrimSpace(c.QueryParam("message")))
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.PreviewBody(pv))
+}
+
+// notesChanged tells the page (htmx) that a note changed, so that the
+// preview's token meter follows without a reload.
+func notesChanged(c echo.Context) {
+	c.Response().Header().Set("HX-Trigger", "notes-changed")
 }
 
 // customerPage gathers everything the customer page shows.
@@ -220,15 +216,9 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 	for _, t := range trips {
 		vm.Trips = append(vm.Trips, views.TripRow{Route: t.Route, Dates: t.StartDate + " – " + t.EndDate, Purpose: t.Purpose, Flight: t.Flight, Hotel: t.Hotel})
 	}
-	global, err := s.store.GlobalNotes(ctx, u.ID)
-	if err != nil {
+	if vm.Preview, err = s.preview(ctx, u.ID, ""); err != nil {
 		return vm, err
 	}
-	recent := trips
-	if len(recent) > memory.MaxTrips {
-		recent = recent[:memory.MaxTrips]
-	}
-	vm.Preview = s.preview(profile, global, recent)
 	events, err := s.store.AuditEvents(ctx, models.AuditFilter{UserID: u.ID, Limit: 6})
 	if err != nil {
 		return vm, err
@@ -237,7 +227,7 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 		return vm, err
 	}
 	if r, err := s.store.PendingErasureRequest(ctx, u.ID); err == nil {
-		vm.PendingErasure = r.ID
+		vm.PendingErasure, vm.ErasureBy, vm.ErasureRequested = r.ID, r.RequestedBy, fmtTime(r.CreatedAt)
 	}
 	jobs, err := s.store.ConsolidationJobs(ctx, u.ID, 1000)
 	if err != nil {
@@ -258,10 +248,7 @@ func sessionRow(cs *models.ChatSession) views.SessionRow {
 }
 
 func (s *Server) consoleCustomer(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	vm, err := s.customerPage(c, u)
 	if err != nil {
 		return err
@@ -286,10 +273,7 @@ func flashMessage(done string) string {
 }
 
 func (s *Server) consoleSaveProfile(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	raw, reasonIn := c.FormValue("profile"), c.FormValue("reason")
 	fail := func(msg string) error {
 		vm, err := s.customerPage(c, u)
@@ -343,10 +327,7 @@ func splitKeywords(s string) []string {
 }
 
 func (s *Server) consoleAddNote(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	text, kw, pinned, reasonIn := c.FormValue("text"), c.FormValue("keywords"), c.FormValue("pinned") == "on", c.FormValue("reason")
 	fail := func(msg string) error {
 		vm, err := s.customerPage(c, u)
@@ -376,7 +357,7 @@ func (s *Server) consoleAddNote(c echo.Context) error {
 // edit form or delete confirmation (htmx fragments).
 func (s *Server) consoleNote(mode string) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		n, err := s.store.NoteByID(c.Request().Context(), c.Param("id"), c.Param("note"))
+		n, err := s.store.NoteByID(c.Request().Context(), subjectOf(c).ID, c.Param("note"))
 		if err != nil {
 			return err
 		}
@@ -388,7 +369,7 @@ func (s *Server) consoleNote(mode string) echo.HandlerFunc {
 
 func (s *Server) consoleUpdateNote(c echo.Context) error {
 	ctx := c.Request().Context()
-	n, err := s.store.NoteByID(ctx, c.Param("id"), c.Param("note"))
+	n, err := s.store.NoteByID(ctx, subjectOf(c).ID, c.Param("note"))
 	if err != nil {
 		return err
 	}
@@ -422,12 +403,13 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	notesChanged(c)
 	return render(c, http.StatusOK, views.NoteItem(noteRow(n.UserID, updated, csrfToken(c))))
 }
 
 func (s *Server) consoleDeleteNote(c echo.Context) error {
 	ctx := c.Request().Context()
-	n, err := s.store.NoteByID(ctx, c.Param("id"), c.Param("note"))
+	n, err := s.store.NoteByID(ctx, subjectOf(c).ID, c.Param("note"))
 	if err != nil {
 		return err
 	}
@@ -441,17 +423,12 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 		return err
 	}
 	// An empty answer removes the row (hx-swap outerHTML).
+	notesChanged(c)
 	return c.HTML(http.StatusOK, "")
 }
 
 func (s *Server) consoleCreateErasure(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
-	if u.ID == currentUser(c).ID {
-		return newError(http.StatusConflict, "self_erasure", "You cannot erase your own account.")
-	}
+	u := subjectOf(c)
 	if _, err := s.store.CreateErasureRequest(c.Request().Context(), u.ID, models.ActorAdmin, ""); err != nil {
 		return err
 	}
@@ -459,10 +436,7 @@ func (s *Server) consoleCreateErasure(c echo.Context) error {
 }
 
 func (s *Server) consoleExport(c echo.Context) error {
-	u, err := s.customer(c)
-	if err != nil {
-		return err
-	}
+	u := subjectOf(c)
 	exp, err := s.store.ExportUserData(c.Request().Context(), u.ID)
 	if err != nil {
 		return err

@@ -83,7 +83,6 @@ func (s *Server) consoleTurn(c echo.Context) error {
 		return err
 	}
 	vm := views.TurnPage{Customer: toConsoleUser(u), Session: sessionRow(cs), Turn: turn}
-	counter := memory.NewTokenCounter(s.previewModel())
 	for _, sn := range snaps {
 		switch {
 		case sn.Turn < turn:
@@ -98,8 +97,13 @@ func (s *Server) consoleTurn(c echo.Context) error {
 			var resp agent.Response
 			_ = json.Unmarshal([]byte(sn.Response), &resp)
 			r := views.RoundView{Round: sn.Round, Model: sn.Model, At: fmtTime(sn.CreatedAt), Instructions: sn.Instructions,
-				InstructionTokens: counter.Count(sn.Instructions), Answer: resp.Content, ToolCalls: toolCallViews(resp.ToolCalls),
-				PromptTokens: sn.PromptTokens, CompletionTokens: sn.CompletionTokens}
+				Answer: resp.Content, ToolCalls: toolCallViews(resp.ToolCalls), PromptTokens: sn.PromptTokens, CompletionTokens: sn.CompletionTokens}
+			if notes, tokens, ok := sn.Injection(); ok {
+				r.Recorded, r.InstructionTokens, r.Sections, r.SessionBlock = true, tokens.Total(), tokenSections(tokens), sn.SessionBlock
+				for _, n := range notes {
+					r.Injected = append(r.Injected, views.InjectedNoteView{ID: n.ID, Section: n.Section, Pinned: n.Pinned})
+				}
+			}
 			for _, m := range sent {
 				r.Messages = append(r.Messages, views.MessageView{Role: string(m.Role), Content: m.Content, Turn: m.Turn,
 					ToolCalls: toolCallViews(m.ToolCalls), ToolCallID: m.ToolCallID})

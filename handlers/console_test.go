@@ -115,7 +115,7 @@ func TestConsoleAPIAuthorization(t *testing.T) {
 		{"patch note admin", "admin", "PATCH", "/api/v1/users/" + john + "/notes/" + note, `{"pinned":true,"reason":"safety"}`, 200, `"pinned":true`, ""},
 
 		{"audit anonymous", "", "GET", "/api/v1/users/" + john + "/audit", "", 401, "", ""},
-		{"audit other traveler", "priya", "GET", "/api/v1/users/" + john + "/audit", "", 404, "", ""},
+		{"audit other traveler", "priya", "GET", "/api/v1/users/" + john + "/audit", "", 403, "forbidden", ""},
 		{"audit own as traveler", "john", "GET", "/api/v1/users/me/audit", "", 403, "", ""},
 		{"audit support", "support", "GET", "/api/v1/users/" + john + "/audit", "", 200, `"events":[`, ""},
 		{"audit filtered", "support", "GET", "/api/v1/users/" + john + "/audit?actor=admin&action=note.update", "", 200, `"reason":"safety"`, `"actor":"support"`},
@@ -136,11 +136,14 @@ func TestConsoleAPIAuthorization(t *testing.T) {
 		{"erasure requests admin", "admin", "GET", "/api/v1/erasure-requests", "", 200, `"requested_by":"traveler"`, ""},
 
 		{"erase anonymous", "", "POST", "/api/v1/users/" + priya + "/erase", `{"reason":"x"}`, 401, "", ""},
-		{"erase other as traveler", "john", "POST", "/api/v1/users/" + priya + "/erase", `{"reason":"x"}`, 404, "", ""},
-		{"erase self as traveler", "priya", "POST", "/api/v1/users/me/erase", `{"reason":"x"}`, 403, "", ""},
-		{"erase support", "support", "POST", "/api/v1/users/" + priya + "/erase", `{"reason":"x"}`, 403, "", ""},
-		{"erase without reason", "admin", "POST", "/api/v1/users/" + priya + "/erase", `{}`, 422, "reason_required", ""},
-		{"erase self as admin", "admin", "POST", "/api/v1/users/me/erase", `{"reason":"x"}`, 409, "self_erasure", ""},
+		{"erase other as traveler", "john", "POST", "/api/v1/users/" + priya + "/erase", `{"reason":"other"}`, 403, "", ""},
+		{"erase self as traveler", "priya", "POST", "/api/v1/users/me/erase", `{"reason":"other"}`, 403, "", ""},
+		{"erase support", "support", "POST", "/api/v1/users/" + priya + "/erase", `{"reason":"other"}`, 403, "", ""},
+		{"erase without reason", "admin", "POST", "/api/v1/users/" + priya + "/erase", `{}`, 422, "bad_reason", ""},
+		{"erase with a typed reason", "admin", "POST", "/api/v1/users/" + priya + "/erase", `{"reason":"Priya Sharma asked by phone"}`, 422, "bad_reason", "Priya"},
+		{"erase with an email as ticket", "admin", "POST", "/api/v1/users/" + priya + "/erase", `{"reason":"other","ticket":"priya@example.com"}`, 422, "bad_ticket", "priya@"},
+		{"erase with a long ticket", "admin", "POST", "/api/v1/users/" + priya + "/erase", `{"reason":"other","ticket":"` + strings.Repeat("A", 41) + `"}`, 422, "bad_ticket", ""},
+		{"erase self as admin", "admin", "POST", "/api/v1/users/me/erase", `{"reason":"other"}`, 409, "self_erasure", ""},
 
 		{"delete note other traveler", "priya", "DELETE", "/api/v1/users/" + john + "/notes/" + note, `{"reason":"x"}`, 404, "", ""},
 		{"delete note support without reason", "support", "DELETE", "/api/v1/users/" + john + "/notes/" + note, `{}`, 422, "reason_required", ""},
@@ -148,7 +151,7 @@ func TestConsoleAPIAuthorization(t *testing.T) {
 		{"delete note owner without body", "john", "DELETE", "/api/v1/users/me/notes/" + note, "", 204, "", ""},
 		{"delete note twice", "support", "DELETE", "/api/v1/users/" + john + "/notes/" + note, `{"reason":"x"}`, 404, "", ""},
 
-		{"erase admin", "admin", "POST", "/api/v1/users/" + priya + "/erase", `{"reason":"GDPR request"}`, 200, `"rows_deleted"`, "Priya"},
+		{"erase admin", "admin", "POST", "/api/v1/users/" + priya + "/erase", `{"reason":"data_subject_request","ticket":"DSR-2041"}`, 200, `"rows_deleted"`, "Priya"},
 		{"erased user is gone", "support", "GET", "/api/v1/users?q=priya", "", 200, `"users":[]`, ""},
 		{"erased token is dead", "priya", "GET", "/api/v1/me", "", 401, "", ""},
 	}

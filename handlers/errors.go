@@ -65,6 +65,14 @@ func errorMessage(err error) string {
 	return e.Message
 }
 
+// userMessage is the message a person sees for err, through the same
+// mapping as every error response: a form that shows the error beside its
+// control uses it instead of asserting err's type.
+func userMessage(err error) string {
+	e, _ := toError(err)
+	return e.Message
+}
+
 // toError maps any error to the Error the client sees; internal reports
 // whether it is our fault (and must be logged) rather than the client's.
 func toError(err error) (e *Error, internal bool) {

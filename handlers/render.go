@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"concierge/models"
 	"concierge/static"
 	"concierge/views"
 )
@@ -35,6 +36,13 @@ func (s *Server) page(c echo.Context, title, active string) views.Page {
 	}
 	if u := currentUser(c); u != nil {
 		p.Viewer = &views.Viewer{Name: u.Name, Role: string(u.Role)}
+		if u.Role == models.RoleAdmin {
+			// The navigation shows admins how many erasures wait; a failed
+			// count only hides the badge.
+			if n, err := s.store.PendingErasureCount(c.Request().Context()); err == nil {
+				p.PendingErasures = int(n)
+			}
+		}
 	}
 	return p
 }

@@ -40,11 +40,6 @@ type Config struct {
 	// LoginRatePerMinute and LoginBurst limit login attempts per client IP.
 	LoginRatePerMinute float64
 	LoginBurst         int
-	// Model names the chat model, for the console's token counts; empty
-	// means gpt-4o-mini. GlobalBudget is the GLOBAL notes token budget the
-	// agent uses (0: memory.DefaultGlobalBudget).
-	Model        string
-	GlobalBudget int
 }
 
 // DefaultConfig returns the settings used when none are given.
@@ -91,3 +86,13 @@ func NewServer(cfg Config, store *models.Store, ag *agent.Agent, worker *agent.W
 
 // ServeHTTP makes Server an http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// Routes lists every registered route as "METHOD path", for the access
+// table test that checks each one is declared with its rule.
+func (s *Server) Routes() []string {
+	var out []string
+	for _, r := range s.echo.Routes() {
+		out = append(out, r.Method+" "+r.Path)
+	}
+	return out
+}

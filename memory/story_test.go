@@ -78,7 +78,10 @@ func TestAmnesiaStory(t *testing.T) {
 			inHistory := slices.ContainsFunc(kept, func(m Message) bool { return strings.Contains(m.Content, "peanuts") })
 			instr := BuildInstructions(NewState(johnProfile(), johnGlobal(), []Note{allergy}, nil),
 				InjectOptions{Today: "2026-11-21", Trimmed: trimmed, LatestMessage: "Book dinner near the hotel"})
-			inSession := strings.Contains(instr, "SESSION:\n- Allergic to peanuts. [durable]")
+			inSession := strings.Contains(instr.Text, "SESSION:\n- Allergic to peanuts. [durable]")
+			if injected := slices.Contains(instr.Notes, InjectedNote{ID: allergy.ID, Section: SectionSession}); injected != inSession || instr.Session != inSession {
+				t.Errorf("structure says session=%v, allergy injected=%v; the text says %v", instr.Session, injected, inSession)
+			}
 			if inSession != tt.wantSession {
 				t.Errorf("SESSION block has the allergy = %v, want %v", inSession, tt.wantSession)
 			}
@@ -92,7 +95,7 @@ func TestAmnesiaStory(t *testing.T) {
 	if i != 0 || !r.Global[i].Pinned {
 		t.Fatalf("after consolidation the allergy is %+v, want the first note, pinned", r.Global)
 	}
-	next := BuildInstructions(NewState(nil, r.Global, nil, nil), InjectOptions{Today: "2026-11-22", GlobalBudget: 1})
+	next := BuildInstructions(NewState(nil, r.Global, nil, nil), InjectOptions{Today: "2026-11-22", GlobalBudget: 1}).Text
 	if !strings.Contains(next, "- Allergic to peanuts. [updated 2026-11-21; pinned]") {
 		t.Errorf("next session misses the pinned allergy:\n%s", next)
 	}

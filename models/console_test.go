@@ -116,11 +116,22 @@ func TestMemoryHealth(t *testing.T) {
 		// A new traveler: two turns without memory, then one with it.
 		u, _ := s.CreateUser(ctx, "new@example.com", "New", models.RoleTraveler, "right-pass")
 		cs, _ := s.CreateChatSession(ctx, u.ID)
-		for turn, instr := range []string{"GLOBAL:\n- (none yet)\n</memories>", "GLOBAL:\n- (none yet)\n</memories>", "GLOBAL:\n- Likes tea.\n</memories>"} {
-			if err := s.SaveSnapshot(ctx, &models.TurnSnapshot{SessionID: cs.ID, UserID: u.ID, Turn: turn + 1, Round: 1, Model: "m",
-				Instructions: instr, Messages: "[]", Response: "{}"}); err != nil {
+		tea := []memory.Note{{ID: "n1", Text: "Likes tea.", LastUpdateDate: "2026-01-01"}}
+		for turn, global := range [][]memory.Note{nil, nil, tea} {
+			in := memory.BuildInstructions(memory.NewState(nil, global, nil, nil), memory.InjectOptions{})
+			sn := &models.TurnSnapshot{SessionID: cs.ID, UserID: u.ID, Turn: turn + 1, Round: 1, Model: "m",
+				Instructions: in.Text, Messages: "[]", Response: "{}"}
+			sn.SetInjection(in)
+			if err := s.SaveSnapshot(ctx, sn); err != nil {
 				t.Fatal(err)
 			}
+		}
+		snaps, _ := s.Snapshots(ctx, cs.ID)
+		if notes, tokens, ok := snaps[2].Injection(); !ok || len(notes) != 1 || notes[0].ID != "n1" || tokens.GlobalNotes == 0 || !snaps[2].MemoryInjected {
+			t.Errorf("stored injection = %+v %+v %v", notes, tokens, ok)
+		}
+		if notes, _, ok := snaps[0].Injection(); !ok || len(notes) != 0 || snaps[0].MemoryInjected {
+			t.Errorf("stored injection of an empty prompt = %+v %v", notes, ok)
 		}
 		h, err := s.MemoryHealthSince(ctx, time.Now(), 30)
 		if err != nil {
@@ -147,5 +158,51 @@ func TestMemoryHealth(t *testing.T) {
 			t.Errorf("totals = %+v, %v", tot, err)
 		}
 		_ = v
+	})
+}
+
+// TestSnapshotInjectionBackfill takes the snapshot table back to before
+// migration 6, stores snapshots as the old code did (text only), and checks
+// that the upgrade marks which of them carried memory.
+func TestSnapshotInjectionBackfill(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		u, _ := s.CreateUser(ctx, "old@example.com", "Old", models.RoleTraveler, "right-pass")
+		cs, _ := s.CreateChatSession(ctx, u.ID)
+		db := s.DB().WithContext(ctx)
+		for _, stmt := range []string{"ALTER TABLE turn_snapshots DROP COLUMN injected_notes", "ALTER TABLE turn_snapshots DROP COLUMN section_tokens",
+			"ALTER TABLE turn_snapshots DROP COLUMN memory_injected", "ALTER TABLE turn_snapshots DROP COLUMN session_block",
+			"DELETE FROM schema_migrations WHERE version = 6"} {
+			if err := db.Exec(stmt).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		old := map[string]string{
+			"empty":   "<memories>\nGLOBAL:\n- (none yet)\n</memories>\n",
+			"global":  "<memories>\nGLOBAL:\n- Likes tea.\n</memories>\n",
+			"trimmed": "<memories>\nGLOBAL:\n- (none yet)\nSESSION:\n- Is vegetarian. [durable]\n</memories>\n",
+		}
+		for id, text := range old {
+			if err := db.Exec(`INSERT INTO turn_snapshots (id, session_id, user_id, turn, round, model, instructions, messages, response,
+				prompt_tokens, completion_tokens, created_at) VALUES (?, ?, ?, 1, 1, 'm', ?, '[]', '{}', 0, 0, ?)`,
+				id, cs.ID, u.ID, text, time.Now()).Error; err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatal(err)
+		}
+		snaps, err := s.Snapshots(ctx, cs.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := map[string]bool{"empty": false, "global": true, "trimmed": true}
+		for _, sn := range snaps {
+			if sn.MemoryInjected != want[sn.ID] {
+				t.Errorf("%s: memory_injected = %v, want %v", sn.ID, sn.MemoryInjected, want[sn.ID])
+			}
+			if _, _, ok := sn.Injection(); ok {
+				t.Errorf("%s: an old snapshot claims a stored structure", sn.ID)
+			}
+		}
 	})
 }

@@ -68,9 +68,12 @@ var erasureTables = []string{
 //
 // Finally it verifies that no row of any table still mentions the user id,
 // and fails when one does.
-func (s *Store) EraseUser(ctx context.Context, userID string, executedBy Actor, reason string) (*ErasureReceipt, error) {
+func (s *Store) EraseUser(ctx context.Context, userID string, executedBy Actor, why ErasureWhy) (*ErasureReceipt, error) {
 	if userID == executedBy.ID {
 		return nil, ErrSelfErasure
+	}
+	if err := why.Check(); err != nil {
+		return nil, fmt.Errorf("models: erase user %s: %w", userID, err)
 	}
 	var rec ErasureReceipt
 	var req ErasureRequest
@@ -104,6 +107,12 @@ func (s *Store) EraseUser(ctx context.Context, userID string, executedBy Actor, 
 			return r.Error
 		}
 		rec.RowsDeleted["erasure_requests"] = r.RowsAffected
+		// Sign-in failure counters are keyed by the email's hash, not the id.
+		r = tx.Where("email_hash = ?", hashToken(NormalizeEmail(u.Email))).Delete(&loginAttempt{})
+		if r.Error != nil {
+			return r.Error
+		}
+		rec.RowsDeleted["login_attempts"] = r.RowsAffected
 		r = tx.Exec("DELETE FROM users WHERE id = ?", userID)
 		if r.Error != nil {
 			return r.Error
@@ -131,7 +140,7 @@ func (s *Store) EraseUser(ctx context.Context, userID string, executedBy Actor, 
 			return err
 		}
 		return tx.Model(&ErasureRequest{}).Where("id = ?", req.ID).Updates(map[string]any{
-			"user_id": "", "status": ErasureDone, "executed_by": executedBy.ID, "reason": reason,
+			"user_id": "", "status": ErasureDone, "executed_by": executedBy.ID, "reason": why.Reason, "ticket": why.Ticket,
 			"receipt": string(receipt), "completed_at": rec.CompletedAt,
 		}).Error
 	})
@@ -162,7 +171,7 @@ func (s *Store) scrubDescription() string {
 // repeats the truncating checkpoint until no reader holds it back (a busy
 // checkpoint returns no error, only a flag).
 func (s *Store) scrubAfterErasure(ctx context.Context) error {
-	tables := append(append([]string{}, erasureTables...), "erasure_requests", "users")
+	tables := append(append([]string{}, erasureTables...), "erasure_requests", "login_attempts", "users")
 	if err := s.Scrub(ctx, tables...); err != nil {
 		return err
 	}

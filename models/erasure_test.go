@@ -113,7 +113,7 @@ func TestEraseUserLeavesNothing(t *testing.T) {
 		}
 
 		start := time.Now()
-		rec, err := s.EraseUser(ctx, victim.user.ID, models.Actor{ID: admin.ID, Kind: models.ActorAdmin}, "GDPR request")
+		rec, err := s.EraseUser(ctx, victim.user.ID, models.Actor{ID: admin.ID, Kind: models.ActorAdmin}, models.ErasureWhy{Reason: models.ErasureDataSubjectRequest, Ticket: "DSR-1"})
 		if err != nil {
 			t.Fatalf("EraseUser: %v", err)
 		}
@@ -179,10 +179,10 @@ func TestEraseUserLeavesNothing(t *testing.T) {
 			}
 		}
 
-		if _, err := s.EraseUser(ctx, victim.user.ID, models.Actor{ID: admin.ID, Kind: models.ActorAdmin}, "again"); !errors.Is(err, models.ErrNotFound) {
+		if _, err := s.EraseUser(ctx, victim.user.ID, models.Actor{ID: admin.ID, Kind: models.ActorAdmin}, models.ErasureWhy{Reason: models.ErasureOther}); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("erasing twice: got %v, want ErrNotFound", err)
 		}
-		if _, err := s.EraseUser(ctx, admin.ID, models.Actor{ID: admin.ID, Kind: models.ActorAdmin}, "oops"); !errors.Is(err, models.ErrSelfErasure) {
+		if _, err := s.EraseUser(ctx, admin.ID, models.Actor{ID: admin.ID, Kind: models.ActorAdmin}, models.ErasureWhy{Reason: models.ErasureOther}); !errors.Is(err, models.ErrSelfErasure) {
 			t.Errorf("self-erasure: got %v, want ErrSelfErasure", err)
 		}
 		_ = other
@@ -229,7 +229,7 @@ func TestEraseTenThousandMessages(t *testing.T) {
 			t.Fatal(err)
 		}
 		start := time.Now()
-		rec, err := s.EraseUser(ctx, u.ID, models.Actor{ID: admin.ID, Kind: models.ActorAdmin}, "load test")
+		rec, err := s.EraseUser(ctx, u.ID, models.Actor{ID: admin.ID, Kind: models.ActorAdmin}, models.ErasureWhy{Reason: models.ErasureAccountClosure})
 		if err != nil {
 			t.Fatal(err)
 		}

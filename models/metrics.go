@@ -7,10 +7,6 @@ import (
 	"time"
 )
 
-// emptyMemoryMarker is how BuildInstructions renders a prompt that carries no
-// memory at all: no GLOBAL note and no SESSION block.
-const emptyMemoryMarker = "GLOBAL:\n- (none yet)\n</memories>"
-
 // DayHealth holds one day's memory health counters.
 type DayHealth struct {
 	Day           string // YYYY-MM-DD (UTC)
@@ -148,10 +144,10 @@ func (s *Store) personalization(ctx context.Context, start time.Time, index map[
 	}
 	// Every first-round snapshot of the travelers seen in the window, so a
 	// traveler's first turn is known even when it was before the window.
-	err := s.db.WithContext(ctx).Raw(`SELECT user_id, session_id, turn, created_at,
-		CASE WHEN instructions LIKE ? THEN 1=1 ELSE 1=0 END AS empty
+	// memory_injected is what BuildInstructions reported for the prompt.
+	err := s.db.WithContext(ctx).Raw(`SELECT user_id, session_id, turn, created_at, NOT memory_injected AS empty
 		FROM turn_snapshots WHERE round = 1 AND user_id IN (SELECT user_id FROM turn_snapshots WHERE created_at >= ?)
-		ORDER BY user_id, created_at, id`, "%"+emptyMemoryMarker+"%", start).Scan(&rows).Error
+		ORDER BY user_id, created_at, id`, start).Scan(&rows).Error
 	if err != nil {
 		return fmt.Errorf("models: personalization: %w", err)
 	}

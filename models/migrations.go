@@ -234,11 +234,49 @@ CREATE UNIQUE INDEX messages_session_idempotency ON messages (session_id, idempo
 CREATE UNIQUE INDEX messages_session_user_turn ON messages (session_id, turn) WHERE role = 'user';
 ALTER TABLE users ADD COLUMN memory_version BIGINT NOT NULL DEFAULT 0;
 `},
+	// The structure of the instructions, so that nothing reads the prompt
+	// text back. Snapshots from before get memory_injected from the one
+	// marker the old text had for "no memory at all"; their notes, section
+	// tokens and session block stay unknown (empty, false).
+	{6, "what each prompt snapshot injected", `
+ALTER TABLE turn_snapshots ADD COLUMN injected_notes {{text}} NOT NULL DEFAULT '';
+ALTER TABLE turn_snapshots ADD COLUMN section_tokens {{text}} NOT NULL DEFAULT '';
+ALTER TABLE turn_snapshots ADD COLUMN memory_injected {{bool}} NOT NULL DEFAULT FALSE;
+ALTER TABLE turn_snapshots ADD COLUMN session_block {{bool}} NOT NULL DEFAULT FALSE;
+UPDATE turn_snapshots SET memory_injected = TRUE WHERE instructions NOT LIKE '%GLOBAL:
+- (none yet)
+</memories>%';
+`},
+	{8, "disabled accounts, sign-in attempts per email and address, erasure reasons from a list", `
+ALTER TABLE users ADD COLUMN disabled_at {{ts}};
+ALTER TABLE users DROP COLUMN failed_logins;
+ALTER TABLE users DROP COLUMN locked_until;
+CREATE TABLE login_attempts (
+	email_hash TEXT NOT NULL,
+	address TEXT NOT NULL,
+	failures INTEGER NOT NULL DEFAULT 0,
+	locked_until {{ts}},
+	updated_at {{ts}} NOT NULL,
+	PRIMARY KEY (email_hash, address)
+);
+CREATE INDEX login_attempts_updated ON login_attempts (updated_at);
+ALTER TABLE erasure_requests ADD COLUMN ticket TEXT NOT NULL DEFAULT '';
+UPDATE erasure_requests SET reason = 'other'
+	WHERE reason NOT IN ('', 'data_subject_request', 'account_closure', 'legal_obligation', 'other');
+`},
 	{9, "conversation search and summaries", ""}, // see dialectMigrations
 }
 
-// LatestSchemaVersion is the version a fully migrated database has.
-func LatestSchemaVersion() int { return migrations[len(migrations)-1].Version }
+// LatestSchemaVersion is the version a fully migrated database has: the
+// highest in the list (versions are assigned ahead, so the list may hold
+// them out of order).
+func LatestSchemaVersion() int {
+	v := 0
+	for _, m := range migrations {
+		v = max(v, m.Version)
+	}
+	return v
+}
 
 func (s *Store) dialectSQL(sql string) string {
 	r := strings.NewReplacer("{{ts}}", "DATETIME", "{{bool}}", "BOOLEAN", "{{text}}", "TEXT")

@@ -3,7 +3,10 @@
 package models
 
 import (
+	"encoding/json"
 	"time"
+
+	"concierge/memory"
 )
 
 // Role is what an account may do.
@@ -30,11 +33,12 @@ type User struct {
 	Email        string
 	Name         string
 	Role         Role
-	PasswordHash string    `json:"-"`
-	FailedLogins int       `json:"-"`
-	LockedUntil  time.Time `json:"-"`
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	PasswordHash string `json:"-"`
+	// DisabledAt is when an admin disabled the account: it cannot sign in
+	// and its sessions and tokens were revoked. Nil for an active account.
+	DisabledAt *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
 }
 
 // Profile is a traveler's structured, trusted profile stored as a JSON object.
@@ -169,6 +173,36 @@ type TurnSnapshot struct {
 	PromptTokens     int
 	CompletionTokens int
 	CreatedAt        time.Time
+	// What the instructions carried, as memory.BuildInstructions reported it
+	// (migration 6): InjectedNotes is a JSON array of memory.InjectedNote,
+	// SectionTokens a JSON memory.SectionTokens, MemoryInjected whether any
+	// note went in, SessionBlock whether the SESSION block did. Older
+	// snapshots have MemoryInjected backfilled and the JSON columns empty.
+	InjectedNotes  string
+	SectionTokens  string
+	MemoryInjected bool
+	SessionBlock   bool
+}
+
+// SetInjection records on the snapshot what its instructions carried.
+func (sn *TurnSnapshot) SetInjection(in memory.Instructions) {
+	notes, _ := json.Marshal(in.Notes)
+	if in.Notes == nil {
+		notes = []byte("[]")
+	}
+	tokens, _ := json.Marshal(in.Tokens)
+	sn.InjectedNotes, sn.SectionTokens = string(notes), string(tokens)
+	sn.MemoryInjected, sn.SessionBlock = in.HasMemory(), in.Session
+}
+
+// Injection reads back what SetInjection recorded; ok is false for a
+// snapshot written before the structure was stored.
+func (sn *TurnSnapshot) Injection() (notes []memory.InjectedNote, tokens memory.SectionTokens, ok bool) {
+	if sn.SectionTokens == "" || json.Unmarshal([]byte(sn.SectionTokens), &tokens) != nil ||
+		json.Unmarshal([]byte(sn.InjectedNotes), &notes) != nil {
+		return nil, memory.SectionTokens{}, false
+	}
+	return notes, tokens, true
 }
 
 // Consolidation job statuses.
@@ -247,7 +281,8 @@ type ErasureRequest struct {
 	RequestedBy string // actor kind: traveler or admin
 	Status      string
 	ExecutedBy  string
-	Reason      string
+	Reason      string // one of the ErasureReasons codes, never free text
+	Ticket      string // an opaque reference (CheckTicket), or empty
 	Receipt     string // JSON: rows deleted per table
 	CreatedAt   time.Time
 	CompletedAt *time.Time

@@ -45,6 +45,9 @@ type Store struct {
 	// PasswordCost is the bcrypt cost of new password hashes; 0 means
 	// bcrypt.DefaultCost. Tests lower it to keep suites fast.
 	PasswordCost int
+	// Sleep waits out a sign-in delay; nil waits on a timer. Tests replace
+	// it to see the delay without spending it.
+	Sleep func(ctx context.Context, d time.Duration) error
 }
 
 // IsPostgres reports whether the store talks to PostgreSQL.

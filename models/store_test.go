@@ -44,39 +44,6 @@ func TestUserRoundTrip(t *testing.T) {
 	})
 }
 
-func TestAuthenticateLockout(t *testing.T) {
-	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
-		now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
-		s.Now = func() time.Time { return now }
-		if _, err := s.CreateUser(ctx, "lock@example.com", "Lock", models.RoleTraveler, "right-pass"); err != nil {
-			t.Fatal(err)
-		}
-		policy := models.LoginPolicy{FreeAttempts: 3, BaseLock: time.Minute, MaxLock: 10 * time.Minute}
-		if _, err := s.Authenticate(ctx, "lock@example.com", "right-pass", policy); err != nil {
-			t.Fatalf("good password: %v", err)
-		}
-		if _, err := s.Authenticate(ctx, "nobody@example.com", "x", policy); !errors.Is(err, models.ErrBadCredentials) {
-			t.Fatalf("unknown account: got %v, want ErrBadCredentials", err)
-		}
-		for i := 0; i < 3; i++ {
-			if _, err := s.Authenticate(ctx, "lock@example.com", "wrong", policy); !errors.Is(err, models.ErrBadCredentials) {
-				t.Fatalf("attempt %d: got %v, want ErrBadCredentials", i, err)
-			}
-		}
-		var locked *models.LockedError
-		if _, err := s.Authenticate(ctx, "lock@example.com", "right-pass", policy); !errors.As(err, &locked) {
-			t.Fatalf("after 3 failures: got %v, want LockedError", err)
-		}
-		if want := now.Add(time.Minute); !locked.Until.Equal(want) {
-			t.Errorf("locked until %v, want %v", locked.Until, want)
-		}
-		now = now.Add(2 * time.Minute)
-		if _, err := s.Authenticate(ctx, "lock@example.com", "right-pass", policy); err != nil {
-			t.Fatalf("after the lock expired: %v", err)
-		}
-	})
-}
-
 func TestTokensExpire(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
@@ -160,7 +127,7 @@ func TestSeedDemo(t *testing.T) {
 		if err != nil || again {
 			t.Fatalf("second SeedDemo = %v, %v; want false (already seeded)", again, err)
 		}
-		john, err := s.Authenticate(ctx, "john@example.com", "demo", models.DefaultLoginPolicy)
+		john, err := s.Authenticate(ctx, "john@example.com", "demo", "127.0.0.1", models.DefaultLoginPolicy)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,11 +154,19 @@ func TestMigrationUpgrade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.MigrateTo(ctx, 1); err != nil {
+	if err := s.MigrateTo(ctx, 3); err != nil {
 		t.Fatal(err)
 	}
-	u, err := s.CreateUser(ctx, "old@example.com", "Old", models.RoleTraveler, "right-pass")
-	if err != nil {
+	// Rows as the old schema held them: an account with the old lockout
+	// columns, and an erasure receipt whose reason an admin typed freely.
+	u := &models.User{ID: models.NewID()}
+	old := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := s.DB().Exec(`INSERT INTO users (id, email, name, role, password_hash, failed_logins, created_at, updated_at)
+		VALUES (?, 'old@example.com', 'Old', 'traveler', 'x', 2, ?, ?)`, u.ID, old, old).Error; err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DB().Exec(`INSERT INTO erasure_requests (id, requested_by, status, reason, created_at)
+		VALUES ('r1', 'admin', 'done', 'Jane Roe (jane@example.com) asked by phone', ?), ('r2', 'admin', 'done', 'legal_obligation', ?)`, old, old).Error; err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -201,8 +176,8 @@ func TestMigrationUpgrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if v, _ := s.SchemaVersion(ctx); v != 1 {
-		t.Fatalf("schema version before upgrade = %d, want 1", v)
+	if v, _ := s.SchemaVersion(ctx); v != 3 {
+		t.Fatalf("schema version before upgrade = %d, want 3", v)
 	}
 	if err := s.Migrate(ctx); err != nil {
 		t.Fatalf("upgrade: %v", err)
@@ -217,6 +192,18 @@ func TestMigrationUpgrade(t *testing.T) {
 		Note: memory.Note{Text: "Prefers trains.", Keywords: []string{"train"}}}, models.Actor{Kind: models.ActorSystem}, ""); err != nil {
 		t.Errorf("the upgraded schema cannot hold a note for the old account: %v", err)
 	}
+	if hits, _ := s.ScanTables(ctx, "jane", "Jane Roe"); len(hits) != 0 {
+		t.Errorf("the free-text erasure reason survived the upgrade: %v", hits)
+	}
+	for id, want := range map[string]string{"r1": "other", "r2": "legal_obligation"} {
+		r, err := s.ErasureRequestByID(ctx, id)
+		if err != nil || r.Reason != want {
+			t.Errorf("erasure %s reason after upgrade = %+v, %v; want %q", id, r, err, want)
+		}
+	}
+	if _, err := s.Authenticate(ctx, "old@example.com", "x", "127.0.0.1", models.DefaultLoginPolicy); !errors.Is(err, models.ErrBadCredentials) {
+		t.Errorf("signing in to the upgraded account: %v", err)
+	}
 }
 
 func TestSQLitePragmas(t *testing.T) {
@@ -230,31 +217,6 @@ func TestSQLitePragmas(t *testing.T) {
 			t.Errorf("PRAGMA %s = %q, want %q", pragma, got, want)
 		}
 	}
-}
-
-// TestParallelFailedLoginsAllCount guesses in parallel: every failure must
-// count, or parallel guessing would slip past the lockout.
-func TestParallelFailedLoginsAllCount(t *testing.T) {
-	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
-		if _, err := s.CreateUser(ctx, "par@example.com", "Par", models.RoleTraveler, "right-pass"); err != nil {
-			t.Fatal(err)
-		}
-		policy := models.LoginPolicy{FreeAttempts: 100, BaseLock: time.Minute, MaxLock: time.Hour}
-		done := make(chan struct{})
-		for range 8 {
-			go func() {
-				defer func() { done <- struct{}{} }()
-				_, _ = s.Authenticate(ctx, "par@example.com", "wrong", policy)
-			}()
-		}
-		for range 8 {
-			<-done
-		}
-		u, _ := s.UserByEmail(ctx, "par@example.com")
-		if u.FailedLogins != 8 {
-			t.Errorf("failed_logins = %d after 8 parallel failures, want 8", u.FailedLogins)
-		}
-	})
 }
 
 func TestSearchUsersEscapesPatterns(t *testing.T) {

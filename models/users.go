@@ -16,27 +16,11 @@ import (
 	"concierge/memory"
 )
 
-// ErrBadCredentials is returned when an email and password do not match.
-var ErrBadCredentials = errors.New("bad credentials")
-
-// LockedError is returned while an account is locked after failed logins.
-type LockedError struct{ Until time.Time }
-
-func (e *LockedError) Error() string {
-	return "account temporarily locked until " + e.Until.Format(time.RFC3339)
-}
-
-// LoginPolicy says how failed logins slow down guessing: after FreeAttempts
-// failures the account locks for BaseLock, doubling with every further
-// failure up to MaxLock.
-type LoginPolicy struct {
-	FreeAttempts int
-	BaseLock     time.Duration
-	MaxLock      time.Duration
-}
-
-// DefaultLoginPolicy locks after five failures, for 30 s doubling to 15 min.
-var DefaultLoginPolicy = LoginPolicy{FreeAttempts: 5, BaseLock: 30 * time.Second, MaxLock: 15 * time.Minute}
+// ErrInvalidEmail and ErrInvalidRole refuse a new account's email or role.
+var (
+	ErrInvalidEmail = errors.New("invalid email address")
+	ErrInvalidRole  = errors.New("invalid role")
+)
 
 // NormalizeEmail lowercases and trims an email address.
 func NormalizeEmail(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
@@ -50,17 +34,23 @@ func (s *Store) hashPassword(password string) (string, error) {
 	return string(h), nil
 }
 
-// CreateUser stores a new account with a bcrypt hash of password.
+// CreateUser stores a new account with a bcrypt hash of password. It only
+// refuses what bcrypt cannot hash faithfully (empty, over 72 bytes); the
+// places where people choose a password (the console, the API, "concierge
+// user add") apply the whole policy with CheckPassword first.
 func (s *Store) CreateUser(ctx context.Context, email, name string, role Role, password string) (*User, error) {
 	email = NormalizeEmail(email)
 	if email == "" || !strings.Contains(email, "@") {
-		return nil, fmt.Errorf("models: create user: invalid email")
+		return nil, fmt.Errorf("models: create user: %w", ErrInvalidEmail)
 	}
 	if !role.Valid() {
-		return nil, fmt.Errorf("models: create user: invalid role %q", role)
+		return nil, fmt.Errorf("models: create user: role %q: %w", role, ErrInvalidRole)
 	}
-	if len(password) < 4 {
-		return nil, fmt.Errorf("models: create user: password too short")
+	if password == "" {
+		return nil, fmt.Errorf("models: create user: %w", &PasswordError{"Give a password."})
+	}
+	if len(password) > MaxPasswordBytes {
+		return nil, fmt.Errorf("models: create user: %w", CheckPassword(password))
 	}
 	hash, err := s.hashPassword(password)
 	if err != nil {
@@ -121,66 +111,11 @@ func (s *Store) SearchUsers(ctx context.Context, q string, limit int) ([]User, e
 	return users, nil
 }
 
-// Authenticate checks an email and password under the lockout policy. A
-// failure of either kind costs the same bcrypt work, so timing does not tell
-// whether the account exists.
-func (s *Store) Authenticate(ctx context.Context, email, password string, policy LoginPolicy) (*User, error) {
-	u, err := s.UserByEmail(ctx, email)
-	if errors.Is(err, ErrNotFound) {
-		_ = bcrypt.CompareHashAndPassword(s.dummyHash(), []byte(password))
-		return nil, ErrBadCredentials
-	}
-	if err != nil {
-		return nil, err
-	}
-	now := s.now()
-	if u.LockedUntil.After(now) {
-		return nil, &LockedError{Until: u.LockedUntil}
-	}
-	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
-		// Count in the database, not in Go: parallel guesses must each count.
-		db := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", u.ID)
-		if err := db.Update("failed_logins", gorm.Expr("failed_logins + 1")).Error; err != nil {
-			return nil, fmt.Errorf("models: record failed login: %w", err)
-		}
-		var failed int
-		if err := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", u.ID).Select("failed_logins").Scan(&failed).Error; err != nil {
-			return nil, fmt.Errorf("models: record failed login: %w", err)
-		}
-		if over := failed - policy.FreeAttempts; over >= 0 {
-			lock := policy.BaseLock << min(over, 20)
-			if lock > policy.MaxLock || lock <= 0 {
-				lock = policy.MaxLock
-			}
-			if err := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", u.ID).Update("locked_until", now.Add(lock)).Error; err != nil {
-				return nil, fmt.Errorf("models: lock account: %w", err)
-			}
-		}
-		return nil, ErrBadCredentials
-	}
-	if u.FailedLogins > 0 {
-		if err := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", u.ID).
-			Updates(map[string]any{"failed_logins": 0, "locked_until": time.Time{}}).Error; err != nil {
-			return nil, fmt.Errorf("models: reset failed logins: %w", err)
-		}
-	}
-	return u, nil
-}
-
 func (s *Store) passwordCost() int {
 	if s.PasswordCost != 0 {
 		return s.PasswordCost
 	}
 	return bcrypt.DefaultCost
-}
-
-// dummyHash is a bcrypt hash of a random string, compared against when the
-// account does not exist so that the answer takes as long as a real check.
-func (s *Store) dummyHash() []byte {
-	s.dummyOnce.Do(func() {
-		s.dummy, _ = bcrypt.GenerateFromPassword([]byte(NewID()), s.passwordCost())
-	})
-	return s.dummy
 }
 
 func hashToken(token string) string {
@@ -204,11 +139,22 @@ func (s *Store) CreateAPIToken(ctx context.Context, userID string, ttl time.Dura
 // tokens are ErrNotFound.
 func (s *Store) UserByAPIToken(ctx context.Context, token string) (*User, error) {
 	var t APIToken
-	err := s.db.WithContext(ctx).Where("hash = ? AND expires_at > ?", hashToken(token), s.now()).Take(&t).Error
+	now := s.now()
+	err := s.db.WithContext(ctx).Where("hash = ? AND expires_at > ?", hashToken(token), now).Take(&t).Error
 	if err != nil {
 		return nil, fmt.Errorf("models: token: %w", notFound(err))
 	}
-	return s.UserByID(ctx, t.UserID)
+	u, err := s.activeUser(ctx, t.UserID)
+	if err != nil {
+		return nil, err
+	}
+	// Last use to the minute: one write a minute per token, not one per request.
+	if t.LastUsedAt == nil || now.Sub(*t.LastUsedAt) >= time.Minute {
+		if err := s.db.WithContext(ctx).Model(&APIToken{}).Where("id = ?", t.ID).Update("last_used_at", now).Error; err != nil {
+			return nil, fmt.Errorf("models: token last use: %w", err)
+		}
+	}
+	return u, nil
 }
 
 // CreateWebSession starts a browser login and returns the cookie value.
@@ -229,7 +175,7 @@ func (s *Store) UserByWebSession(ctx context.Context, token string) (*User, erro
 	if err != nil {
 		return nil, fmt.Errorf("models: web session: %w", notFound(err))
 	}
-	return s.UserByID(ctx, ws.UserID)
+	return s.activeUser(ctx, ws.UserID)
 }
 
 // DeleteWebSession ends a browser login.
@@ -237,7 +183,8 @@ func (s *Store) DeleteWebSession(ctx context.Context, token string) error {
 	return s.db.WithContext(ctx).Where("id = ?", hashToken(token)).Delete(&WebSession{}).Error
 }
 
-// DeleteExpiredCredentials removes expired web sessions and API tokens.
+// DeleteExpiredCredentials removes expired web sessions and API tokens,
+// and sign-in failure counters older than the default policy's window.
 func (s *Store) DeleteExpiredCredentials(ctx context.Context) (int64, error) {
 	var total int64
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
@@ -248,6 +195,11 @@ func (s *Store) DeleteExpiredCredentials(ctx context.Context) (int64, error) {
 		}
 		total += r.RowsAffected
 		r = tx.Where("expires_at <= ?", now).Delete(&APIToken{})
+		total += r.RowsAffected
+		if r.Error != nil {
+			return r.Error
+		}
+		r = tx.Where("updated_at < ?", now.Add(-DefaultLoginPolicy.Window)).Delete(&loginAttempt{})
 		total += r.RowsAffected
 		return r.Error
 	})

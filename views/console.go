@@ -84,19 +84,40 @@ type SessionRow struct {
 // Href is the session's transcript page.
 func (s SessionRow) Href() string { return "/console/sessions/" + s.ID }
 
-// Preview is the instructions a new session would get right now.
+// Preview is the instructions the first turn of a customer's next session
+// would be sent right now, as the agent assembles them.
 type Preview struct {
-	Instructions      string
-	Model             string
-	TotalTokens       int
-	NoteTokens        int // tokens of the GLOBAL note lines
-	Budget            int // the GLOBAL notes budget
-	NotesInjected     int
-	NotesTotal        int
-	MeterWidth        int // 0..MeterMax, for the SVG meter
-	MeterClass        string
-	PercentOfBudget   int
-	PinnedAlwaysShown bool
+	CustomerID      string
+	Message         string // the opening message the preview assumes, if any
+	Instructions    string
+	Model           string // the provider that answers: "offline", "openai:gpt-4o-mini"
+	Encoding        string // the tokenizer the counts use
+	TotalTokens     int
+	Sections        []TokenSection
+	NoteTokens      int // tokens of the GLOBAL note lines
+	Budget          int // the GLOBAL notes budget
+	NotesInjected   int
+	PinnedInjected  int
+	NotesTotal      int
+	MeterWidth      int // 0..MeterMax, for the SVG meter
+	MeterClass      string
+	PercentOfBudget int
+}
+
+// Href is the URL that renders the preview's body for its inputs.
+func (p Preview) Href() string { return "/console/customers/" + p.CustomerID + "/preview" }
+
+// TokenSection is the token count of one section of the instructions.
+type TokenSection struct {
+	Name   string
+	Tokens int
+}
+
+// InjectedNoteView is one note a model call's instructions carried.
+type InjectedNoteView struct {
+	ID      string
+	Section string // GLOBAL or SESSION
+	Pinned  bool
 }
 
 // MeterMax is the width of the token meter's SVG in user units.
@@ -104,26 +125,28 @@ const MeterMax = 400
 
 // CustomerPage is a customer's whole memory state for staff.
 type CustomerPage struct {
-	Customer       ConsoleUser
-	IsAdmin        bool
-	CSRF           string
-	Flash          string
-	ProfileFields  []KV
-	ProfileJSON    string
-	ProfileError   string
-	ProfileReason  string
-	Notes          []NoteRow
-	Superseded     []NoteRow
-	NewNote        NoteRow // the add form: values and error
-	OpenSessionID  string
-	SessionNotes   []NoteRow
-	Trips          []TripRow
-	Sessions       []SessionRow
-	Preview        Preview
-	RecentAudit    []AuditRow
-	PendingErasure string // id of a pending erasure request, if any
-	Runs           int
-	FailedRuns     int
+	Customer         ConsoleUser
+	IsAdmin          bool
+	CSRF             string
+	Flash            string
+	ProfileFields    []KV
+	ProfileJSON      string
+	ProfileError     string
+	ProfileReason    string
+	Notes            []NoteRow
+	Superseded       []NoteRow
+	NewNote          NoteRow // the add form: values and error
+	OpenSessionID    string
+	SessionNotes     []NoteRow
+	Trips            []TripRow
+	Sessions         []SessionRow
+	Preview          Preview
+	RecentAudit      []AuditRow
+	PendingErasure   string // id of a pending erasure request, if any
+	ErasureBy        string // who asked for it: traveler or admin
+	ErasureRequested string // when
+	Runs             int
+	FailedRuns       int
 }
 
 // ToolCallView is one tool call the model made.
@@ -168,7 +191,11 @@ type RoundView struct {
 	Model             string
 	At                string
 	Instructions      string
-	InstructionTokens int
+	InstructionTokens int            // 0 for snapshots stored before the structure was
+	Sections          []TokenSection // tokens per section of the instructions
+	Injected          []InjectedNoteView
+	SessionBlock      bool
+	Recorded          bool // the snapshot stores what it injected
 	Messages          []MessageView
 	Answer            string
 	ToolCalls         []ToolCallView
@@ -283,8 +310,10 @@ type ReceiptView struct {
 
 // ErasureRow is one erasure request in the queue.
 type ErasureRow struct {
-	ID, CustomerID, CustomerName, CustomerEmail, RequestedBy, Created, Completed, ExecutedBy, Reason string
-	Receipt                                                                                          *ReceiptView
+	ID, CustomerID, CustomerName, CustomerEmail, RequestedBy, Created, Completed, ExecutedBy string
+	Reason                                                                                   string // its label
+	Ticket                                                                                   string
+	Receipt                                                                                  *ReceiptView
 }
 
 // ErasurePage is the admins' erasure queue.
@@ -295,15 +324,110 @@ type ErasurePage struct {
 	Highlight string // the request just executed
 	Error     string
 	ErrorFor  string
+	// Reason and Ticket are what the admin chose in the form ErrorFor
+	// refused, shown again as they were.
+	Reason, Ticket string
 }
 
-// AccountsPage lists accounts with their roles.
+// ErasureReason is one choice of the erasure reason list.
+type ErasureReason struct{ Code, Label string }
+
+// ErasureReasons are the reasons an admin picks from, in order; the codes
+// are models.ErasureReasons.
+var ErasureReasons = []ErasureReason{
+	{"data_subject_request", "Data-subject request (the traveler asked)"},
+	{"account_closure", "Account closure"},
+	{"legal_obligation", "Legal obligation"},
+	{"other", "Other (give a ticket)"},
+}
+
+// ErasureReasonLabel is how a reason code reads in the console.
+func ErasureReasonLabel(code string) string {
+	for _, r := range ErasureReasons {
+		if r.Code == code {
+			return strings.TrimSuffix(strings.TrimSuffix(r.Label, " (the traveler asked)"), " (give a ticket)")
+		}
+	}
+	if code == "" {
+		return "—"
+	}
+	return code
+}
+
+// AccountRow is one account on the accounts page.
+type AccountRow struct {
+	ConsoleUser
+	Disabled bool
+}
+
+// NewAccount is the create-account form's values.
+type NewAccount struct {
+	Email, Name, Role string
+	Open              bool // shown unfolded (after an error)
+}
+
+// AccountsPage lists accounts with their roles and state, and the forms to
+// create, change, disable and reset them.
 type AccountsPage struct {
-	CSRF     string
-	ViewerID string
-	Accounts []ConsoleUser
-	Flash    string
-	Error    string
+	CSRF      string
+	ViewerID  string
+	Accounts  []AccountRow
+	New       NewAccount
+	Flash     string
+	Highlight string // the account the flash is about
+	Error     string
+	ErrorFor  string // an account id, or "new"
+}
+
+// TokenRow is one of the viewer's API tokens.
+type TokenRow struct {
+	ID, Created, Expires, LastUsed string
+}
+
+// TokensPage lists the viewer's API tokens.
+type TokensPage struct {
+	CSRF   string
+	Flash  string
+	Tokens []TokenRow
+}
+
+// Plural is "1 run" or "2 runs": n with the singular or plural noun.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// pluralWord is the noun alone, singular for 1.
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// acronyms are the words a field label writes in capitals.
+var acronyms = map[string]string{"id": "ID", "ids": "IDs", "iata": "IATA", "url": "URL"}
+
+// FieldLabel turns a profile key such as "seat_preference" or
+// "customer_id" into a label people read: "Seat preference", "Customer ID".
+func FieldLabel(key string) string {
+	words := strings.Fields(strings.NewReplacer("_", " ", "-", " ").Replace(key))
+	for i, w := range words {
+		if a, ok := acronyms[strings.ToLower(w)]; ok {
+			words[i] = a
+			continue
+		}
+		if i == 0 {
+			r := []rune(w)
+			words[i] = strings.ToUpper(string(r[0])) + string(r[1:])
+		}
+	}
+	if len(words) == 0 {
+		return key
+	}
+	return strings.Join(words, " ")
 }
 
 // Roles are the roles an account can be given.

@@ -32,10 +32,14 @@ type Line struct {
 	Dots        []Dot
 }
 
-// Dot is one data point of a line, with its tooltip.
+// Dot is one data point of a line, with its tooltip. An isolated dot (no
+// neighbouring day has data, so no line reaches it) is drawn larger with its
+// value written beside it.
 type Dot struct {
-	X, Y  float64
-	Title string
+	X, Y     float64
+	Title    string
+	Isolated bool
+	Label    string
 }
 
 // Bar is one rectangle of a bar chart, with its tooltip.
@@ -97,6 +101,12 @@ func fmtNum(v float64) string {
 	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
+// fmtTick writes a gridline value with the digits it has (0.25, 0.5, 2.5,
+// 10): a step of 0.25 must not be labelled 0.2 and 0.8.
+func fmtTick(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1e6)/1e6, 'f', -1, 64)
+}
+
 func newChart(id, title, help string) Chart {
 	return Chart{ID: id, Title: title, Help: help, W: chartW, H: chartH,
 		Left: chartLeft, Right: chartW - chartRight, Top: chartTop, Bottom: chartH - chartBottom}
@@ -131,10 +141,10 @@ func (c *Chart) yAxis(maxV float64) func(float64) float64 {
 }
 
 func (c *Chart) yAxisInt(maxV float64, integer bool) func(float64) float64 {
-	top := niceStep(maxV, integer) * 4
+	step := niceStep(maxV, integer)
+	top := step * 4
 	for i := 0; i <= 4; i++ {
-		v := top * float64(i) / 4
-		c.YTicks = append(c.YTicks, Tick{Pos: c.Bottom - (c.Bottom-c.Top)*float64(i)/4, Label: fmtNum(v)})
+		c.YTicks = append(c.YTicks, Tick{Pos: c.Bottom - (c.Bottom-c.Top)*float64(i)/4, Label: fmtTick(step * float64(i))})
 	}
 	return func(v float64) float64 { return c.Bottom - (c.Bottom-c.Top)*v/top }
 }
@@ -164,20 +174,27 @@ func (c *Chart) xDays(days []string, x func(i int) float64) {
 	}
 }
 
-// LineChart draws daily series as lines.
+// LineChart draws daily series as lines. A chart with data on one day only
+// has no line to draw: it shows that day as labelled bars instead of lone
+// dots, and says so in its headline.
 func LineChart(id, title, help string, days []string, unit string, series ...Series) Chart {
 	c := newChart(id, title, help)
 	maxV := 0.0
 	any := false
+	withData := map[int]bool{}
 	for _, s := range series {
-		for _, v := range s.Values {
+		for i, v := range s.Values {
 			if !math.IsNaN(v) {
 				any = true
+				withData[i] = true
 				maxV = math.Max(maxV, v)
 			}
 		}
 	}
 	c.Empty = !any
+	if len(withData) == 1 {
+		return oneDayChart(c, days, unit, maxV, series)
+	}
 	y := c.yAxis(maxV)
 	n := max(len(days)-1, 1)
 	x := func(i int) float64 { return c.Left + (c.Right-c.Left)*float64(i)/float64(n) }
@@ -185,16 +202,50 @@ func LineChart(id, title, help string, days []string, unit string, series ...Ser
 	for _, s := range series {
 		l := Line{Name: s.Name, Class: s.Class}
 		var pts []string
+		has := func(i int) bool { return i >= 0 && i < len(s.Values) && !math.IsNaN(s.Values[i]) }
 		for i, v := range s.Values {
 			if math.IsNaN(v) {
 				continue
 			}
 			px, py := round1(x(i)), round1(y(v))
 			pts = append(pts, fmtCoord(px)+","+fmtCoord(py))
-			l.Dots = append(l.Dots, Dot{X: px, Y: py, Title: dayLabel(days[i]) + ": " + fmtNum(v) + unit})
+			d := Dot{X: px, Y: py, Title: dayLabel(days[i]) + ": " + fmtNum(v) + unit}
+			if !has(i-1) && !has(i+1) {
+				d.Isolated, d.Label = true, fmtNum(v)
+			}
+			l.Dots = append(l.Dots, d)
 		}
-		l.Points = strings.Join(pts, " ")
+		if len(pts) > 1 {
+			l.Points = strings.Join(pts, " ")
+		}
 		c.Lines = append(c.Lines, l)
+		c.Legend = append(c.Legend, LegendItem{Name: s.Name, Class: s.Class})
+	}
+	return c
+}
+
+// oneDayChart draws the one day that has data as a bar per series, each
+// with its value, on the same time axis.
+func oneDayChart(c Chart, days []string, unit string, maxV float64, series []Series) Chart {
+	y := c.yAxis(maxV)
+	slot := (c.Right - c.Left) / float64(max(len(days), 1))
+	x := func(i int) float64 { return c.Left + slot*float64(i) + slot/2 }
+	c.xDays(days, x)
+	w := math.Max(slot*0.7, 14) / float64(len(series))
+	var parts []string
+	for k, s := range series {
+		for i, v := range s.Values {
+			if math.IsNaN(v) {
+				continue
+			}
+			left := math.Min(x(i)-w*float64(len(series))/2+w*float64(k), c.Right-w*float64(len(series)-k))
+			top := y(v)
+			c.Bars = append(c.Bars, Bar{X: round1(left), Y: round1(top), W: round1(w), H: round1(c.Bottom - top), Class: s.Class,
+				Title: dayLabel(days[i]) + " · " + s.Name + ": " + fmtNum(v) + unit, Label: fmtNum(v),
+				LabelX: round1(left + w/2), LabelY: round1(top - 4), ShowLabel: true})
+			parts = append(parts, fmtNum(v)+unit)
+			c.Headline = "Only " + dayLabel(days[i]) + " has data so far: " + strings.Join(parts, ", ") + "."
+		}
 		c.Legend = append(c.Legend, LegendItem{Name: s.Name, Class: s.Class})
 	}
 	return c

@@ -24,11 +24,15 @@ type Page struct {
 	Active  string // the navigation entry to highlight
 	Offline bool   // the built-in offline model answers
 	Assets  Assets
+	// PendingErasures is the number of erasure requests waiting, shown in
+	// an admin's navigation.
+	PendingErasures int
 }
 
 // NavItem is one entry of the top navigation.
 type NavItem struct {
 	Key, Label, Href string
+	Count            int // a badge after the label when above 0
 }
 
 // Nav lists the navigation entries for the viewer's role.
@@ -38,18 +42,18 @@ func (p Page) Nav() []NavItem {
 	}
 	if p.Viewer.IsStaff() {
 		items := []NavItem{
-			{"customers", "Customers", "/console"},
-			{"audit", "Audit", "/console/audit"},
-			{"health", "Memory health", "/console/health"},
+			{Key: "customers", Label: "Customers", Href: "/console"},
+			{Key: "audit", Label: "Audit", Href: "/console/audit"},
+			{Key: "health", Label: "Memory health", Href: "/console/health"},
 		}
 		if p.Viewer.Role == "admin" {
-			items = append(items, NavItem{"erasure", "Erasure", "/console/erasure"}, NavItem{"accounts", "Accounts", "/console/accounts"})
+			items = append(items, NavItem{"erasure", "Erasure", "/console/erasure", p.PendingErasures}, NavItem{Key: "accounts", Label: "Accounts", Href: "/console/accounts"})
 		}
 		return items
 	}
 	return []NavItem{
-		{"chat", "Chat", "/chat"},
-		{"memory", "What Concierge remembers", "/memory"},
+		{Key: "chat", Label: "Chat", Href: "/chat"},
+		{Key: "memory", Label: "What Concierge remembers", Href: "/memory"},
 	}
 }
 

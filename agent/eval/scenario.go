@@ -67,7 +67,8 @@ type Turn struct {
 	NotMentions []string `yaml:"not_mentions"`
 	// Probe says what the reply checks measure: recency (the newest
 	// memory is used), over_influence (the current request wins over
-	// memory), personalization (memory is used at all).
+	// memory), personalization (memory is used at all), recall (a detail
+	// from earlier in a long conversation still reaches the reply).
 	Probe string `yaml:"probe"`
 }
 
@@ -96,6 +97,7 @@ const (
 	ProbeRecency         = "recency"
 	ProbeOverInfluence   = "over_influence"
 	ProbePersonalization = "personalization"
+	ProbeRecall          = "recall"
 )
 
 //go:embed scenarios/*.yaml
@@ -144,7 +146,7 @@ func Load(fsys fs.FS, dir string) ([]Scenario, error) {
 	return out, nil
 }
 
-var probes = []string{"", ProbeRecency, ProbeOverInfluence, ProbePersonalization}
+var probes = []string{"", ProbeRecency, ProbeOverInfluence, ProbePersonalization, ProbeRecall}
 
 func (sc Scenario) validate() error {
 	if sc.Name == "" || sc.Kind == "" {

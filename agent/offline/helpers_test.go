@@ -54,7 +54,7 @@ func (c *chat) say(text string) string {
 		kept, trimmed := memory.Trim(c.history, memory.TrimOptions{MaxUserTurns: memory.DefaultMaxUserTurns, TokenBudget: 12000})
 		st := c.state
 		st.Session = c.saved
-		instr := memory.BuildInstructions(st, memory.InjectOptions{Today: "2026-12-01", LatestMessage: text, Trimmed: trimmed})
+		instr := memory.BuildInstructions(st, memory.InjectOptions{Today: "2026-12-01", LatestMessage: text, Trimmed: trimmed}).Text
 		tools := c.tools
 		if round == 4 {
 			tools = nil

@@ -308,7 +308,7 @@ func johnState() memory.State {
 // memory.BuildInstructions and checks the model reads every fact back from
 // them: the injection carries the facts.
 func TestReadsBuiltInstructions(t *testing.T) {
-	instr := memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01", LatestMessage: "What do you know about me?", Trimmed: true})
+	instr := memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01", LatestMessage: "What do you know about me?", Trimmed: true}).Text
 	resp := complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user("What do you know about me?")}})
 	checkReply(t, resp.Content,
 		[]string{"Here's what I know about you, John", "San Francisco", "United MileagePlus Gold", "Marriott Bonvoy Titanium", "Istanbul–Paris (2024-05-10)",
@@ -317,7 +317,7 @@ func TestReadsBuiltInstructions(t *testing.T) {
 		[]string{"C-1001", "X1234567", "UA123"})
 
 	// Without trimming there is no SESSION block: the trip-only note is not claimed.
-	instr = memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01"})
+	instr = memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01"}).Text
 	resp = complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user("What do you know about me?")}})
 	checkReply(t, resp.Content, []string{"You prefer aisle seats"}, []string{"window"})
 }
@@ -463,7 +463,7 @@ func TestAllergyAppliedToFood(t *testing.T) {
 		"What snacks are there on the train?",
 		"Recommend somewhere to eat after the show.",
 	}
-	instr := memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01"})
+	instr := memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01"}).Text
 	for _, p := range phrasings {
 		t.Run(p, func(t *testing.T) {
 			resp := complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user(p)}, Tools: []memory.Tool{saveTool}})

@@ -149,7 +149,6 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	hcfg.TrustProxy = cfg.TrustProxy
 	hcfg.DemoEnabled = cfg.Demo
 	hcfg.Offline = cfg.OpenAIKey == ""
-	hcfg.Model = cfg.ChatModel
 	srv := handlers.NewServer(hcfg, store, ag, worker, log)
 
 	// Requests get a context of their own that is cancelled only if
@@ -270,8 +269,8 @@ func userAdd(ctx context.Context, args []string, getenv func(string) string, std
 		}
 		*password = strings.TrimRight(line, "\r\n")
 	}
-	if len(*password) < 8 {
-		return errors.New("user add: the password must have at least 8 characters")
+	if err := models.CheckPassword(*password, *email, *name); err != nil {
+		return fmt.Errorf("user add: %w", err)
 	}
 	store, err := openStore(ctx, *db)
 	if err != nil {

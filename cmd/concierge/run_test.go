@@ -160,6 +160,15 @@ func TestUserAddAndMigrate(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "role") {
 		t.Errorf("bad role: err %v, want a role error", err)
 	}
+	for password, want := range map[string]string{
+		"password": "too easy to guess", "        ": "only spaces", strings.Repeat("kx7Qm", 15): "at most 72 bytes",
+	} {
+		err = run(context.Background(), []string{"user", "add", "--db", db, "--email", "weak@example.com", "--name", "Weak", "--role", "support"},
+			getenv, strings.NewReader(password+"\n"), io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "bcrypt") {
+			t.Errorf("user add with %q: err %v, want %q", password, err, want)
+		}
+	}
 	out.Reset()
 	if err := run(context.Background(), []string{"migrate", "--db", db}, getenv, nil, &out, io.Discard); err != nil {
 		t.Fatal(err)
