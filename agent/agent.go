@@ -36,6 +36,9 @@ type Config struct {
 	// session (here or on another instance) before it answers "not stored".
 	AnswerWait  time.Duration
 	RecencyOnly bool // rank long-term notes by recency alone (the evaluation's baseline strategy)
+	// Reviewer, when set, is the guard's model layer: it reviews the notes
+	// the rules passed (memory.NoteClassifier); nil means rules only.
+	Reviewer NoteReviewer
 }
 
 // DefaultConfig returns the turn loop's defaults.
@@ -561,6 +564,11 @@ func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userM
 		return toolResult{Error: "unavailable", Message: "The note could not be saved right now."}.String(), nil, ""
 	}
 	checked, refusal := memory.CheckNote(args, sessionCount, globalCount, a.cfg.Limits)
+	if refusal == nil && a.cfg.Reviewer != nil {
+		if refusal, err = a.cfg.Reviewer.Review(ctx, checked.Text); err != nil {
+			a.log.Warn("guard classifier failed; the rules' verdict stands", "session_id", cs.ID, "err", err)
+		}
+	}
 	if refusal != nil {
 		if err := a.store.RecordBlockedWrite(ctx, cs.UserID, cs.ID, refusal.Category); err != nil {
 			a.log.Error("record blocked write", "session_id", cs.ID, "err", err)

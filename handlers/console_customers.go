@@ -298,6 +298,9 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 			return fail("Every profile field needs a name: remove the empty key.")
 		}
 	}
+	if memory.CheckProfile(profile) != nil {
+		return fail("The profile was not saved: a value reads as an instruction to the assistant, a role marker or a prompt tag. Keep profile values to plain facts.")
+	}
 	if err := s.store.SetProfile(c.Request().Context(), u.ID, profile, actorOf(currentUser(c)), reason); err != nil {
 		return err
 	}

@@ -2,11 +2,12 @@ package memory
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -24,12 +25,19 @@ const (
 	CategorySecret           = "secret"
 	CategoryBookingReference = "booking_reference"
 	CategoryAccountNumber    = "account_number"
+	CategoryPhone            = "phone"
+	CategoryEmail            = "email"
 	CategoryInstruction      = "instruction"
-	CategoryTooLong          = "too_long"
-	CategoryBadFormat        = "bad_format"
-	CategoryBadKeywords      = "bad_keywords"
-	CategorySessionCap       = "session_cap"
-	CategoryUserCap          = "user_cap"
+	// CategorySensitive and CategoryGuess come from the optional model
+	// layer: sensitive data the rules did not name, and a note that is the
+	// assistant's inference rather than what the traveler said.
+	CategorySensitive   = "sensitive_data"
+	CategoryGuess       = "guess"
+	CategoryTooLong     = "too_long"
+	CategoryBadFormat   = "bad_format"
+	CategoryBadKeywords = "bad_keywords"
+	CategorySessionCap  = "session_cap"
+	CategoryUserCap     = "user_cap"
 )
 
 // BlockedCategories lists every refusal category, sensitive ones first.
@@ -37,8 +45,8 @@ func BlockedCategories() []string {
 	return []string{
 		CategorySSN, CategoryPaymentCard, CategoryIBAN, CategoryPassportNumber,
 		CategoryDateOfBirth, CategoryStreetAddress, CategorySecret,
-		CategoryBookingReference, CategoryAccountNumber, CategoryInstruction,
-		CategoryTooLong, CategoryBadFormat, CategoryBadKeywords,
+		CategoryBookingReference, CategoryAccountNumber, CategoryPhone, CategoryEmail,
+		CategoryInstruction, CategorySensitive, CategoryGuess, CategoryTooLong, CategoryBadFormat, CategoryBadKeywords,
 		CategorySessionCap, CategoryUserCap,
 	}
 }
@@ -90,6 +98,10 @@ var refusalMessages = map[string]string{
 	CategorySecret:           "Not saved: the note contains a password, PIN, key or one-time code. Never store secrets and do not repeat them.",
 	CategoryBookingReference: "Not saved: the note contains a booking reference. References live with the booking, not in memory.",
 	CategoryAccountNumber:    "Not saved: the note contains an account or membership number. Keep the programme or status, drop the number.",
+	CategoryPhone:            "Not saved: the note contains a phone number. Contact details stay in the profile, not in notes.",
+	CategoryEmail:            "Not saved: the note contains an e-mail address. Contact details stay in the profile, not in notes.",
+	CategorySensitive:        "Not saved: the note contains personal data that must not be stored. Save only the preference itself.",
+	CategoryGuess:            "Not saved: the note reads as a guess or an inference, not something the traveler said. Save only what the traveler stated.",
 	CategoryInstruction:      "Not saved: notes record facts about the traveler, not instructions to the assistant, role markers or prompt tags. Rephrase as a plain preference, or do not save it.",
 	CategoryTooLong:          "Not saved: the note is longer than 180 characters. Shorten it to one short sentence.",
 	CategoryBadFormat:        "Not saved: the note must be one or two short sentences with scope durable or this_trip.",
@@ -370,208 +382,318 @@ func sentenceCount(s string) int {
 	return count
 }
 
-// screen is the text under test with the cheap facts every gate needs.
-type screen struct {
-	text, lower string
-	digits      int
-}
-
-func (sc *screen) has(cues ...string) bool {
-	for _, c := range cues {
-		if strings.Contains(sc.lower, c) {
-			return true
-		}
-	}
-	return false
-}
-
-// detector is one sensitive-data or instruction check. gate is a cheap
-// necessary condition (enough digits, a cue word) that spares the regular
-// expressions on ordinary notes.
-type detector struct {
-	category string
-	gate     func(sc *screen) bool
-	match    func(text string) bool
-}
-
-// detectors run in order; the first match names the category. Context-led
-// checks (booking, passport, account words) come before the bare-shape
-// checks so "Booking ref AB1234" is a booking reference, not an account.
-var detectors = []detector{
-	{CategoryInstruction, func(*screen) bool { return true }, nil}, // gated per expression in isInstruction
-	{CategorySecret, func(sc *screen) bool {
-		return (len(sc.text) >= 24 && sc.digits > 0) || sc.has("pass", "pwd", "pin", "otp", "code", "cvv", "cvc", "key",
-			"secret", "token", "sk-", "akia", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "xox", "aiza")
-	}, isSecret},
-	{CategoryIBAN, func(sc *screen) bool { return sc.digits >= 4 && len(sc.text) >= 15 }, hasIBAN},
-	{CategoryPaymentCard, func(sc *screen) bool { return sc.digits >= 13 }, hasPaymentCard},
-	{CategorySSN, func(sc *screen) bool { return sc.digits >= 4 }, hasSSN},
-	{CategoryBookingReference, func(sc *screen) bool {
-		return sc.has("book", "confirm", "pnr", "locator", "ref", "conf", "reserv")
-	}, hasBookingReference},
-	{CategoryPassportNumber, func(sc *screen) bool { return sc.digits >= 4 && sc.has("passport") }, hasPassportInContext},
-	{CategoryAccountNumber, func(sc *screen) bool { return sc.digits >= 4 }, hasAccountInContext},
-	{CategoryDateOfBirth, func(sc *screen) bool { return sc.digits >= 4 && sc.has("born", "birth", "dob", "d.o.b") }, hasDateOfBirth},
-	{CategoryStreetAddress, func(sc *screen) bool {
-		return sc.digits > 0 && (sc.has("address", "live", "resid", "box") || numberThenCapital(sc.text))
-	}, hasStreetAddress},
-	{CategoryPassportNumber, func(sc *screen) bool { return sc.digits >= 7 }, barePassportRe.MatchString},
-	{CategoryAccountNumber, func(sc *screen) bool { return sc.digits >= 8 }, hasBareAccountNumber},
-}
-
 // ScreenText checks text for sensitive data and instruction-like payloads
-// (not length, format or caps). It returns the first matching category.
-// Consolidation and injection reuse it, so it must stay cheap and never panic.
+// (not length, format or caps) and returns the first matching category.
+// It reads the screening form of the text (see Normalize), so invisible
+// characters, look-alike letters, other digit systems and separators
+// inside numbers change nothing. Every write path and consolidation reuse
+// it, so it must stay cheap and never panic.
 func ScreenText(text string) (category string, blocked bool) {
-	if !utf8.ValidString(text) {
-		text = strings.ToValidUTF8(text, "\uFFFD")
-	}
-	text = foldConfusables(text)
-	sc := &screen{text: text, lower: strings.ToLower(text), digits: countDigits(text)}
-	if isInstruction(sc) {
+	sc := newScreen(text)
+	rs := guardRules()
+	if isInstruction(sc, rs) {
 		return CategoryInstruction, true
 	}
-	for _, d := range detectors[1:] {
-		if d.gate(sc) && d.match(text) {
-			return d.category, true
-		}
+	if hasEmail(sc, rs) {
+		return CategoryEmail, true
+	}
+	if hasKeyShape(sc) {
+		return CategorySecret, true
+	}
+	if hasIBAN(sc) {
+		return CategoryIBAN, true
+	}
+	if hasPaymentCard(sc) {
+		return CategoryPaymentCard, true
+	}
+	if hasDateOfBirth(sc, rs) {
+		return CategoryDateOfBirth, true
+	}
+	if cat := contextValue(sc, rs); cat != "" {
+		return cat, true
+	}
+	if hasSecretWords(sc, rs) {
+		return CategorySecret, true
+	}
+	if sc.digits > 0 && matchAny(rs.address, sc) {
+		return CategoryStreetAddress, true
+	}
+	if hasLongToken(sc) {
+		return CategorySecret, true
+	}
+	if cat := bareNumber(sc); cat != "" {
+		return cat, true
 	}
 	return "", false
 }
 
-// foldConfusables maps full-width and other look-alike characters that
-// could smuggle a tag or a digit past the checks onto their ASCII form.
-func foldConfusables(s string) string {
-	needs := false
-	for _, r := range s {
-		if r >= 0xFF01 && r <= 0xFF5E || r == '‹' || r == '›' || r == '﹤' || r == '﹥' || r == '〈' || r == '〉' {
-			needs = true
-			break
-		}
-	}
-	if !needs {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 0xFF01 && r <= 0xFF5E:
-			return r - 0xFF01 + '!'
-		case r == '‹' || r == '﹤' || r == '〈':
-			return '<'
-		case r == '›' || r == '﹥' || r == '〉':
-			return '>'
-		}
-		return r
-	}, s)
+// screen is a note in its screening form with what the checks share.
+type screen struct {
+	cased, lower string // same length and offsets; see normalizeForms
+	digits       int
+	tokens       []token  // every word that holds a digit
+	words        []string // the words, sorted, built on first use (mayContain)
 }
 
-// instructionRes pair each instruction-like pattern with the lowercase cues
-// one of which it cannot match without.
-var instructionRes = []struct {
-	cues []string
-	re   *regexp.Regexp
-}{
-	{[]string{"ignore", "disregard", "forget", "override", "bypass"}, regexp.MustCompile(`(?i)\b(?:ignore|disregard|forget|override|bypass)\b[^.!?]{0,40}?\b(?:instructions?|rules?|prompts?|guidelines?|polic(?:y|ies)|directions?|guardrails?|messages?)\b`)},
-	{[]string{"system"}, regexp.MustCompile(`(?i)\bsystem\s*(?:rules?|prompts?|instructions?|messages?|override|directives?|notes?)\b`)},
-	{[]string{"always", "must", "shall"}, regexp.MustCompile(`(?i)\b(?:always|must|shall)\s+(?:obey|comply|follow\s+(?:these|this|my|the\s+user|every)|do\s+(?:what|whatever|as))\b`)},
-	{[]string{" as "}, regexp.MustCompile(`(?i)\b(?:store|save|remember|treat|record|keep|add)\s+(?:this|that|it|the\s+following)\s+as\s+(?:an?\s+)?(?:system|global|permanent|core|hard|top[- ]priority)\s+(?:rules?|instructions?|directives?|prompts?|policy)\b`)},
-	{[]string{"you", "from now on", " as ", "jailbreak", "developer", "anything now", "pretend"}, regexp.MustCompile(`(?i)\b(?:you\s+(?:are|must|will|should)\s+now|from\s+now\s+on,?\s+(?:you|the\s+assistant)|(?:act|behave)\s+as\s+(?:an?\s+)?(?:system|admin|administrator|developer|root|unrestricted)|jailbreak|developer\s+mode|do\s+anything\s+now|pretend\s+(?:to\s+be|you\s+are))\b`)},
-	{[]string{"reveal", "print", "show", "repeat", "output"}, regexp.MustCompile(`(?i)\b(?:reveal|print|show|repeat|output)\s+(?:your|the)\s+(?:system\s+)?(?:prompt|instructions)\b`)},
-	{[]string{"must", "shall"}, regexp.MustCompile(`(?i)\b(?:the\s+)?(?:assistant|ai|model|bot|concierge)\s+(?:must|shall)\b`)},
-	{[]string{"instruction"}, regexp.MustCompile(`(?i)\bnew\s+(?:system\s+)?instructions?\b`)},
-	{[]string{":"}, regexp.MustCompile(`(?i)(?:^|[\s\[(>"'])(?:system|assistant|developer|user)\s*:`)},
-	{[]string{"<", "|>", "[", "#", "---", "```"}, regexp.MustCompile(`<\s*/?\s*[A-Za-z!?|_][^<>]{0,60}>|<\||\|>|\[/?INST\]|<<\s*/?SYS\s*>>|(?i:###\s*(?:system|instruction|assistant|user))|-{3,}|` + "```")},
+// token is a word of the screening form that holds digits: letters, digits
+// and the "-" that joins the groups of a number.
+type token struct {
+	start, end int    // byte offsets in lower
+	text       string // lower case
+	groups     []string
+	digits     int
+	letters    int
+	plus       bool // written with a leading "+"
+	digitsOnly bool
 }
 
-func isInstruction(sc *screen) bool {
-	for _, ir := range instructionRes {
-		if sc.has(ir.cues...) && ir.re.MatchString(sc.text) {
-			return true
+func newScreen(text string) *screen {
+	cased, lower := normalizeForms(text)
+	sc := &screen{cased: cased, lower: lower}
+	for i := 0; i < len(lower); i++ {
+		if lower[i] >= '0' && lower[i] <= '9' {
+			sc.digits++
 		}
 	}
-	return false
+	if sc.digits == 0 {
+		return sc
+	}
+	isTok := func(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' }
+	for i := 0; i < len(lower); {
+		if !isTok(lower[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(lower) && isTok(lower[j]) {
+			j++
+		}
+		s, e := i, j
+		for s < e && lower[s] == '-' {
+			s++
+		}
+		for e > s && lower[e-1] == '-' {
+			e--
+		}
+		i = j
+		t := token{start: s, end: e, text: lower[s:e], plus: s > 0 && lower[s-1] == '+'}
+		for k := s; k < e; k++ {
+			switch c := lower[k]; {
+			case c >= '0' && c <= '9':
+				t.digits++
+			case c != '-':
+				t.letters++
+			}
+		}
+		if t.digits == 0 {
+			continue
+		}
+		t.digitsOnly = t.letters == 0
+		t.groups = strings.Split(t.text, "-")
+		sc.tokens = append(sc.tokens, t)
+	}
+	return sc
 }
 
 var (
-	secretShapeRe   = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{30,})`)
-	secretContextRe = regexp.MustCompile(`(?i)\b(?:password|passcode|passwd|pwd|pin(?:\s*code)?|otp|one[- ]time\s+(?:pass)?(?:code|password|pin)|verification\s+code|security\s+code|2fa\s+code|login\s+code|auth(?:entication)?\s+code|cvv|cvc|api[ _-]?key|secret(?:\s+key)?|(?:access|auth|bearer|api)\s+token)\b(\s*(?:is|was|=|:)\s*|\s+)["']?([^\s"']{3,})`)
-	longTokenRe     = regexp.MustCompile(`[A-Za-z0-9_\-+/]{24,}`)
+	// delimiterRe finds tags (in any bracket once folded), chat-template
+	// markers, code fences and front-matter or heading rules.
+	delimiterRe = regexp.MustCompile("<\\s*/?\\s*[\\pL!?|_]|<\\||\\|>|`{3,}|~{3,}|-{3,}|={3,}|#{3,}|\\[/?inst\\]")
 )
 
-func isSecret(s string) bool {
-	if secretShapeRe.MatchString(s) {
+// isInstruction finds instructions addressed to the assistant, role and
+// delimiter markers, policy-shaped text and encoded payloads.
+func isInstruction(sc *screen, rs *ruleSet) bool {
+	if matchAny(rs.instruction, sc) {
 		return true
 	}
-	for _, m := range secretContextRe.FindAllStringSubmatch(s, -1) {
-		assigned := strings.TrimSpace(m[1]) != ""
-		if assigned || strings.ContainsAny(m[2], "0123456789") {
+	if strings.ContainsAny(sc.lower, ":[](){}<>«»") && rs.roleMarkRe.MatchString(sc.lower) {
+		return true
+	}
+	if strings.ContainsAny(sc.lower, "<|`~-=#[") && delimiterRe.MatchString(sc.lower) {
+		return true
+	}
+	for _, tok := range longTokens(sc.cased) {
+		if decodesToProse(tok) {
 			return true
 		}
 	}
-	for _, tok := range longTokenRe.FindAllString(s, -1) {
+	return false
+}
+
+// longTokens returns the runs of 20 or more base64 characters.
+func longTokens(s string) []string {
+	if len(s) < 20 {
+		return nil
+	}
+	var out []string
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && isBase64Byte(s[j]) {
+			j++
+		}
+		if j-i >= 20 {
+			out = append(out, s[i:j])
+		}
+		i = j + 1
+	}
+	return out
+}
+
+func isBase64Byte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '_' || c == '=' || c == '-'
+}
+
+// decodesToProse reports whether a base64 run decodes to readable text: a
+// payload hidden from the other checks.
+func decodesToProse(tok string) bool {
+	raw := strings.TrimRight(tok, "=")
+	var out []byte
+	var err error
+	for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+		if out, err = enc.DecodeString(raw); err == nil {
+			break
+		}
+	}
+	if err != nil || len(out) < 12 {
+		return false
+	}
+	printable, spaces := 0, 0
+	for _, c := range out {
+		switch {
+		case c == ' ':
+			spaces++
+			printable++
+		case c >= 0x21 && c < 0x7F:
+			printable++
+		}
+	}
+	return spaces >= 2 && printable*100 >= len(out)*90
+}
+
+var emailRe = regexp.MustCompile(`[a-z0-9._%+-]+@[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}`)
+
+func hasEmail(sc *screen, rs *ruleSet) bool {
+	if strings.IndexByte(sc.lower, '@') >= 0 && emailRe.MatchString(sc.lower) {
+		return true
+	}
+	at := sc.mayContain(rs.anchors["at"]) || strings.ContainsAny(sc.lower, "[({")
+	dot := sc.mayContain(rs.anchors["dot"]) || strings.ContainsAny(sc.lower, "[({") || hasInnerDot(sc.lower)
+	return at && dot && rs.emailObfRe.MatchString(sc.lower)
+}
+
+// hasInnerDot reports whether a dot stands between two letters or digits,
+// as in a host name.
+func hasInnerDot(s string) bool {
+	for i := 1; i+1 < len(s); i++ {
+		if s[i] == '.' && isGateByte(s[i-1]) && isGateByte(s[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// keyShapeRe finds the published shapes of API keys and tokens.
+var keyShapeRe = regexp.MustCompile(`\b(?:sk-[A-Za-z0-9_-]{16,}|AKIA[0-9A-Z]{16}|gh[pousr]_[A-Za-z0-9]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}|AIza[0-9A-Za-z_-]{30,}|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`)
+
+func hasKeyShape(sc *screen) bool {
+	if len(sc.cased) < 14 {
+		return false
+	}
+	for _, p := range []string{"sk-", "AKIA", "gh", "xox", "AIza", "eyJ"} {
+		if strings.Contains(sc.cased, p) {
+			return keyShapeRe.MatchString(sc.cased)
+		}
+	}
+	return false
+}
+
+// hasLongToken finds a long random-looking run of letters and digits: a
+// key, a token or a hash.
+func hasLongToken(sc *screen) bool {
+	if sc.digits == 0 || len(sc.cased) < 20 {
+		return false
+	}
+	for _, tok := range longTokens(sc.cased) {
 		if strings.ContainsAny(tok, "0123456789") && strings.IndexFunc(tok, unicode.IsLetter) >= 0 {
-			return true // a long random-looking token: a key or a token
-		}
-	}
-	return false
-}
-
-var ibanRe = regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b`)
-
-func hasIBAN(s string) bool {
-	for _, m := range ibanRe.FindAllString(s, -1) {
-		compact := strings.ToUpper(strings.ReplaceAll(m, " ", ""))
-		if validIBAN(compact) {
-			return true
-		}
-		// The match may have swallowed one trailing group that is not part of it.
-		if i := strings.LastIndexByte(m, ' '); i > 0 && validIBAN(strings.ToUpper(strings.ReplaceAll(m[:i], " ", ""))) {
 			return true
 		}
 	}
 	return false
 }
 
-// validIBAN checks length and the ISO 13616 mod-97 checksum.
+var ibanRe = regexp.MustCompile(`\b[a-z]{2}\d{2}(?:[ -]?[a-z0-9]{1,4}){3,9}`)
+
+// hasIBAN finds an IBAN, grouped or not, by its ISO 13616 mod-97 checksum.
+func hasIBAN(sc *screen) bool {
+	if sc.digits < 8 || len(sc.lower) < 15 || !lettersThenDigits(sc.lower) {
+		return false
+	}
+	for _, m := range ibanRe.FindAllString(sc.lower, -1) {
+		compact := strings.NewReplacer(" ", "", "-", "").Replace(m)
+		// The match may have swallowed a word after the number: try every
+		// length an IBAN can have.
+		for n := min(len(compact), 34); n >= 15; n-- {
+			if validIBAN(compact[:n]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lettersThenDigits reports whether two letters are followed by two
+// digits somewhere, the start of every IBAN.
+func lettersThenDigits(s string) bool {
+	for i := 0; i+4 <= len(s); i++ {
+		if s[i] >= 'a' && s[i] <= 'z' && s[i+1] >= 'a' && s[i+1] <= 'z' && s[i+2] >= '0' && s[i+2] <= '9' && s[i+3] >= '0' && s[i+3] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
+// validIBAN checks the ISO 13616 mod-97 checksum of a compact lower-case
+// IBAN, without big numbers: the remainder is carried digit by digit.
 func validIBAN(s string) bool {
 	if len(s) < 15 || len(s) > 34 {
 		return false
 	}
-	rearranged := s[4:] + s[:4]
-	var digits strings.Builder
-	for _, r := range rearranged {
+	mod := 0
+	for _, c := range s[4:] + s[:4] {
 		switch {
-		case r >= '0' && r <= '9':
-			digits.WriteRune(r)
-		case r >= 'A' && r <= 'Z':
-			fmt.Fprintf(&digits, "%d", r-'A'+10)
+		case c >= '0' && c <= '9':
+			mod = (mod*10 + int(c-'0')) % 97
+		case c >= 'a' && c <= 'z':
+			mod = (mod*100 + int(c-'a') + 10) % 97
 		default:
 			return false
 		}
 	}
-	n, ok := new(big.Int).SetString(digits.String(), 10)
-	return ok && new(big.Int).Mod(n, big.NewInt(97)).Int64() == 1
+	return mod == 1
 }
 
-var cardRe = regexp.MustCompile(`\b(?:\d[ -]?){12,18}\d\b`)
-
-func hasPaymentCard(s string) bool {
-	for _, m := range cardRe.FindAllString(s, -1) {
-		d := onlyDigits(m)
-		if len(d) >= 13 && len(d) <= 19 && luhn(d) {
-			return true
+// hasPaymentCard finds 13 to 19 digits, in groups or not, that pass the
+// Luhn checksum; in a longer number, any run of whole groups that does.
+func hasPaymentCard(sc *screen) bool {
+	for _, t := range sc.tokens {
+		if !t.digitsOnly || t.digits < 13 {
+			continue
+		}
+		for i := range t.groups {
+			d := ""
+			for j := i; j < len(t.groups); j++ {
+				d += t.groups[j]
+				if len(d) > 19 {
+					break
+				}
+				if len(d) >= 13 && luhn(d) {
+					return true
+				}
+			}
 		}
 	}
 	return false
-}
-
-func onlyDigits(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, s)
 }
 
 // luhn reports whether a string of digits passes the Luhn checksum.
@@ -592,150 +714,239 @@ func luhn(d string) bool {
 	return sum%10 == 0
 }
 
-var (
-	ssnRe        = regexp.MustCompile(`\b\d{3}[- ]\d{2}[- ]\d{4}\b`)
-	ssnContextRe = regexp.MustCompile(`(?i)\b(?:ssn|social\s+security|national\s+insurance|nin|sin|aadhaar|aadhar|pan\s+card|tax\s+id|tin)\b[^0-9]{0,25}\d{4,}`)
-)
-
-func hasSSN(s string) bool { return ssnRe.MatchString(s) || ssnContextRe.MatchString(s) }
-
-var bookingRe = regexp.MustCompile(`(?i)\b(?:booking|confirmation|pnr|record\s+locator|locator|reference|ref|conf|reservation)\b(?:\s+(?:number|no\.?|num|code|id|is|was|#|reference|ref|locator|confirmation))*\s*[:#]?\s*([A-Za-z0-9]{5,12})\b`)
-
-func hasBookingReference(s string) bool {
-	for _, m := range bookingRe.FindAllStringSubmatch(s, -1) {
-		v := m[1]
-		hasDigit := strings.ContainsAny(v, "0123456789")
-		allUpper := strings.ToUpper(v) == v && strings.IndexFunc(v, unicode.IsLetter) >= 0
-		if hasDigit || (allUpper && len(v) == 6) {
-			return true
-		}
-	}
-	return false
-}
-
-var (
-	passportContextRe = regexp.MustCompile(`(?i)\bpassport\b(?:\s+(?:number|no\.?|num|#|id|is|was))*\s*[:#]?\s*([A-Za-z0-9]{6,9})\b`)
-	passportAnyRe     = regexp.MustCompile(`(?i)\bpassport\b`)
-	passportShapeRe   = regexp.MustCompile(`\b[A-Za-z]{0,2}\d{6,9}\b`)
-	barePassportRe    = regexp.MustCompile(`\b[A-Z]{1,2}\d{7,8}\b`)
-)
-
-func hasPassportInContext(s string) bool {
-	for _, m := range passportContextRe.FindAllStringSubmatch(s, -1) {
-		if countDigits(m[1]) >= 4 {
-			return true
-		}
-	}
-	return passportAnyRe.MatchString(s) && passportShapeRe.MatchString(s)
-}
-
-func countDigits(s string) int {
-	n := 0
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			n++
-		}
-	}
-	return n
-}
-
-var accountContextRe = regexp.MustCompile(`(?i)\b(?:account|acct|a/c|member(?:ship)?|frequent\s+fl[yi]er|loyalty|rewards?|mileageplus|skymiles|aadvantage|bonvoy|customer|routing|sort\s+code|bsb|ifsc|known\s+travell?er|ktn|redress|global\s+entry|nexus)\b(?:\s+(?:number|no\.?|num|#|id|is|was|code))*\s*[:#]?\s*([A-Za-z0-9-]{4,24})`)
-
-func hasAccountInContext(s string) bool {
-	for _, m := range accountContextRe.FindAllStringSubmatch(s, -1) {
-		if countDigits(m[1]) >= 4 {
-			return true
-		}
-	}
-	return false
-}
-
-var (
-	contiguousDigitsRe = regexp.MustCompile(`\d{8,}`)
-)
-
-// hasBareAccountNumber flags long numbers with no context: eight or more
-// digits in a row, or twelve or more in separated groups (card-like numbers
-// that fail Luhn).
-func hasBareAccountNumber(s string) bool {
-	if contiguousDigitsRe.MatchString(s) {
-		return true
-	}
-	for _, m := range cardRe.FindAllString(s, -1) {
-		if len(onlyDigits(m)) >= 12 {
-			return true
-		}
-	}
-	return false
-}
-
-var (
-	birthContextRe = regexp.MustCompile(`(?i)\b(?:born|birthday|birth\s*date|date\s+of\s+birth|dob|d\.o\.b)\b`)
-	fullDateRes    = []*regexp.Regexp{
-		regexp.MustCompile(`\b\d{4}[-/.]\d{1,2}[-/.]\d{1,2}\b`),
-		regexp.MustCompile(`\b\d{1,2}[-/.]\d{1,2}[-/.](?:\d{4}|\d{2})\b`),
-		regexp.MustCompile(`(?i)\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+\d{4}\b`),
-		regexp.MustCompile(`(?i)\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}\b`),
-	}
-)
-
-// hasDateOfBirth blocks a full date (with a year) next to a birth word. A
-// birthday without a year ("Birthday is 12 March") and a birth year or place
-// alone are allowed: they are useful for planning and identify nobody.
-func hasDateOfBirth(s string) bool {
-	if !birthContextRe.MatchString(s) {
+// dateShaped reports whether a number in three groups reads as a date:
+// day-month-year, month-day-year or year-month-day.
+func dateShaped(t token) bool {
+	if !t.digitsOnly || len(t.groups) != 3 {
 		return false
 	}
-	for _, re := range fullDateRes {
-		if re.MatchString(s) {
-			return true
-		}
+	n := make([]int, 3)
+	for i, g := range t.groups {
+		n[i], _ = strconv.Atoi(g)
+	}
+	l0, l1, l2 := len(t.groups[0]), len(t.groups[1]), len(t.groups[2])
+	switch {
+	case l0 == 4 && l1 <= 2 && l2 <= 2:
+		return n[1] >= 1 && n[1] <= 12 && n[2] >= 1 && n[2] <= 31
+	case l0 <= 2 && l1 <= 2 && (l2 == 4 || l2 == 2):
+		dm := n[0] >= 1 && n[0] <= 31 && n[1] >= 1 && n[1] <= 12
+		md := n[0] >= 1 && n[0] <= 12 && n[1] >= 1 && n[1] <= 31
+		return dm || md
 	}
 	return false
 }
 
-var (
-	addressContextRe = regexp.MustCompile(`(?i)\b(?:(?:home|street|postal|mailing|billing|residential|delivery)\s+address\b[^0-9]{0,30}\d|address\s*(?:is|:)\s*\S*\d|(?:lives|live|living|resides)\s+at\s+(?:no\.?\s*)?\d|p\.?\s?o\.?\s+box\s+\d)`)
-	// streetRe wants a house number, one to four capitalised name words and a
-	// street type: "221B Baker Street", "12 Rue de Rivoli" is missed, "5th
-	// Avenue" (an ordinal, no house number) passes on purpose.
-	streetRe = regexp.MustCompile(`\b\d{1,5}[A-Za-z]?,?\s+(?:\p{Lu}[\p{L}'.-]*\s+){1,4}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|Lane|Ln|Drive|Dr|Court|Ct|Way|Place|Pl|Terrace|Parkway|Pkwy|Crescent|Close|Highway|Hwy|Square|Sq|Marg|Nagar|Strasse|Straße|Gasse|Weg)\b`)
-)
+// hasDateOfBirth finds a full date (with a year) in a note that speaks of
+// a birth. A birthday without a year ("Birthday is 12 March") and a birth
+// year or place alone pass: useful for planning, they identify nobody.
+func hasDateOfBirth(sc *screen, rs *ruleSet) bool {
+	if sc.digits < 4 || !sc.mayContain(rs.anchors["birth"]) || !rs.context["birth"].MatchString(sc.lower) {
+		return false
+	}
+	for _, t := range sc.tokens {
+		if dateShaped(t) {
+			return true
+		}
+	}
+	return matchAny(rs.dob, sc)
+}
 
-// numberThenCapital reports whether a number (with at most one letter and
-// a comma) is followed by a space and a capital: the start of "221B Baker
-// Street", the necessary condition of streetRe.
-func numberThenCapital(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
+// valueRules say which words next to a context word make it sensitive,
+// in the order a tie is settled ("confirmation code 7H3KQ2" is a booking).
+var valueRules = []struct {
+	list, category string
+	ok             func(t token) bool
+}{
+	{"ctx_booking", CategoryBookingReference, func(t token) bool {
+		return t.digits >= 5 || t.letters > 0 && len(t.text) >= 5 && len(t.text) <= 12
+	}},
+	{"ctx_passport", CategoryPassportNumber, func(t token) bool { return t.digits >= 6 }},
+	{"ctx_ssn", CategorySSN, func(t token) bool { return t.digits >= 6 }},
+	{"ctx_account", CategoryAccountNumber, func(t token) bool { return t.digits >= 5 }},
+	{"ctx_phone", CategoryPhone, func(t token) bool { return t.digitsOnly && t.digits >= 7 }},
+	{"ctx_password", CategorySecret, func(t token) bool { return t.digits >= 3 }},
+	{"ctx_secret", CategorySecret, func(t token) bool { return t.digits >= 3 }},
+}
+
+// contextWindow is how far after its context word a value may be, in bytes.
+const contextWindow = 40
+
+// contextValue finds identifiers and codes by the word that names them:
+// a number or code within a few words after "passport", "PNR", "código",
+// "пароль"… The first rule in valueRules that accepts the value wins. The
+// context words are looked for only in the few words before a candidate
+// value, which keeps ordinary notes cheap.
+func contextValue(sc *screen, rs *ruleSet) string {
+	caps := capsWords(sc)
+	if len(sc.tokens) == 0 && len(caps) == 0 {
+		return ""
+	}
+	type cand struct{ start int }
+	for _, vr := range valueRules {
+		var starts []int
+		for _, t := range sc.tokens {
+			if vr.ok(t) {
+				starts = append(starts, t.start)
+			}
+		}
+		if vr.list == "ctx_booking" {
+			starts = append(starts, caps...)
+		}
+		if len(starts) == 0 || !sc.mayContain(rs.anchors[vr.list]) {
 			continue
 		}
-		j := i
-		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
-			j++
-		}
-		if j < len(s) && (s[j] >= 'A' && s[j] <= 'Z' || s[j] >= 'a' && s[j] <= 'z') {
-			j++
-		}
-		if j < len(s) && s[j] == ',' {
-			j++
-		}
-		if j < len(s) && s[j] == ' ' {
-			for j < len(s) && s[j] == ' ' {
-				j++
+		for _, start := range starts {
+			if sc.contextBefore(rs, vr.list, start) {
+				return vr.category
 			}
-			if j < len(s) {
-				r, _ := utf8.DecodeRuneInString(s[j:])
-				if unicode.IsUpper(r) {
-					return true
+		}
+	}
+	return ""
+}
+
+// contextBefore reports whether a word of list ends within contextWindow
+// bytes before start, in the same clause, and is not part of a longer
+// context phrase of another list ("código de reserva" is a booking phrase,
+// not a secret word).
+func (sc *screen) contextBefore(rs *ruleSet, list string, start int) bool {
+	from := max(0, start-contextWindow-24)
+	for from > 0 && isGateByte(sc.lower[from-1]) {
+		from-- // start the window on a word
+	}
+	win := sc.lower[from:start]
+	for _, m := range rs.context[list].FindAllStringSubmatchIndex(win, -1) {
+		hs, he := from+m[2], from+m[3]
+		if start-he > contextWindow || strings.ContainsAny(sc.lower[he:start], ";!?") {
+			continue
+		}
+		covered := false
+		for _, other := range valueRules {
+			if other.list == list || !sc.mayContain(rs.anchors[other.list]) {
+				continue
+			}
+			for _, o := range rs.context[other.list].FindAllStringSubmatchIndex(win, -1) {
+				os, oe := from+o[2], from+o[3]
+				if os <= hs && he <= oe && oe-os > he-hs {
+					covered = true
 				}
 			}
 		}
-		i = j
+		if !covered {
+			return true
+		}
 	}
 	return false
 }
 
-func hasStreetAddress(s string) bool {
-	return addressContextRe.MatchString(s) || streetRe.MatchString(s)
+// capsWords returns where six-letter upper-case words start: record
+// locators written without a digit ("PNR QWERTZ").
+func capsWords(sc *screen) []int {
+	var out []int
+	s := sc.cased
+	for i := 0; i+6 <= len(s); i++ {
+		if (i == 0 || !isAlnum(s[i-1])) && (i+6 == len(s) || !isAlnum(s[i+6])) {
+			all := true
+			for k := i; k < i+6; k++ {
+				if s[k] < 'A' || s[k] > 'Z' {
+					all = false
+					break
+				}
+			}
+			if all {
+				out = append(out, i)
+			}
+		}
+	}
+	return out
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
+}
+
+// hasSecretWords finds a password or PIN given a value ("password is
+// sunshine") and a code glued to its digits ("OTP482913").
+func hasSecretWords(sc *screen, rs *ruleSet) bool {
+	if sc.mayContain(rs.anchors["ctx_password"]) && rs.secretAssignRe.MatchString(sc.lower) {
+		return true
+	}
+	if sc.digits < 3 || !sc.mayContain(rs.anchors["secret_any"]) {
+		return false
+	}
+	for _, t := range sc.tokens {
+		if t.letters > 0 && t.digits >= 3 && rs.secretAttachedRe.MatchString(t.text) {
+			return true
+		}
+	}
+	return false
+}
+
+// bareNumber classifies long numbers that no word names by their shape:
+// 3-2-4 groups are social-security-like, grouped or "+" numbers of 7 to 15
+// digits are phone numbers, one to two capitals and 7-8 digits a passport,
+// and any other eight digits or more an account number.
+func bareNumber(sc *screen) string {
+	for _, t := range sc.tokens {
+		if t.digitsOnly && len(t.groups) == 3 && len(t.groups[0]) == 3 && len(t.groups[1]) == 2 && len(t.groups[2]) == 4 {
+			return CategorySSN
+		}
+	}
+	for _, t := range sc.tokens {
+		if !t.digitsOnly || t.digits < 7 || t.digits > 15 || dateShaped(t) {
+			continue
+		}
+		if t.plus || len(t.groups) >= 2 {
+			return CategoryPhone
+		}
+	}
+	for _, t := range sc.tokens {
+		if t.letters >= 1 && t.letters <= 2 && (t.digits == 7 || t.digits == 8) && len(t.groups) == 1 && len(t.text) == t.letters+t.digits &&
+			t.text[0] >= 'a' && t.text[t.letters-1] >= 'a' && sc.cased[t.start] >= 'A' && sc.cased[t.start] <= 'Z' && sc.cased[t.start+t.letters-1] <= 'Z' {
+			return CategoryPassportNumber
+		}
+	}
+	for _, t := range sc.tokens {
+		if t.digitsOnly && (len(t.groups) == 1 && t.digits >= 8 || t.digits >= 12) {
+			return CategoryAccountNumber
+		}
+	}
+	return ""
+}
+
+// CheckProfile screens what a profile would put in the prompt before it is
+// saved: every key and every text value outside the private fields (which
+// never reach the prompt), for instructions, role markers and delimiters.
+// The profile is a trusted record that holds identifiers by design (as
+// private fields), so the sensitive-data checks do not apply to it.
+func CheckProfile(p Profile) *Refusal {
+	if profileHasInstruction(map[string]any(p)) {
+		return refuse(CategoryInstruction)
+	}
+	return nil
+}
+
+func profileHasInstruction(v any) bool {
+	rs := guardRules()
+	text := func(s string) bool { return isInstruction(newScreen(s), rs) }
+	switch x := v.(type) {
+	case map[string]any:
+		for k, val := range x {
+			if text(k) || !IsPrivateField(k) && profileHasInstruction(val) {
+				return true
+			}
+		}
+	case Profile:
+		return profileHasInstruction(map[string]any(x))
+	case []any:
+		for _, val := range x {
+			if profileHasInstruction(val) {
+				return true
+			}
+		}
+	case string:
+		return text(x)
+	case fmt.Stringer: // json.Number
+		return text(x.String())
+	}
+	return false
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"math"
 	"math/bits"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -537,52 +536,21 @@ func expired(n Note, today string) bool {
 	return n.ExpiresOn != "" && validDate(today) && n.ExpiresOn < today
 }
 
-var (
-	dashRunRe  = regexp.MustCompile(`-{3,}|[\x{2014}\x{2015}]{2,}`)
-	roleMarkRe = regexp.MustCompile(`(?i)(^|[\s\[(>"'‹])(system|assistant|developer|user|tool|human|global|session)\s*:`)
-	fenceRe    = regexp.MustCompile("`{3,}|#{3,}|\\|{2,}|\\[/?INST\\]")
-)
-
 // Neutralize makes untrusted text (a note, a profile value) safe to place
-// inside a block: whitespace runs, newlines included, become one space;
-// every angle bracket (and its look-alikes) becomes a single guillemet, so
-// no tag — </memories>, <memory_policy>, <system>, <|im_start|> — survives;
-// runs of three or more dashes (a front-matter marker) become one em dash;
-// a role prefix such as "system:" (or a section header, "SESSION:")
+// inside a block. It reads the text through the guard's normaliser (see
+// Normalize), so look-alikes are caught as surely as the real thing:
+// invisible format characters go; whitespace runs, newlines included,
+// become one space; every angle bracket and every character that folds to
+// one (˂ ‹ ⟨ ＜ ᐸ …) becomes a single guillemet, so no tag — </memories>,
+// <memory_policy>, <system>, <|im_start|> — survives in any script; runs of
+// three or more dashes (a front-matter marker) become one em dash; a role
+// prefix such as "system:" or "ѕуѕtеm:" (or a section header, "SESSION:")
 // loses its colon; code fences and "###" headings are flattened.
 func Neutralize(s string) string {
 	if isPlain(s) {
 		return s // the common case: an ordinary sentence, nothing to do
 	}
-	s = strings.ToValidUTF8(s, "\uFFFD")
-	s = strings.Map(func(r rune) rune {
-		switch r {
-		case '<', '\uFF1C', '\uFE64', '\u2329', '\u3008':
-			return '‹'
-		case '>', '\uFF1E', '\uFE65', '\u232A', '\u3009':
-			return '›'
-		}
-		if r < 0x20 || r == 0x7F || r == 0x2028 || r == 0x2029 || r == 0x85 {
-			return ' ' // control characters and Unicode line separators
-		}
-		return r
-	}, s)
-	s = collapseSpace(s)
-	if strings.Contains(s, "--") || strings.Contains(s, "\u2014") || strings.Contains(s, "\u2015") {
-		s = dashRunRe.ReplaceAllString(s, "—")
-	}
-	if strings.IndexByte(s, ':') >= 0 {
-		s = roleMarkRe.ReplaceAllString(s, "$1$2 -")
-	}
-	if strings.ContainsAny(s, "`#|[") {
-		s = fenceRe.ReplaceAllStringFunc(s, func(m string) string {
-			if strings.HasPrefix(m, "[") {
-				return "(" + strings.Trim(m, "[]") + ")"
-			}
-			return string(m[0])
-		})
-	}
-	return collapseSpace(s)
+	return neutralize(s)
 }
 
 // isPlain reports whether s is printable ASCII with single inner spaces and

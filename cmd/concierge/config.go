@@ -27,6 +27,7 @@ type Config struct {
 	OpenAIBaseURL    string
 	ChatModel        string
 	ConsolidateModel string
+	GuardModel       string // the guard's model layer: a model name, or "off"
 	SessionIdle      time.Duration
 	Retention        time.Duration
 	ShutdownTimeout  time.Duration
@@ -125,6 +126,8 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	fs.StringVar(&c.ChatModel, "model", envDefault(getenv, "gpt-4o-mini", "CONCIERGE_MODEL"), "chat model name (CONCIERGE_MODEL)")
 	fs.StringVar(&c.ConsolidateModel, "consolidation-model", envDefault(getenv, "", "CONCIERGE_CONSOLIDATION_MODEL"),
 		"model for consolidation; defaults to the chat model (CONCIERGE_CONSOLIDATION_MODEL)")
+	fs.StringVar(&c.GuardModel, "guard-model", envDefault(getenv, "", "CONCIERGE_GUARD_MODEL"),
+		"model that reviews the notes the guard's rules passed, or \"off\"; defaults to the chat model, off without a key (CONCIERGE_GUARD_MODEL)")
 	fs.DurationVar(&c.SessionIdle, "session-idle", dur("CONCIERGE_SESSION_IDLE", 30*time.Minute), "close chat sessions idle this long (CONCIERGE_SESSION_IDLE)")
 	fs.DurationVar(&c.Retention, "retention", dur("CONCIERGE_RETENTION", 90*24*time.Hour), "keep transcripts and prompt snapshots this long (CONCIERGE_RETENTION)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", dur("CONCIERGE_SHUTDOWN_TIMEOUT", 15*time.Second), "time to drain requests on shutdown (CONCIERGE_SHUTDOWN_TIMEOUT)")
@@ -161,6 +164,12 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	}
 	if c.ConsolidateModel == "" {
 		c.ConsolidateModel = c.ChatModel
+	}
+	switch {
+	case c.OpenAIKey == "" || strings.EqualFold(c.GuardModel, "off"):
+		c.GuardModel = "" // offline, or turned off: rules only
+	case c.GuardModel == "":
+		c.GuardModel = c.ChatModel
 	}
 	return c, nil
 }

@@ -128,7 +128,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	provider, completer := newModels(cfg)
-	ag := agent.New(agent.DefaultConfig(cfg.ChatModel), store, provider, log)
+	acfg := agent.DefaultConfig(cfg.ChatModel)
+	if cfg.GuardModel != "" {
+		acfg.Reviewer = memory.NewNoteClassifier(openai.New(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.GuardModel, Timeout: cfg.ModelTimeout}), 0)
+	}
+	ag := agent.New(acfg, store, provider, log)
 	wcfg := agent.DefaultWorkerConfig()
 	wcfg.SessionIdle, wcfg.Retention, wcfg.Lease, wcfg.Workers = cfg.SessionIdle, cfg.Retention, cfg.JobLease, cfg.Workers
 	worker := agent.NewWorker(wcfg, store, completer, log)

@@ -1,0 +1,561 @@
+package memory
+
+import (
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"regexp/syntax"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// langFS holds the guard's language data: one file per language, each
+// adding words to named lists and sentence shapes to the checks. See
+// lang/en.yaml for the format.
+//
+//go:embed lang/*.yaml
+var langFS embed.FS
+
+// langFile is one language data file.
+type langFile struct {
+	Lists       map[string][]string `yaml:"lists"`
+	Instruction []string            `yaml:"instruction"`
+	DOB         []string            `yaml:"dob"`
+	Address     []string            `yaml:"address"`
+}
+
+// The pieces the templates are made of, over the screening form.
+const (
+	sepRe        = `[^\pL\pN!?;]+`             // a space in a template: separators within a sentence
+	wordRe       = `[\pL\pN'’-]+`              // one word of a {~N} gap
+	wordStartRe  = `(?:^|[^\pL\pN])`           // a pattern starts on a word
+	wordEndRe    = `(?:$|[^\pL\pN])`           // and ends on one
+	clauseStarRe = `(?:^|[.!?;:,"'(\[«»‹]\s*)` // ^ at the start of a template
+)
+
+// builtins are the lists every language shares.
+var builtins = map[string]string{
+	"num":      `\d+(?:-\d+)*`,
+	"day":      `(?:0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th|er|o)?`,
+	"year":     `(?:19|20)\d\d`,
+	"housenum": `\d{1,5}[a-z]?(?:-\d{1,4}[a-z]?)?`,
+}
+
+// rule is one compiled pattern with what a text must hold for it to have a
+// chance: for each list the pattern needs, a word starting with one of the
+// list's words.
+type rule struct {
+	re      *regexp.Regexp
+	anchors [][]string
+}
+
+func (r *rule) match(sc *screen) bool {
+	for _, a := range r.anchors {
+		if !sc.mayContain(a) {
+			return false
+		}
+	}
+	return r.re.MatchString(sc.lower)
+}
+
+// matchAny reports whether any rule matches.
+func matchAny(rules []rule, sc *screen) bool {
+	for i := range rules {
+		if rules[i].match(sc) {
+			return true
+		}
+	}
+	return false
+}
+
+func isGateByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c >= utf8.RuneSelf
+}
+
+// mayContain reports whether some word of the text starts with one of
+// anchors (nil anchors: yes). It is the cheap necessary condition that
+// spares the regular expressions on ordinary notes: the note's words are
+// sorted once, and every word starting with an anchor sorts right after it.
+func (sc *screen) mayContain(anchors []string) bool {
+	if anchors == nil {
+		return true
+	}
+	if sc.words == nil {
+		sc.words = make([]string, 0, 32)
+		s := sc.lower
+		for i := 0; i < len(s); {
+			if !isGateByte(s[i]) {
+				i++
+				continue
+			}
+			j := i
+			for j < len(s) && isGateByte(s[j]) {
+				j++
+			}
+			sc.words = append(sc.words, s[i:j])
+			i = j
+		}
+		sort.Strings(sc.words)
+	}
+	for _, a := range anchors {
+		if i := sort.SearchStrings(sc.words, a); i < len(sc.words) && strings.HasPrefix(sc.words[i], a) {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleSet is every language file compiled.
+type ruleSet struct {
+	instruction, dob, address []rule
+	// context finds the words that name a sensitive category, by list name
+	// (ctx_booking, birth…); group 1 is the word.
+	context map[string]*regexp.Regexp
+	// anchors are the words each list's entries start with (see mayContain).
+	anchors map[string][]string
+	// roleMarkRe finds role markers ("system:", "«assistant»", "[user]").
+	roleMarkRe *regexp.Regexp
+	// emailObfRe finds "name at host dot com" in every language's words.
+	emailObfRe *regexp.Regexp
+	// secretAssignRe finds a password word assigned a value.
+	secretAssignRe *regexp.Regexp
+	// secretAttachedRe finds a secret word glued to its digits ("otp482913").
+	secretAttachedRe *regexp.Regexp
+}
+
+// guardRules compiles the embedded language files once. They are part of
+// the binary and a test compiles them, so an error is a programming error.
+var guardRules = sync.OnceValue(func() *ruleSet {
+	rs, err := loadRules(langFS)
+	if err != nil {
+		panic(err)
+	}
+	return rs
+})
+
+// contextLists are the lists the value checks look up around numbers.
+var contextLists = []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"}
+
+// loadRules reads and compiles every lang/*.yaml file of fsys.
+func loadRules(fsys fs.FS) (*ruleSet, error) {
+	names, err := fs.Glob(fsys, "lang/*.yaml")
+	if err != nil {
+		return nil, fmt.Errorf("guard languages: %w", err)
+	}
+	sort.Strings(names)
+	lists := map[string][]string{}
+	var files []langFile
+	for _, name := range names {
+		raw, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, fmt.Errorf("guard language %s: %w", name, err)
+		}
+		var lf langFile
+		dec := yaml.NewDecoder(strings.NewReader(string(raw)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&lf); err != nil {
+			return nil, fmt.Errorf("guard language %s: %w", path.Base(name), err)
+		}
+		for k, v := range lf.Lists {
+			lists[k] = append(lists[k], v...)
+		}
+		files = append(files, lf)
+	}
+	c := &compiler{lists: lists, expanded: map[string]string{}}
+	rs := &ruleSet{context: map[string]*regexp.Regexp{}, anchors: map[string][]string{}}
+	for _, lf := range files {
+		for _, group := range []struct {
+			tpls []string
+			into *[]rule
+		}{{lf.Instruction, &rs.instruction}, {lf.DOB, &rs.dob}, {lf.Address, &rs.address}} {
+			for _, tpl := range group.tpls {
+				r, err := c.rule(tpl)
+				if err != nil {
+					return nil, err
+				}
+				*group.into = append(*group.into, r)
+			}
+		}
+	}
+	for _, name := range contextLists {
+		alt, err := c.list(name)
+		if err != nil {
+			return nil, err
+		}
+		if rs.context[name], err = regexp.Compile(wordStartRe + "(" + alt + ")" + wordEndRe); err != nil {
+			return nil, fmt.Errorf("guard list %s: %w", name, err)
+		}
+	}
+	for _, name := range []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"} {
+		rs.anchors[name] = c.anchorsOf(name)
+	}
+	for _, name := range []string{"at", "dot"} {
+		// The bare words; the bracketed forms are gated on the brackets.
+		for _, it := range lists[name] {
+			if w := firstWords(entry(it)); w != nil && !strings.ContainsAny(it, `[({`) {
+				rs.anchors[name] = append(rs.anchors[name], w...)
+			}
+		}
+	}
+	rs.anchors["secret_any"] = append(append([]string(nil), rs.anchors["ctx_secret"]...), rs.anchors["ctx_password"]...)
+	if rs.anchors["ctx_secret"] == nil || rs.anchors["ctx_password"] == nil {
+		rs.anchors["secret_any"] = nil
+	}
+	compile := func(what, re string) (*regexp.Regexp, error) {
+		out, err := regexp.Compile(re)
+		if err != nil {
+			return nil, fmt.Errorf("guard %s: %w", what, err)
+		}
+		return out, nil
+	}
+	role, err := c.list("role")
+	if err != nil {
+		return nil, err
+	}
+	if rs.roleMarkRe, err = compile("role markers", `(?:^|[^\pL\pN])(`+role+`)\s*:|[\[(<{«‹]\s*(?:`+role+`)\s*[\])>}»›]`); err != nil {
+		return nil, err
+	}
+	at, dot := c.spaced("at"), c.spaced("dot")
+	if rs.emailObfRe, err = compile("obfuscated e-mail", `(?:^|[^\pL\pN])[a-z0-9._%+-]+(?:`+at+`)[a-z0-9-]+(?:(?:`+dot+`|\.)[a-z0-9-]+)*(?:`+dot+`)[a-z]{2,6}`+wordEndRe); err != nil {
+		return nil, err
+	}
+	pw, err := c.list("ctx_password")
+	if err != nil {
+		return nil, err
+	}
+	assign, err := c.list("assign")
+	if err != nil {
+		return nil, err
+	}
+	if rs.secretAssignRe, err = compile("secret assignment", wordStartRe+`(?:`+pw+`)\s*(?:`+assign+`|=|:)\s*["'«]?[^\s"'»]{3,}`); err != nil {
+		return nil, err
+	}
+	sec, err := c.list("ctx_secret")
+	if err != nil {
+		return nil, err
+	}
+	if rs.secretAttachedRe, err = compile("attached secret", `^(?:`+sec+`|`+pw+`)[:#=-]?\d{3,}$`); err != nil {
+		return nil, err
+	}
+	return rs, nil
+}
+
+// compiler expands templates against the merged lists.
+type compiler struct {
+	lists    map[string][]string
+	expanded map[string]string
+}
+
+// entry folds one list entry and turns its spaces into separators.
+func entry(s string) string { return spaces(foldPattern(strings.TrimSpace(s))) }
+
+// spaces turns each run of spaces of a folded pattern into a separator,
+// except before a quantifier (" *:" is an optional space, as written).
+func spaces(s string) string {
+	var b strings.Builder
+	inClass := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\\' && i+1 < len(s):
+			b.WriteByte(c)
+			i++
+			b.WriteByte(s[i])
+			continue
+		case c == '[':
+			inClass = true
+		case c == ']':
+			inClass = false
+		case c == ' ' && !inClass:
+			for i+1 < len(s) && s[i+1] == ' ' {
+				i++
+			}
+			if i+1 < len(s) && strings.IndexByte("*?+{", s[i+1]) >= 0 {
+				b.WriteByte(' ')
+				continue
+			}
+			b.WriteString(sepRe)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// list returns the alternation of a list's entries, longest first.
+func (c *compiler) list(name string) (string, error) {
+	if re, ok := builtins[name]; ok {
+		return re, nil
+	}
+	if alt, ok := c.expanded[name]; ok {
+		return alt, nil
+	}
+	items, ok := c.lists[name]
+	if !ok || len(items) == 0 {
+		return "", fmt.Errorf("guard: no list %q in the language files", name)
+	}
+	seen := map[string]bool{}
+	var parts []string
+	for _, it := range items {
+		e := entry(it)
+		if e == "" || seen[e] {
+			continue
+		}
+		if _, err := regexp.Compile(e); err != nil {
+			return "", fmt.Errorf("guard list %s entry %q: %w", name, it, err)
+		}
+		seen[e] = true
+		parts = append(parts, e)
+	}
+	sort.SliceStable(parts, func(i, j int) bool { return len(parts[i]) > len(parts[j]) })
+	alt := "(?:" + strings.Join(parts, "|") + ")"
+	c.expanded[name] = alt
+	return alt, nil
+}
+
+// spaced is the alternation of a list of connector words ("at", "dot"):
+// bare words need spaces around them, bracketed ones do not.
+func (c *compiler) spaced(name string) string {
+	var parts []string
+	for _, it := range c.lists[name] {
+		e := entry(it)
+		if strings.ContainsAny(it, `[({`) || !isASCII(it) && !strings.ContainsAny(e, "abcdefghijklmnopqrstuvwxyz") {
+			parts = append(parts, `\s*`+e+`\s*`)
+		} else {
+			parts = append(parts, `\s+`+e+`\s+`)
+		}
+	}
+	return strings.Join(parts, "|")
+}
+
+// anchorsOf returns the words a list's entries start with, or nil when
+// one may start otherwise (the rule then always runs).
+func (c *compiler) anchorsOf(name string) []string {
+	if _, ok := builtins[name]; ok {
+		return nil
+	}
+	var out []string
+	for _, it := range c.lists[name] {
+		lits := firstWords(entry(it))
+		if lits == nil {
+			return nil
+		}
+		out = append(out, lits...)
+	}
+	return out
+}
+
+// firstWords returns words one of which starts a word of any text the
+// regular expression e matches — for each alternative, its longest word
+// that starts a word — or nil when that cannot be told.
+func firstWords(e string) []string {
+	re, err := syntax.Parse(e, syntax.Perl)
+	if err != nil {
+		return nil
+	}
+	return wordsOf(re.Simplify())
+}
+
+// wordsOf is firstWords on a parsed expression.
+func wordsOf(re *syntax.Regexp) []string {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		// The longest piece between separators: each starts a word.
+		l, best := string(re.Rune), ""
+		for i := 0; i < len(l); {
+			j := i
+			for j < len(l) && isGateByte(l[j]) {
+				j++
+			}
+			if j-i > len(best) {
+				best = l[i:j]
+			}
+			i = j + 1
+		}
+		if best == "" {
+			return nil
+		}
+		return []string{best}
+	case syntax.OpCapture, syntax.OpPlus:
+		return wordsOf(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min > 0 {
+			return wordsOf(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var out []string
+		for _, sub := range re.Sub {
+			l := wordsOf(sub)
+			if l == nil {
+				return nil
+			}
+			out = append(out, l...)
+		}
+		return out
+	case syntax.OpCharClass:
+		// A small class ("[её]"): each of its characters.
+		var out []string
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			if re.Rune[i+1]-re.Rune[i] > 8 {
+				return nil
+			}
+			for r := re.Rune[i]; r <= re.Rune[i+1]; r++ {
+				if r < utf8.RuneSelf && !isGateByte(byte(r)) {
+					return nil
+				}
+				out = append(out, string(r))
+			}
+		}
+		return out
+	case syntax.OpConcat:
+		// The best of the parts that start a word: the first one, and any
+		// that follows a run of separators.
+		var best []string
+		for i, sub := range re.Sub {
+			if i > 0 && !isSeparatorRun(re.Sub[i-1]) {
+				continue
+			}
+			if w := wordsOf(sub); w != nil && (best == nil || shortest(w) > shortest(best)) {
+				best = w
+			}
+		}
+		return best
+	}
+	return nil
+}
+
+// isSeparatorRun reports whether re is a repeated class that matches no
+// letter: the separators between two words of a template.
+func isSeparatorRun(re *syntax.Regexp) bool {
+	if (re.Op != syntax.OpPlus && re.Op != syntax.OpRepeat) || re.Sub[0].Op != syntax.OpCharClass || re.Op == syntax.OpRepeat && re.Min == 0 {
+		return false
+	}
+	cls := re.Sub[0].Rune
+	for i := 0; i+1 < len(cls); i += 2 {
+		if cls[i] <= 'a' && 'a' <= cls[i+1] {
+			return false
+		}
+	}
+	return true
+}
+
+func shortest(ws []string) int {
+	n := -1
+	for _, w := range ws {
+		if n < 0 || len(w) < n {
+			n = len(w)
+		}
+	}
+	return n
+}
+
+// rule compiles one template.
+func (c *compiler) rule(tpl string) (rule, error) {
+	var b strings.Builder
+	body := tpl
+	start := wordStartRe
+	if strings.HasPrefix(body, "^") {
+		start, body = clauseStarRe, body[1:]
+	}
+	var anchors [][]string
+	depth := 0 // open groups: a list inside one may be skipped, so it gates nothing
+	for len(body) > 0 {
+		switch {
+		case strings.HasPrefix(body, "{~"):
+			end := strings.IndexByte(body, '}')
+			n, err := strconv.Atoi(body[2:max(end, 2)])
+			if end < 0 || err != nil {
+				return rule{}, fmt.Errorf("guard template %q: bad gap", tpl)
+			}
+			fmt.Fprintf(&b, "(?:%s%s){0,%d}", sepRe, wordRe, n)
+			body = body[end+1:]
+		case strings.HasPrefix(body, "{") && strings.IndexByte(body, '}') > 1 && isListName(body[1:strings.IndexByte(body, '}')]):
+			end := strings.IndexByte(body, '}')
+			name := body[1:end]
+			alt, err := c.list(name)
+			if err != nil {
+				return rule{}, fmt.Errorf("guard template %q: %w", tpl, err)
+			}
+			if a := c.anchorsOf(name); a != nil && depth == 0 {
+				anchors = append(anchors, a)
+			}
+			b.WriteString(alt)
+			body = body[end+1:]
+		default:
+			// A literal run up to the next list or gap.
+			next := len(body)
+			for i := 1; i < len(body); i++ {
+				if body[i] == '{' && (strings.HasPrefix(body[i:], "{~") || isListName(body[i+1:max(i+1, strings.IndexByte(body[i:], '}')+i)])) {
+					next = i
+					break
+				}
+			}
+			lit := body[:next]
+			a := firstWords(spaces(foldPattern(lit)))
+			if a == nil {
+				// A part that opens a group ("role *: *(?:") does not parse
+				// alone: its leading word, if it stands on its own.
+				w := 0
+				for w < len(lit) && isGateByte(lit[w]) {
+					w++
+				}
+				if w > 0 && w < len(lit) && lit[w] == ' ' {
+					a = []string{lit[:w]}
+				}
+			}
+			if a != nil && depth == 0 {
+				anchors = append(anchors, a)
+			}
+			depth += groupDepth(lit)
+			b.WriteString(spaces(foldPattern(lit)))
+			body = body[next:]
+		}
+	}
+	re, err := regexp.Compile(start + "(?:" + b.String() + ")" + wordEndRe)
+	if err != nil {
+		return rule{}, fmt.Errorf("guard template %q: %w", tpl, err)
+	}
+	return rule{re: re, anchors: anchors}, nil
+}
+
+// groupDepth returns how many more groups a part of a template opens than
+// it closes.
+func groupDepth(s string) int {
+	d := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '(':
+			d++
+		case ')':
+			d--
+		}
+	}
+	return d
+}
+
+// isListName reports whether s names a list: lowercase letters, digits and
+// underscores (so "{0,3}" stays a regular-expression quantifier).
+func isListName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c == '_' || c >= '0' && c <= '9' && i > 0) {
+			return false
+		}
+	}
+	return true
+}
