@@ -56,7 +56,7 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	provider, completer := newModels(cfg)
+	provider, completer, _ := newModels(cfg)
 	model := provider.Name()
 	var cards []eval.Scorecard
 	for _, s := range strategies {

@@ -127,10 +127,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	provider, completer := newModels(cfg)
+	provider, completer, guard := newModels(cfg)
 	acfg := agent.DefaultConfig(cfg.ChatModel)
-	if cfg.GuardModel != "" {
-		acfg.Reviewer = memory.NewNoteClassifier(openai.New(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.GuardModel, Timeout: cfg.ModelTimeout}), 0)
+	if guard != nil {
+		acfg.Reviewer = memory.NewNoteClassifier(guard, 0)
 	}
 	ag := agent.New(acfg, store, provider, log)
 	wcfg := agent.DefaultWorkerConfig()
@@ -202,18 +202,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	return nil
 }
 
-// newModels picks the chat provider and the consolidation completer: the
+// newModels picks the chat provider and the consolidation completer — the
 // OpenAI-compatible server when a key is set, else the offline model and the
-// rules engine.
-func newModels(cfg Config) (agent.Provider, memory.Completer) {
-	if cfg.OpenAIKey == "" {
-		return offline.New(memory.NewTokenCounter(cfg.ChatModel)), nil
-	}
-	// One HTTP client for every model call (chat, consolidation, guards),
-	// with about as many pooled connections as calls run at once.
+// rules engine — and the guard's classifier model when --guard-model names
+// one. Every model call shares one HTTP client, with about as many pooled
+// connections as calls run at once.
+func newModels(cfg Config) (provider agent.Provider, consolidation, guard memory.Completer) {
 	client := openai.NewHTTPClient(openai.HTTPConfig{IdleConnsPerHost: cfg.ModelConcurrency + cfg.Workers, ResponseHeaderTimeout: cfg.ModelTimeout})
-	chat := openai.New(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ChatModel, Timeout: cfg.ModelTimeout, HTTPClient: client})
-	return chat, chat.WithModel(cfg.ConsolidateModel)
+	remote := openai.New(openai.Config{APIKey: cfg.OpenAIKey, BaseURL: cfg.OpenAIBaseURL, Model: cfg.ChatModel, Timeout: cfg.ModelTimeout, HTTPClient: client})
+	if cfg.GuardModel != "" {
+		guard = remote.WithModel(cfg.GuardModel)
+	}
+	if cfg.OpenAIKey == "" {
+		return offline.New(memory.NewTokenCounter(cfg.ChatModel)), nil, guard
+	}
+	return remote, remote.WithModel(cfg.ConsolidateModel), guard
 }
 
 func dbKind(s *models.Store) string {
