@@ -7,10 +7,12 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mattn/go-sqlite3"
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
@@ -118,6 +120,14 @@ func Open(dsn string) (*Store, error) {
 			"?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_secure_delete=on&_synchronous=NORMAL&_txlock=immediate")
 	}
 	db, err := gorm.Open(dialector, cfg)
+	// Two processes opening a new SQLite file at the same moment race to
+	// switch it to WAL, which takes an exclusive lock that SQLite refuses
+	// at once (SQLITE_BUSY, no busy handler) rather than wait for: retry
+	// for a while, as the busy timeout would for any other statement.
+	for deadline := time.Now().Add(10 * time.Second); isBusy(err) && time.Now().Before(deadline); {
+		time.Sleep(25*time.Millisecond + time.Duration(mrand.IntN(50))*time.Millisecond)
+		db, err = gorm.Open(dialector, cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("models: open: %w", err)
 	}
@@ -184,6 +194,12 @@ func (s *Store) Scrub(ctx context.Context, tables ...string) error {
 		}
 	}
 	return nil
+}
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
 
 func notFound(err error) error {
