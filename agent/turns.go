@@ -200,7 +200,10 @@ func (r *Runner) answer(sessionID string, retry bool) (*Turn, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if cur := r.turns[sessionID]; cur != nil {
-		if !cur.finished() || (!retry && time.Since(cur.ended) < r.cfg.KeepFailure) {
+		// A finished turn is handed back only as a kept failure: one that
+		// succeeded answered an older message, and the pending one (stored
+		// while it finished, before its cleanup ran) needs a turn of its own.
+		if !cur.finished() || (!retry && keep(cur.err) && time.Since(cur.ended) < r.cfg.KeepFailure) {
 			return cur, nil
 		}
 	}

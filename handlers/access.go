@@ -173,6 +173,16 @@ func manages(caller, subject *models.User) bool {
 	return false
 }
 
+// managedRole is the role of the accounts caller manages besides their own:
+// travelers for support, "" (every role) for admins. Listings that span
+// accounts (the global audit timeline) filter by it.
+func managedRole(caller *models.User) models.Role {
+	if caller.Role == models.RoleSupport {
+		return models.RoleTraveler
+	}
+	return ""
+}
+
 // visibleTo keeps the accounts caller manages: search results show support
 // travelers only.
 func visibleTo(caller *models.User, users []models.User) []models.User {

@@ -33,6 +33,9 @@ func (s *Server) consoleAudit(c echo.Context) error {
 		f.UserID = u.ID
 		title = "Audit · " + u.Name
 	}
+	if f.UserID == "" {
+		f.SubjectRole = managedRole(currentUser(c)) // support sees travelers' events only
+	}
 	if vm.Actions, err = s.store.AuditActions(ctx); err != nil {
 		return err
 	}

@@ -17,7 +17,10 @@ import (
 // any depth of the profile. It is the one rule for private keys; tools
 // still get the full profile.
 func IsPrivateField(key string) bool {
-	k := strings.ToLower(strings.TrimSpace(key))
+	// The key is read as the guard reads text (format characters removed,
+	// look-alikes folded), so "passport_number" with a zero-width space or
+	// a Cyrillic "а" is still private.
+	k := strings.TrimSpace(Normalize(key))
 	switch k {
 	case "id", "ids", "number":
 		return true

@@ -11,12 +11,15 @@ import (
 
 // AuditFilter narrows an audit query. Zero fields do not filter.
 type AuditFilter struct {
-	UserID    string    // whose data changed
-	ActorKind string    // traveler, assistant, consolidation, support, admin, system
-	Action    string    // exact action, e.g. note.update
-	From      time.Time // inclusive
-	To        time.Time // exclusive
-	Limit     int       // at most this many, newest first; 0 means 200
+	UserID string // whose data changed
+	// SubjectRole, when set, keeps only events about accounts of this role
+	// (support's global timeline shows travelers' events only).
+	SubjectRole Role
+	ActorKind   string    // traveler, assistant, consolidation, support, admin, system
+	Action      string    // exact action, e.g. note.update
+	From        time.Time // inclusive
+	To          time.Time // exclusive
+	Limit       int       // at most this many, newest first; 0 means 200
 }
 
 // AuditEvents returns the audit events that match f, newest first. Audit
@@ -26,6 +29,9 @@ func (s *Store) AuditEvents(ctx context.Context, f AuditFilter) ([]AuditEvent, e
 	db := s.db.WithContext(ctx)
 	if f.UserID != "" {
 		db = db.Where("user_id = ?", f.UserID)
+	}
+	if f.SubjectRole != "" {
+		db = db.Where("user_id IN (?)", s.db.Model(&User{}).Select("id").Where("role = ?", f.SubjectRole))
 	}
 	if f.ActorKind != "" {
 		db = db.Where("actor_kind = ?", f.ActorKind)

@@ -439,18 +439,15 @@ func (s *Store) DeleteExpiredTranscripts(ctx context.Context, cutoff time.Time) 
 		if r.Error != nil {
 			return r.Error
 		}
-		// A session's title is its first message's opening words: it goes
-		// with the transcript.
-		return tx.Model(&ChatSession{}).Where("status IN ? AND created_at < ? AND title <> ''", []string{SessionClosed, SessionClosing}, cutoff).
-			Update("title", "").Error
+		// A session's title is its first message's opening words, and its
+		// summary quotes the traveler: both go with the transcript.
+		return tx.Model(&ChatSession{}).Where("status IN ? AND created_at < ? AND (title <> '' OR summary <> '')", []string{SessionClosed, SessionClosing}, cutoff).
+			Updates(map[string]any{"title": "", "summary": "", "summary_through": 0, "summary_tokens": 0}).Error
 	})
 	if err != nil {
 		return 0, fmt.Errorf("models: delete expired transcripts: %w", err)
 	}
 	if total > 0 {
-		if err := s.optimizeSearch(ctx); err != nil {
-			return total, fmt.Errorf("models: delete expired transcripts: %w", err)
-		}
 		s.checkpoint(ctx)
 	}
 	return total, nil

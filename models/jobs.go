@@ -241,7 +241,19 @@ func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, w
 	if err != nil {
 		return nil, fmt.Errorf("models: apply consolidation %s: %w", job.ID, err)
 	}
+	s.checkpointIfForgot(ctx, res)
 	return report, nil
+}
+
+// checkpointIfForgot scrubs the files after a consolidation that deleted
+// notes (expired or pruned), as every other deletion does.
+func (s *Store) checkpointIfForgot(ctx context.Context, res memory.Result) {
+	for _, d := range res.Decisions {
+		if d.Action == memory.ActionExpired || d.Action == memory.ActionPruned {
+			s.checkpoint(ctx)
+			return
+		}
+	}
 }
 
 // ApplyConsolidationLocked is the last resort of a consolidation that kept
@@ -277,6 +289,7 @@ func (s *Store) ApplyConsolidationLocked(ctx context.Context, job *Consolidation
 	if err != nil {
 		return nil, res, fmt.Errorf("models: apply consolidation %s (locked): %w", job.ID, err)
 	}
+	s.checkpointIfForgot(ctx, res)
 	return report, res, nil
 }
 
@@ -382,13 +395,15 @@ func (s *Store) applyDecisionTx(tx *gorm.DB, job *ConsolidationJob, d memory.Dec
 
 // forgetNoteTx removes an expired or pruned global note and its history.
 func (s *Store) forgetNoteTx(tx *gorm.DB, n *Note, actor Actor, action string) error {
+	// Redact first, while the note and its history can still say what
+	// they said (the copies are found by those texts).
+	if err := s.redactNoteTx(tx, n.UserID, map[string]bool{n.ID: true}); err != nil {
+		return err
+	}
 	if err := tx.Where("note_id = ?", n.ID).Delete(&NoteVersion{}).Error; err != nil {
 		return err
 	}
 	if err := tx.Delete(n).Error; err != nil {
-		return err
-	}
-	if err := s.redactNoteTx(tx, n.UserID, map[string]bool{n.ID: true}); err != nil {
 		return err
 	}
 	return s.auditTx(tx, AuditEvent{UserID: n.UserID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note." + action,

@@ -146,6 +146,18 @@ func (s *Store) CreateNote(ctx context.Context, nn NewNote, actor Actor, reason 
 		if err := s.bumpMemoryVersionTx(tx, nn.UserID); err != nil {
 			return err
 		}
+		if nn.Kind == KindSession && nn.Prov.SessionID != "" {
+			// A session note joins a session that still takes notes: once
+			// it is closing, its consolidation may already have run, and a
+			// note saved now would never be promoted nor dropped.
+			cs, err := s.lockSessionTx(tx, nn.Prov.SessionID)
+			if err != nil {
+				return err
+			}
+			if cs.Status != SessionOpen {
+				return ErrSessionClosed
+			}
+		}
 		var err error
 		out, err = s.createNoteTx(tx, nn, actor, reason)
 		return err
@@ -302,6 +314,9 @@ func (s *Store) DeleteNote(ctx context.Context, userID, id string, actor Actor, 
 // reclaims dead tuples through autovacuum.
 func (s *Store) checkpoint(ctx context.Context) {
 	if !s.postgres {
+		// Deleted or redacted messages leave the full-text index's pages
+		// only when its segments merge.
+		_ = s.optimizeSearch(ctx)
 		_ = s.db.WithContext(ctx).Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error
 	}
 }
