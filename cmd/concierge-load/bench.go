@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -125,6 +126,41 @@ func (s *server) cpuSeconds(ctx context.Context, c *client) (float64, error) {
 		}
 	}
 	return 0, fmt.Errorf("/metrics (status %d) has no process_cpu_seconds_total", resp.StatusCode)
+}
+
+// scrape sums the samples of /metrics whose names (labels aside) are
+// asked for, read with a staff token.
+func scrape(ctx context.Context, c *client, names ...string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		name, rest, ok := strings.Cut(line, " ")
+		if !ok || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if i := strings.IndexByte(name, '{'); i >= 0 {
+			name = name[:i]
+			if j := strings.LastIndexByte(line, ' '); j >= 0 {
+				rest = line[j+1:]
+			}
+		}
+		if slices.Contains(names, name) {
+			v, _ := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			out[name] += v
+		}
+	}
+	return out, nil
 }
 
 // latencies collects durations from many goroutines.
@@ -371,6 +407,16 @@ func runBurst(ctx context.Context, cfg burstConfig, stdout io.Writer) error {
 		return err
 	}
 	calls0 := len(model.Requests())
+	stok, err := signInRetrying(ctx, httpc, srv.url, "admin@example.com", cfg.Password)
+	if err != nil {
+		return err
+	}
+	staff := &client{base: srv.url, token: stok, http: httpc}
+	split := []string{"concierge_turn_model_seconds_sum", "concierge_turn_server_seconds_sum", "concierge_turn_server_seconds_count"}
+	m0, err := scrape(ctx, staff, split...)
+	if err != nil {
+		return err
+	}
 
 	var lat latencies
 	var failed atomic.Int64
@@ -399,17 +445,25 @@ func runBurst(ctx context.Context, cfg burstConfig, stdout io.Writer) error {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
-	calls := len(model.Requests()) - calls0
+	m1, err := scrape(ctx, staff, split...)
+	if err != nil {
+		return err
+	}
+	recorded := model.Requests()[calls0:]
+	calls := len(recorded)
 
-	// The same calls straight to the model server: one small chat request
-	// per turn, the conversations all at once.
-	body := `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"Find me a flight to Lisbon next month"}]}`
+	// The same calls straight to the model server: the request bodies the
+	// server sent, replayed with the same shape (the conversations at once,
+	// their calls one after the other), so the model server's own work on
+	// each request is on both sides.
 	var direct latencies
-	for range cfg.Conversations {
+	per := max(len(recorded)/max(cfg.Conversations, 1), 1)
+	for i := 0; i < len(recorded); i += per {
+		batch := recorded[i:min(i+per, len(recorded))]
 		wg.Go(func() {
-			for range cfg.Turns {
+			for _, r := range batch {
 				t0 := time.Now()
-				req, _ := http.NewRequestWithContext(ctx, "POST", model.URL()+"/chat/completions", strings.NewReader(body))
+				req, _ := http.NewRequestWithContext(ctx, "POST", model.URL()+"/chat/completions", bytes.NewReader(r.Raw))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Authorization", "Bearer load-test")
 				resp, err := httpc.Do(req)
@@ -438,6 +492,11 @@ func runBurst(ctx context.Context, cfg burstConfig, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "turn          p50 %v  p99 %v  max %v\n", round(pct(turns, .5)), round(pct(turns, .99)), round(pct(turns, 1)))
 	fmt.Fprintf(stdout, "model direct  p50 %v  p99 %v  max %v\n", round(pct(dir, .5)), round(pct(dir, .99)), round(pct(dir, 1)))
 	fmt.Fprintf(stdout, "overhead      p50 %v  p99 %v\n", round(pct(turns, .5)-pct(dir, .5)), round(pct(turns, .99)-pct(dir, .99)))
+	if n := m1[split[2]] - m0[split[2]]; n > 0 {
+		fmt.Fprintf(stdout, "server's own split (/metrics, mean per turn): model %v, server %v\n",
+			round(time.Duration((m1[split[0]]-m0[split[0]])/n*float64(time.Second))),
+			round(time.Duration((m1[split[1]]-m0[split[1]])/n*float64(time.Second))))
+	}
 	if failed.Load() > 0 {
 		return fmt.Errorf("burst: %d failures", failed.Load())
 	}
