@@ -151,34 +151,15 @@ func (a *Agent) takeLease(ctx context.Context, sessionID string, wait time.Durat
 		case <-time.After(pause):
 		}
 	}
-	hctx, cancel := context.WithCancelCause(ctx)
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(max(a.cfg.AnswerLease/3, 10*time.Millisecond))
-		defer t.Stop()
-		for {
-			select {
-			case <-hctx.Done():
-				return
-			case <-t.C:
-			}
-			err := a.store.RenewAnswerLease(hctx, l, a.cfg.AnswerLease)
-			if errors.Is(err, models.ErrLeaseLost) {
-				a.log.Warn("answer lease taken over; stopping the turn", "session_id", sessionID)
-				cancel(errLeaseLost)
-				return
-			}
-			if err != nil && hctx.Err() == nil {
-				// A failed renewal is retried on the next tick; writes
-				// stay fenced by the token if the lease runs out meanwhile.
-				a.log.Warn("renew answer lease", "session_id", sessionID, "err", err)
-			}
+	hctx, stop := keepAlive(ctx, a.cfg.AnswerLease, func(ctx context.Context) error {
+		err := a.store.RenewAnswerLease(ctx, l, a.cfg.AnswerLease)
+		if errors.Is(err, models.ErrLeaseLost) {
+			return errLeaseLost
 		}
-	}()
+		return err
+	}, errLeaseLost, a.log, "session_id", sessionID)
 	return &heldLease{lease: l, ctx: hctx, release: func() {
-		cancel(nil)
-		<-stopped
+		stop()
 		if err := a.store.ReleaseAnswerLease(ctx, l); err != nil {
 			a.log.Warn("release answer lease", "session_id", sessionID, "err", err)
 		}

@@ -218,34 +218,9 @@ func (w *Worker) RunOnce(ctx context.Context) bool {
 // lease. The returned context ends when the lease is lost; stop ends the
 // heartbeat and reports whether the lease was lost.
 func (w *Worker) heartbeat(ctx context.Context, job *models.ConsolidationJob) (context.Context, func() bool) {
-	jctx, cancel := context.WithCancelCause(ctx)
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		t := time.NewTicker(max(w.cfg.Lease/3, 10*time.Millisecond))
-		defer t.Stop()
-		for {
-			select {
-			case <-jctx.Done():
-				return
-			case <-t.C:
-			}
-			err := w.store.RenewJob(jctx, job, w.cfg.ID, w.cfg.Lease)
-			if errors.Is(err, models.ErrJobLost) {
-				cancel(models.ErrJobLost)
-				return
-			}
-			if err != nil && jctx.Err() == nil {
-				w.log.Warn("renew job lease", "job_id", job.ID, "err", err)
-			}
-		}
-	}()
-	return jctx, func() bool {
-		lost := errors.Is(context.Cause(jctx), models.ErrJobLost)
-		cancel(nil)
-		<-stopped
-		return lost
-	}
+	return keepAlive(ctx, w.cfg.Lease, func(ctx context.Context) error {
+		return w.store.RenewJob(ctx, job, w.cfg.ID, w.cfg.Lease)
+	}, models.ErrJobLost, w.log, "job_id", job.ID)
 }
 
 // consolidate reads the traveler's memory version, then the notes, and

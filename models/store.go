@@ -7,11 +7,13 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"runtime"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/mattn/go-sqlite3"
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
@@ -126,6 +128,14 @@ func Open(dsn string) (*Store, error) {
 		readDialector = sqlite.Open(common)
 	}
 	db, err := gorm.Open(dialector, cfg)
+	// Two processes opening a new SQLite file at the same moment race to
+	// switch it to WAL, which takes an exclusive lock that SQLite refuses
+	// at once (SQLITE_BUSY, no busy handler) rather than wait for: retry
+	// for a while, as the busy timeout would for any other statement.
+	for deadline := time.Now().Add(10 * time.Second); isBusy(err) && time.Now().Before(deadline); {
+		time.Sleep(25*time.Millisecond + time.Duration(mrand.IntN(50))*time.Millisecond)
+		db, err = gorm.Open(dialector, cfg)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("models: open: %w", err)
 	}
@@ -206,6 +216,12 @@ func (s *Store) Scrub(ctx context.Context, tables ...string) error {
 		}
 	}
 	return nil
+}
+
+// isBusy reports whether err is SQLite's "database is locked".
+func isBusy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }
 
 func notFound(err error) error {
