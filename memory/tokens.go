@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"hash/maphash"
 	"strings"
 	"sync"
 
@@ -78,16 +79,28 @@ func (estimateCounter) Count(text string) int {
 
 // memoLimit bounds the count cache; when full it is emptied rather than
 // evicted entry by entry, which keeps the hot path a single map lookup.
+// Texts longer than memoMaxTextLen (the instructions, counted on every
+// model round) are memoised by a 64-bit hash and their length instead, so
+// the cache does not keep their bytes alive; longMemoLimit bounds it.
 const (
 	memoLimit      = 8192
 	memoMaxTextLen = 4096
+	longMemoLimit  = 512
 )
 
 type tiktokenCounter struct {
 	codec tokenizer.Codec // nil when the encoding could not be built
 
-	mu   sync.RWMutex
-	memo map[string]int
+	mu       sync.RWMutex
+	memo     map[string]int
+	seed     maphash.Seed
+	longMemo map[longKey]int
+}
+
+// longKey identifies a long text in the count cache.
+type longKey struct {
+	hash uint64
+	len  int
 }
 
 func newTiktokenCounter(enc tokenizer.Encoding) *tiktokenCounter {
@@ -95,7 +108,7 @@ func newTiktokenCounter(enc tokenizer.Encoding) *tiktokenCounter {
 	if err != nil {
 		c = nil // fall back to the estimate; the encodings are embedded, so this is not expected
 	}
-	return &tiktokenCounter{codec: c, memo: make(map[string]int)}
+	return &tiktokenCounter{codec: c, memo: make(map[string]int), seed: maphash.MakeSeed(), longMemo: make(map[longKey]int)}
 }
 
 // Count returns the exact number of tokens of text. The same strings (notes,
@@ -108,26 +121,39 @@ func (t *tiktokenCounter) Count(text string) int {
 	if t.codec == nil {
 		return estimateCounter{}.Count(text)
 	}
-	cacheable := len(text) <= memoMaxTextLen
-	if cacheable {
-		t.mu.RLock()
-		n, ok := t.memo[text]
-		t.mu.RUnlock()
-		if ok {
-			return n
-		}
+	short := len(text) <= memoMaxTextLen
+	var key longKey
+	if !short {
+		key = longKey{hash: maphash.String(t.seed, text), len: len(text)}
+	}
+	t.mu.RLock()
+	var n int
+	var ok bool
+	if short {
+		n, ok = t.memo[text]
+	} else {
+		n, ok = t.longMemo[key]
+	}
+	t.mu.RUnlock()
+	if ok {
+		return n
 	}
 	n, err := t.codec.Count(text)
 	if err != nil {
 		return estimateCounter{}.Count(text)
 	}
-	if cacheable {
-		t.mu.Lock()
+	t.mu.Lock()
+	if short {
 		if len(t.memo) >= memoLimit {
 			clear(t.memo)
 		}
 		t.memo[text] = n
-		t.mu.Unlock()
+	} else {
+		if len(t.longMemo) >= longMemoLimit {
+			clear(t.longMemo)
+		}
+		t.longMemo[key] = n
 	}
+	t.mu.Unlock()
 	return n
 }

@@ -256,7 +256,9 @@ func (s *Store) AnswerOf(ctx context.Context, sessionID string, turn int) (*Mess
 // assistant answer of its turn exists.
 func pendingUserTx(tx *gorm.DB, sessionID string) (*Message, error) {
 	var last Message
-	err := tx.Where("session_id = ? AND role = ?", sessionID, string(memory.RoleUser)).Order("turn DESC").Take(&last).Error
+	// role is a literal, not a parameter, so the planner can use the
+	// partial index on user turns (messages_session_user_turn).
+	err := tx.Where("session_id = ? AND role = 'user'", sessionID).Order("turn DESC").Take(&last).Error
 	if errors.Is(err, gorm.ErrRecordNotFound) {
 		return nil, nil
 	}

@@ -94,13 +94,15 @@ func (s *Store) SaveSummary(ctx context.Context, sessionID, text string, through
 }
 
 // PastConversationLengths returns the number of user turns in the user's
-// most recent closed conversations (at most limit), newest first.
+// most recent closed conversations that have any (at most limit), newest
+// first. It runs on every long turn, so it walks the user's sessions by
+// index and reads each one's last user turn from the partial index on user
+// turns, instead of grouping every message the user ever sent.
 func (s *Store) PastConversationLengths(ctx context.Context, userID string, limit int) ([]int, error) {
 	var out []int
-	err := s.db.WithContext(ctx).Model(&Message{}).Select("MAX(messages.turn)").
-		Joins("JOIN chat_sessions cs ON cs.id = messages.session_id").
-		Where("messages.user_id = ? AND cs.status = ?", userID, SessionClosed).
-		Group("messages.session_id").Order("MAX(messages.seq) DESC").Limit(limit).Scan(&out).Error
+	err := s.db.WithContext(ctx).Raw(`SELECT (SELECT MAX(m.turn) FROM messages m WHERE m.session_id = cs.id AND m.role = 'user') FROM chat_sessions cs
+		WHERE cs.user_id = ? AND cs.status = ? AND EXISTS (SELECT 1 FROM messages m WHERE m.session_id = cs.id AND m.role = 'user')
+		ORDER BY cs.created_at DESC, cs.id DESC LIMIT ?`, userID, SessionClosed, limit).Scan(&out).Error
 	if err != nil {
 		return nil, fmt.Errorf("models: past conversation lengths: %w", err)
 	}

@@ -11,6 +11,16 @@
 // the given time instead, then reads everything back over the API and
 // prints exact counts (see soak.go).
 //
+// With --throughput it measures turns/s, latency and server CPU per turn
+// with --clients clients (default 16) beside /healthz; with --burst it
+// opens that many conversations at once against a slow model server it
+// starts in-process, and prints the overhead over calling the model
+// directly (see bench.go). Both start the --bin binary on 127.0.0.1.
+//
+//	go build -o /tmp/concierge ./cmd/concierge
+//	go run ./cmd/concierge-load --bin /tmp/concierge --throughput 10s
+//	go run ./cmd/concierge-load --bin /tmp/concierge --burst 500 --model-delay 1s
+//
 //	go run ./cmd/concierge-load --soak 60s --clients 200 --urls http://127.0.0.1:8081,http://127.0.0.1:8082
 package main
 
@@ -103,8 +113,35 @@ func run(args []string, stdout io.Writer) error {
 	perSession := fs.Int("session-messages", 5, "soak: messages per session before it is closed")
 	settle := fs.Duration("settle", 2*time.Minute, "soak: how long to wait for the last consolidations before counting")
 	racing := fs.Float64("racing", 0.2, "soak: share of steps that race two sends to one session (same key twice, or two messages)")
+	throughput := fs.Duration("throughput", 0, "throughput mode: --clients clients send turns for this long (or --turns), then /healthz the same way")
+	burst := fs.Int("burst", 0, "burst mode: this many conversations at once against a slow model server started in-process")
+	burstTurns := fs.Int("burst-turns", 3, "burst: turns per conversation")
+	modelDelay := fs.Duration("model-delay", time.Second, "burst: the model server's delay on every call")
+	bin := fs.String("bin", "", "throughput, burst: a built concierge binary to start on 127.0.0.1 with demo data (required for burst)")
+	dsn := fs.String("db", "", "throughput, burst: database of the started server (default a fresh SQLite file; a postgres:// URL of an empty database)")
+	staff := fs.String("staff-email", "admin@example.com", "throughput without --bin: staff account that reads /metrics for CPU seconds")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	explicit := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { explicit[f.Name] = true })
+	if *throughput > 0 {
+		n := 16
+		if explicit["clients"] {
+			n = *clients
+		}
+		limit := 0
+		if explicit["turns"] {
+			limit = *turns
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), *throughput+5*time.Minute)
+		defer cancel()
+		return runThroughput(ctx, throughputConfig{Bin: *bin, URL: strings.TrimRight(*url, "/"), DSN: *dsn, Email: *email, Password: *password,
+			Staff: *staff, Clients: max(n, 1), Duration: *throughput, Turns: limit, Session: 10}, stdout)
+	}
+	if *burst > 0 {
+		return runBurst(context.Background(), burstConfig{Bin: *bin, DSN: *dsn, Email: *email, Password: *password,
+			Conversations: *burst, Turns: max(*burstTurns, 1), Delay: *modelDelay, Timeout: *timeout}, stdout)
 	}
 	if *soak > 0 {
 		cfg := soakConfig{URLs: splitList(*urls), Emails: splitList(*emails), Password: *password, Clients: *clients,

@@ -82,7 +82,25 @@ func NewTLS(t testing.TB) *Server {
 // Certificate is the TLS server's certificate (nil without TLS).
 func (s *Server) Certificate() *x509.Certificate { return s.srv.Certificate() }
 
+// Start starts a fake server outside a test (the load command uses it as a
+// slow model server on loopback). Call the returned function to close it.
+func Start() (*Server, func()) {
+	s := newServer(false)
+	return s, s.close
+}
+
+func (s *Server) close() {
+	close(s.done) // releases delayed handlers so Close does not wait for them
+	s.srv.Close()
+}
+
 func start(t testing.TB, useTLS bool) *Server {
+	s := newServer(useTLS)
+	t.Cleanup(s.close)
+	return s
+}
+
+func newServer(useTLS bool) *Server {
 	s := &Server{
 		done:    make(chan struct{}),
 		handler: func(ChatRequest) Response { return Response{Content: "ok"} },
@@ -101,10 +119,6 @@ func start(t testing.TB, useTLS bool) *Server {
 	} else {
 		s.srv.Start()
 	}
-	t.Cleanup(func() {
-		close(s.done) // releases delayed handlers so Close does not wait for them
-		s.srv.Close()
-	})
 	return s
 }
 

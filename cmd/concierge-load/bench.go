@@ -1,0 +1,504 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"concierge/agent/offline"
+	"concierge/agent/openai/fakeopenai"
+	"concierge/memory"
+)
+
+// server is a Concierge process the load command started on loopback, or
+// one it was pointed at (cmd nil).
+type server struct {
+	url string
+	cmd *exec.Cmd
+	dir string
+}
+
+// startServer runs the concierge binary bin on 127.0.0.1 with demo data,
+// on a fresh SQLite file (or dsn when it is set), and waits until it
+// listens. env is added to the process environment.
+func startServer(ctx context.Context, bin, dsn string, env []string, extra ...string) (*server, error) {
+	dir, err := os.MkdirTemp("", "concierge-load-")
+	if err != nil {
+		return nil, err
+	}
+	if dsn == "" {
+		dsn = filepath.Join(dir, "load.db")
+	}
+	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "error"}, extra...)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start %s: %w", bin, err)
+	}
+	s := &server{cmd: cmd, dir: dir}
+	ready := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "Concierge is listening on "); ok {
+				ready <- strings.TrimRight(strings.TrimSpace(rest), "/")
+			}
+		}
+	}()
+	select {
+	case s.url = <-ready:
+		return s, nil
+	case <-time.After(60 * time.Second):
+		s.stop()
+		return nil, errors.New("the server did not start within 60s")
+	}
+}
+
+func (s *server) stop() {
+	if s.cmd != nil {
+		_ = s.cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { _ = s.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(20 * time.Second):
+			_ = s.cmd.Process.Kill()
+			<-done
+		}
+	}
+	if s.dir != "" {
+		os.RemoveAll(s.dir)
+	}
+}
+
+// cpuSeconds is the server's CPU time so far: from /proc when this command
+// started it, else process_cpu_seconds_total on /metrics (staff token).
+func (s *server) cpuSeconds(ctx context.Context, c *client) (float64, error) {
+	if s.cmd != nil {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", s.cmd.Process.Pid))
+		if err == nil {
+			// Fields after the ")" closing the command name: utime is the
+			// 14th field of the line, stime the 15th (clock ticks, 100/s).
+			f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+			if len(f) > 13 {
+				ut, _ := strconv.ParseFloat(f[11], 64)
+				st, _ := strconv.ParseFloat(f[12], 64)
+				return (ut + st) / 100, nil
+			}
+		}
+	}
+	if c == nil {
+		return 0, errors.New("no staff token to read /metrics")
+	}
+	req, err := http.NewRequestWithContext(ctx, "GET", s.url+"/metrics", nil)
+	if err != nil {
+		return 0, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "process_cpu_seconds_total "); ok {
+			return strconv.ParseFloat(strings.TrimSpace(rest), 64)
+		}
+	}
+	return 0, fmt.Errorf("/metrics (status %d) has no process_cpu_seconds_total", resp.StatusCode)
+}
+
+// scrape sums the samples of /metrics whose names (labels aside) are
+// asked for, read with a staff token.
+func scrape(ctx context.Context, c *client, names ...string) (map[string]float64, error) {
+	req, err := http.NewRequestWithContext(ctx, "GET", c.base+"/metrics", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out := map[string]float64{}
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		line := sc.Text()
+		name, rest, ok := strings.Cut(line, " ")
+		if !ok || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if i := strings.IndexByte(name, '{'); i >= 0 {
+			name = name[:i]
+			if j := strings.LastIndexByte(line, ' '); j >= 0 {
+				rest = line[j+1:]
+			}
+		}
+		if slices.Contains(names, name) {
+			v, _ := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			out[name] += v
+		}
+	}
+	return out, nil
+}
+
+// latencies collects durations from many goroutines.
+type latencies struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (l *latencies) add(d time.Duration) {
+	l.mu.Lock()
+	l.d = append(l.d, d)
+	l.mu.Unlock()
+}
+
+// pct returns the p-quantile (0..1) of the sorted durations.
+func pct(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	return sorted[int(p*float64(len(sorted)-1))]
+}
+
+func (l *latencies) sorted() []time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	slices.Sort(l.d)
+	return l.d
+}
+
+func round(d time.Duration) time.Duration {
+	if d > 10*time.Millisecond {
+		return d.Round(100 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}
+
+// throughputConfig is what a throughput run does.
+type throughputConfig struct {
+	Bin, URL        string // the binary to start, or the URL of a running server
+	DSN             string // database of the started server ("" = fresh SQLite file)
+	Email, Password string // traveler account
+	Staff           string // staff account for /metrics when the server is not ours
+	Clients         int
+	Duration        time.Duration
+	Turns           int // stop after this many turns (0 = Duration only)
+	Session         int // messages per session before it is closed
+}
+
+// runThroughput sends turns from cfg.Clients clients for cfg.Duration (or
+// cfg.Turns turns), then hammers /healthz the same way for as long, and
+// prints both rates, their ratio, latency percentiles and server CPU per
+// turn.
+func runThroughput(ctx context.Context, cfg throughputConfig, stdout io.Writer) error {
+	srv := &server{url: cfg.URL}
+	if cfg.Bin != "" {
+		var err error
+		if srv, err = startServer(ctx, cfg.Bin, cfg.DSN, nil); err != nil {
+			return err
+		}
+		defer srv.stop()
+	}
+	httpc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Clients * 2}}
+	tok, err := signInRetrying(ctx, httpc, srv.url, cfg.Email, cfg.Password)
+	if err != nil {
+		return err
+	}
+	var staff *client
+	if srv.cmd == nil {
+		st, err := signInRetrying(ctx, httpc, srv.url, cfg.Staff, cfg.Password)
+		if err != nil {
+			return fmt.Errorf("staff sign-in for /metrics: %w", err)
+		}
+		staff = &client{base: srv.url, token: st, http: httpc}
+	}
+	// Warm up: one session of a few turns, so connection set-up and first
+	// queries are not in the figures.
+	c0 := &client{base: srv.url, token: tok, http: httpc}
+	if err := sessionTurns(ctx, c0, 3, nil, nil); err != nil {
+		return fmt.Errorf("warm-up: %w", err)
+	}
+
+	cpu0, err := srv.cpuSeconds(ctx, staff)
+	if err != nil {
+		return err
+	}
+	var lat latencies
+	var done, failed atomic.Int64
+	runCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range cfg.Clients {
+		wg.Go(func() {
+			c := &client{base: srv.url, token: tok, http: httpc}
+			for runCtx.Err() == nil {
+				err := sessionTurns(runCtx, c, cfg.Session, func(d time.Duration) bool {
+					lat.add(d)
+					n := done.Add(1)
+					if cfg.Turns > 0 && n >= int64(cfg.Turns) {
+						cancel()
+					}
+					return runCtx.Err() == nil
+				}, &failed)
+				if err != nil && runCtx.Err() == nil {
+					failed.Add(1)
+					time.Sleep(50 * time.Millisecond)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	cancel()
+	cpu1, err := srv.cpuSeconds(ctx, staff)
+	if err != nil {
+		return err
+	}
+
+	// /healthz the same way: as many clients, as long.
+	var hlat latencies
+	var hdone atomic.Int64
+	hctx, hcancel := context.WithTimeout(ctx, elapsed)
+	hstart := time.Now()
+	for range cfg.Clients {
+		wg.Go(func() {
+			for hctx.Err() == nil {
+				t0 := time.Now()
+				req, _ := http.NewRequestWithContext(hctx, "GET", srv.url+"/healthz", nil)
+				resp, err := httpc.Do(req)
+				if err != nil {
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode == 200 {
+					hlat.add(time.Since(t0))
+					hdone.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	helapsed := time.Since(hstart)
+	hcancel()
+
+	turns := lat.sorted()
+	if len(turns) == 0 {
+		return errors.New("throughput: no turn completed")
+	}
+	hs := hlat.sorted()
+	tps := float64(len(turns)) / elapsed.Seconds()
+	hps := float64(len(hs)) / helapsed.Seconds()
+	fmt.Fprintf(stdout, "throughput: %d clients, %d turns in %v (%d failed): %.0f turns/s\n",
+		cfg.Clients, len(turns), elapsed.Round(time.Millisecond), failed.Load(), tps)
+	fmt.Fprintf(stdout, "turn latency p50 %v  p90 %v  p99 %v  max %v\n",
+		round(pct(turns, .5)), round(pct(turns, .9)), round(pct(turns, .99)), round(pct(turns, 1)))
+	fmt.Fprintf(stdout, "/healthz: %d in %v: %.0f/s, p50 %v  p99 %v\n",
+		len(hs), helapsed.Round(time.Millisecond), hps, round(pct(hs, .5)), round(pct(hs, .99)))
+	fmt.Fprintf(stdout, "ratio /healthz to turns: %.1f\n", hps/tps)
+	fmt.Fprintf(stdout, "server CPU %.2fs over %d turns: %.2f ms per turn\n", cpu1-cpu0, len(turns), (cpu1-cpu0)*1000/float64(len(turns)))
+	return nil
+}
+
+// sessionTurns opens a session, sends n scripted turns (reporting each
+// latency to each; it returns false to stop early) and closes it.
+func sessionTurns(ctx context.Context, c *client, n int, each func(time.Duration) bool, failed *atomic.Int64) error {
+	var s struct {
+		ID string `json:"id"`
+	}
+	if status, err := c.call(ctx, "POST", "/api/v1/sessions", nil, &s); err != nil || status != http.StatusCreated {
+		return fmt.Errorf("open session: status %d: %v", status, err)
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _ = c.call(cctx, "POST", "/api/v1/sessions/"+s.ID+"/close", nil, nil)
+	}()
+	for i := range n {
+		t0 := time.Now()
+		status, err := c.call(ctx, "POST", "/api/v1/sessions/"+s.ID+"/messages", map[string]string{"content": script[i%len(script)]}, nil)
+		if err != nil || status != http.StatusOK {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if failed != nil {
+				failed.Add(1)
+			}
+			return fmt.Errorf("turn: status %d: %v", status, err)
+		}
+		if each != nil && !each(time.Since(t0)) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// burstConfig is what a burst run does.
+type burstConfig struct {
+	Bin, DSN        string
+	Email, Password string
+	Conversations   int
+	Turns           int
+	Delay           time.Duration // the model server's delay on every call
+	Timeout         time.Duration
+}
+
+// burstScript are messages the offline model answers without a tool call,
+// so each turn is exactly one model call and the overhead is comparable.
+var burstScript = []string{
+	"Find me a flight to Lisbon next month",
+	"Can you suggest restaurants near the hotel?",
+	"Let's go with the second option",
+}
+
+// runBurst starts a slow OpenAI-compatible model server in this process
+// (the offline model behind fakeopenai, every answer after cfg.Delay) and
+// a Concierge pointed at it, opens cfg.Conversations conversations at once
+// and sends cfg.Turns turns in each, one after the other; then it sends the
+// same number of calls straight to the model server the same way, and
+// prints both and the difference.
+func runBurst(ctx context.Context, cfg burstConfig, stdout io.Writer) error {
+	if cfg.Bin == "" {
+		return errors.New("burst: --bin (a built concierge binary) is required")
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+	defer cancel()
+	model, closeModel := fakeopenai.Start()
+	defer closeModel()
+	h := fakeopenai.ModelHandler(offline.New(memory.NewTokenCounter("gpt-4o-mini")), nil)
+	model.Handler(func(r fakeopenai.ChatRequest) fakeopenai.Response {
+		resp := h(r)
+		resp.Delay = cfg.Delay
+		return resp
+	})
+	srv, err := startServer(ctx, cfg.Bin, cfg.DSN,
+		[]string{"OPENAI_API_KEY=load-test", "OPENAI_BASE_URL=" + model.URL()},
+		"--guard-model", "off", "--model-concurrency", strconv.Itoa(max(cfg.Conversations, 1)))
+	if err != nil {
+		return err
+	}
+	defer srv.stop()
+	httpc := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Conversations + 8}}
+	tok, err := signInRetrying(ctx, httpc, srv.url, cfg.Email, cfg.Password)
+	if err != nil {
+		return err
+	}
+	calls0 := len(model.Requests())
+	stok, err := signInRetrying(ctx, httpc, srv.url, "admin@example.com", cfg.Password)
+	if err != nil {
+		return err
+	}
+	staff := &client{base: srv.url, token: stok, http: httpc}
+	split := []string{"concierge_turn_model_seconds_sum", "concierge_turn_server_seconds_sum", "concierge_turn_server_seconds_count"}
+	m0, err := scrape(ctx, staff, split...)
+	if err != nil {
+		return err
+	}
+
+	var lat latencies
+	var failed atomic.Int64
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range cfg.Conversations {
+		wg.Go(func() {
+			c := &client{base: srv.url, token: tok, http: httpc}
+			var s struct {
+				ID string `json:"id"`
+			}
+			if status, err := c.call(ctx, "POST", "/api/v1/sessions", nil, &s); err != nil || status != http.StatusCreated {
+				failed.Add(1)
+				return
+			}
+			for i := range cfg.Turns {
+				t0 := time.Now()
+				status, err := c.call(ctx, "POST", "/api/v1/sessions/"+s.ID+"/messages", map[string]string{"content": burstScript[i%len(burstScript)]}, nil)
+				if err != nil || status != http.StatusOK {
+					failed.Add(1)
+					return
+				}
+				lat.add(time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	m1, err := scrape(ctx, staff, split...)
+	if err != nil {
+		return err
+	}
+	recorded := model.Requests()[calls0:]
+	calls := len(recorded)
+
+	// The same calls straight to the model server: the request bodies the
+	// server sent, replayed with the same shape (the conversations at once,
+	// their calls one after the other), so the model server's own work on
+	// each request is on both sides.
+	var direct latencies
+	per := max(len(recorded)/max(cfg.Conversations, 1), 1)
+	for i := 0; i < len(recorded); i += per {
+		batch := recorded[i:min(i+per, len(recorded))]
+		wg.Go(func() {
+			for _, r := range batch {
+				t0 := time.Now()
+				req, _ := http.NewRequestWithContext(ctx, "POST", model.URL()+"/chat/completions", bytes.NewReader(r.Raw))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Authorization", "Bearer load-test")
+				resp, err := httpc.Do(req)
+				if err != nil {
+					failed.Add(1)
+					return
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				direct.add(time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+
+	turns, dir := lat.sorted(), direct.sorted()
+	if len(turns) == 0 {
+		return errors.New("burst: no turn completed")
+	}
+	db := "SQLite"
+	if cfg.DSN != "" {
+		db = "PostgreSQL"
+	}
+	fmt.Fprintf(stdout, "burst: %d conversations x %d turns on %s, model delay %v: %d turns in %v, %d failed, %.2f model calls per turn\n",
+		cfg.Conversations, cfg.Turns, db, cfg.Delay, len(turns), elapsed.Round(time.Millisecond), failed.Load(), float64(calls)/float64(len(turns)))
+	fmt.Fprintf(stdout, "turn          p50 %v  p99 %v  max %v\n", round(pct(turns, .5)), round(pct(turns, .99)), round(pct(turns, 1)))
+	fmt.Fprintf(stdout, "model direct  p50 %v  p99 %v  max %v\n", round(pct(dir, .5)), round(pct(dir, .99)), round(pct(dir, 1)))
+	fmt.Fprintf(stdout, "overhead      p50 %v  p99 %v\n", round(pct(turns, .5)-pct(dir, .5)), round(pct(turns, .99)-pct(dir, .99)))
+	if n := m1[split[2]] - m0[split[2]]; n > 0 {
+		fmt.Fprintf(stdout, "server's own split (/metrics, mean per turn): model %v, server %v\n",
+			round(time.Duration((m1[split[0]]-m0[split[0]])/n*float64(time.Second))),
+			round(time.Duration((m1[split[1]]-m0[split[1]])/n*float64(time.Second))))
+	}
+	if failed.Load() > 0 {
+		return fmt.Errorf("burst: %d failures", failed.Load())
+	}
+	return nil
+}

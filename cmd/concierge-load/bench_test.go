@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"concierge/agent"
+	"concierge/agent/offline"
+	"concierge/handlers"
+	"concierge/memory"
+	"concierge/models/dbtest"
+)
+
+// BenchmarkServerTurn is the throughput mode in one process, for profiles
+// of the whole server path (go test -bench ServerTurn -cpuprofile):
+// 16 clients send b.N turns through the JSON API of a server on SQLite
+// with the offline model, in sessions of ten that are closed (so the
+// consolidations they start are in the profile too).
+func BenchmarkServerTurn(b *testing.B) {
+	store := dbtest.SQLite(b)
+	store.PasswordCost = bcrypt.MinCost
+	ctx := context.Background()
+	if _, err := store.SeedDemo(ctx, "demo"); err != nil {
+		b.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	ag := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, offline.New(memory.NewTokenCounter("gpt-4o-mini")), log)
+	w := agent.NewWorker(agent.DefaultWorkerConfig(), store, nil, log)
+	wctx, stop := context.WithCancel(ctx)
+	w.Start(wctx)
+	cfg := handlers.DefaultConfig()
+	cfg.Offline = true
+	srv := httptest.NewServer(handlers.NewServer(cfg, store, ag, w, log))
+	b.Cleanup(func() { srv.Close(); stop(); w.Wait() })
+	httpc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 32}}
+	tok, err := signInRetrying(ctx, httpc, srv.URL, "john@example.com", "demo")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	b.ResetTimer()
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			c := &client{base: srv.URL, token: tok, http: httpc}
+			for left.Load() > 0 {
+				if err := sessionTurns(ctx, c, 10, func(time.Duration) bool { return left.Add(-1) > 0 }, nil); err != nil {
+					b.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
