@@ -60,9 +60,6 @@ var (
 	ownAccount = rule{roles: allRoles, self: true}
 	// ownerOrStaff: the owner, or staff managing the owner.
 	ownerOrStaff = rule{roles: allRoles, self: true, staff: true}
-	// staffWrite: staff managing the owner; the owner may not (reasoned
-	// staff edits; owners write through their own endpoints).
-	staffWrite = rule{roles: allRoles, staff: true}
 	// notesWrite: a traveler on their own notes (no reason, no pins), or
 	// staff managing the owner (with a reason).
 	notesWrite = rule{roles: allRoles, travelerSelf: true, staff: true}

@@ -53,13 +53,6 @@ var (
 		{ok, ok, 404, 404},
 		{ok, ok, ok, ok},
 	}
-	// Staff writes with a reason: support on travelers, admins on anyone;
-	// the owner writes elsewhere.
-	mStaffWrite = matrix{
-		{403, 404, 404, 404},
-		{403, ok, 404, 404},
-		{ok, ok, ok, ok},
-	}
 	// A traveler's own notes (no reason, no pins), or staff on the accounts
 	// they manage; support and admin accounts hold no notes of their own
 	// to write, so support on self is refused as for any staff write.
