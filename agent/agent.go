@@ -119,51 +119,81 @@ var errLeaseLost = errors.New("answer lease lost")
 // heldLease is an answer lease this process holds, renewed by a heartbeat
 // until released. ctx ends if the lease is lost, so the turn stops.
 type heldLease struct {
-	lease   *models.AnswerLease
-	ctx     context.Context
-	release func()
+	lease  *models.AnswerLease
+	ctx    context.Context
+	parent context.Context // ctx's parent, alive after the heartbeat stops
+	stop   func() bool     // ends the heartbeat (and ctx)
+	// released is set once the lease is given back with the turn's last
+	// write (CommitRound with Release), so release has nothing to do.
+	released bool
+	a        *Agent
 }
 
-// takeLease takes the session's answer lease, retrying for up to wait while
-// another instance holds it, and starts its heartbeat: every third of
+// release ends the heartbeat and gives the lease back unless the turn's
+// last write already did; someone else's lease is left alone.
+func (h *heldLease) release() {
+	h.stop()
+	if h.released {
+		return
+	}
+	if err := h.a.store.ReleaseAnswerLease(h.parent, h.lease); err != nil {
+		h.a.log.Warn("release answer lease", "session_id", h.lease.SessionID, "err", err)
+	}
+}
+
+// commit stores one round of the turn under the lease: with the lease
+// renewed, or, for the turn's last round (r.Release), given back in the
+// same transaction, after the heartbeat has stopped so that it cannot race
+// the release.
+func (h *heldLease) commit(r models.Round) error {
+	if !r.Release {
+		r.Renew = h.a.cfg.AnswerLease
+		return h.a.store.CommitRound(h.ctx, h.lease, r)
+	}
+	if h.stop() {
+		return errLeaseLost
+	}
+	if err := h.a.store.CommitRound(h.parent, h.lease, r); err != nil {
+		return err
+	}
+	h.released = true
+	return nil
+}
+
+// keep starts the heartbeat of a lease just taken: every third of
 // AnswerLease the lease is renewed; if the renewal finds the lease taken
 // over, the turn's context is cancelled (and every write is fenced by the
 // lease token anyway), so live work is never doubled and a dead holder's
 // lease is taken over within AnswerLease.
-func (a *Agent) takeLease(ctx context.Context, sessionID string, wait time.Duration) (*heldLease, error) {
-	deadline := time.Now().Add(wait)
-	var l *models.AnswerLease
-	for {
-		var err error
-		l, err = a.store.TakeAnswerLease(ctx, sessionID, a.cfg.AnswerLease)
-		if err == nil {
-			break
-		}
-		left := time.Until(deadline)
-		if !errors.Is(err, models.ErrBusy) || left <= 0 {
-			return nil, err
-		}
-		// Poll with jitter so waiters on several instances spread out.
-		pause := min(left, 40*time.Millisecond+time.Duration(rand.Int64N(int64(80*time.Millisecond))))
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(pause):
-		}
-	}
+func (a *Agent) keep(ctx context.Context, l *models.AnswerLease) *heldLease {
 	hctx, stop := keepAlive(ctx, a.cfg.AnswerLease, func(ctx context.Context) error {
 		err := a.store.RenewAnswerLease(ctx, l, a.cfg.AnswerLease)
 		if errors.Is(err, models.ErrLeaseLost) {
 			return errLeaseLost
 		}
 		return err
-	}, errLeaseLost, a.log, "session_id", sessionID)
-	return &heldLease{lease: l, ctx: hctx, release: func() {
-		stop()
-		if err := a.store.ReleaseAnswerLease(ctx, l); err != nil {
-			a.log.Warn("release answer lease", "session_id", sessionID, "err", err)
+	}, errLeaseLost, a.log, "session_id", l.SessionID)
+	return &heldLease{lease: l, ctx: hctx, parent: ctx, stop: stop, a: a}
+}
+
+// whileBusy runs try until it stops failing with models.ErrBusy (another
+// instance holds the session), for at most wait; the last error stands.
+func whileBusy(ctx context.Context, wait time.Duration, try func() error) error {
+	deadline := time.Now().Add(wait)
+	for {
+		err := try()
+		left := time.Until(deadline)
+		if !errors.Is(err, models.ErrBusy) || left <= 0 {
+			return err
 		}
-	}}, nil
+		// Poll with jitter so waiters on several instances spread out.
+		pause := min(left, 40*time.Millisecond+time.Duration(rand.Int64N(int64(80*time.Millisecond))))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+	}
 }
 
 // TurnResult is what one turn produced.
@@ -205,31 +235,38 @@ func (a *Agent) Turn(ctx context.Context, sessionID, content string, onDelta fun
 }
 
 // Send runs one chat turn: it waits (up to AnswerWait) for the session's
-// other turns, here or on another instance, then, holding the session's
-// answer lease, stores the user's message before anything else and answers
-// it. A failure later loses nothing; a retry (same key, or same text
-// without one) answers the stored message instead of storing it twice. When
-// the wait runs out it fails with memory.EANSWERING (and the stored
-// message's turn) if the message is stored and being answered elsewhere,
-// and with models.ErrBusy (memory.ENOTSTORED) if nothing was written.
+// other turns, here or on another instance, then stores the user's message
+// before anything else, taking the session's answer lease in the same
+// transaction, and answers it. A failure later loses nothing; a retry
+// (same key, or same text without one) answers the stored message instead
+// of storing it twice. When the wait runs out it fails with
+// memory.EANSWERING (and the stored message's turn) if the message is
+// stored and being answered elsewhere, and with models.ErrBusy
+// (memory.ENOTSTORED) if nothing was written.
 func (a *Agent) Send(ctx context.Context, p Post) (*TurnResult, error) {
-	h, unlock, err := a.hold(ctx, p.SessionID, a.cfg.AnswerWait)
+	start := time.Now()
+	unlock, err := a.lock(ctx, p.SessionID, a.cfg.AnswerWait)
 	if err != nil {
 		return a.notAnswered(ctx, p, err)
 	}
 	defer unlock()
-	defer h.release()
-	m, existed, err := a.store.SubmitUserMessage(h.ctx, models.UserMessage{SessionID: p.SessionID, Content: p.Content,
-		IdempotencyKey: p.IdempotencyKey, Lease: h.lease})
+	var sub *models.Submitted
+	err = whileBusy(ctx, a.cfg.AnswerWait-time.Since(start), func() (err error) {
+		sub, err = a.store.SubmitUserMessage(ctx, models.UserMessage{SessionID: p.SessionID, Content: p.Content,
+			IdempotencyKey: p.IdempotencyKey, TakeLease: a.cfg.AnswerLease})
+		return err
+	})
 	if err != nil {
-		return nil, err
+		return a.notAnswered(ctx, p, err)
 	}
-	if existed {
-		if res, ok := a.storedAnswer(ctx, m); ok {
+	h := a.keep(ctx, sub.Lease)
+	defer h.release()
+	if sub.Existed {
+		if res, ok := a.storedAnswer(ctx, sub.Message); ok {
 			return res, nil
 		}
 	}
-	return a.answer(h, p.SessionID, p.OnDelta)
+	return a.answer(h, sub.Session, p.OnDelta, start)
 }
 
 // Submit stores a user message without calling the model (Store without a
@@ -240,26 +277,34 @@ func (a *Agent) Submit(ctx context.Context, sessionID, content string) (int, err
 
 // Store stores a user message without calling the model, for clients that
 // answer it separately (the browser streams the answer over its own
-// request). It takes the session's answer lease for the write, so the
-// message never lands inside a turn another instance is answering, and is
-// idempotent like Send. It returns the message's turn number.
+// request). It waits like Send while the session's answer lease is held
+// elsewhere, so the message never lands inside a turn another instance is
+// answering (the store checks the lease in the transaction that writes),
+// and is idempotent like Send. It returns the message's turn number.
 func (a *Agent) Store(ctx context.Context, p Post) (int, error) {
-	h, unlock, err := a.hold(ctx, p.SessionID, a.cfg.AnswerWait)
+	start := time.Now()
+	unlock, err := a.lock(ctx, p.SessionID, a.cfg.AnswerWait)
 	if err != nil {
-		res, err := a.notAnswered(ctx, p, err)
-		if err != nil {
-			return 0, err
-		}
-		return res.Turn, nil
+		return a.storedTurn(a.notAnswered(ctx, p, err))
 	}
 	defer unlock()
-	defer h.release()
-	m, _, err := a.store.SubmitUserMessage(h.ctx, models.UserMessage{SessionID: p.SessionID, Content: p.Content,
-		IdempotencyKey: p.IdempotencyKey, Lease: h.lease})
+	var sub *models.Submitted
+	err = whileBusy(ctx, a.cfg.AnswerWait-time.Since(start), func() (err error) {
+		sub, err = a.store.SubmitUserMessage(ctx, models.UserMessage{SessionID: p.SessionID, Content: p.Content,
+			IdempotencyKey: p.IdempotencyKey})
+		return err
+	})
+	if err != nil {
+		return a.storedTurn(a.notAnswered(ctx, p, err))
+	}
+	return sub.Message.Turn, nil
+}
+
+func (a *Agent) storedTurn(res *TurnResult, err error) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	return m.Turn, nil
+	return res.Turn, nil
 }
 
 // Answer runs the model for the session's last user message if it has no
@@ -269,33 +314,23 @@ func (a *Agent) Store(ctx context.Context, p Post) (int, error) {
 // The answer lease and its heartbeat are taken here, so every caller —
 // whatever context it runs under — gets them.
 func (a *Agent) Answer(ctx context.Context, sessionID string, onDelta func(string)) (*TurnResult, error) {
+	start := time.Now()
 	unlock, err := a.lock(ctx, sessionID, a.cfg.AnswerWait)
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
-	h, err := a.takeLease(ctx, sessionID, 0)
+	l, err := a.store.TakeAnswerLease(ctx, sessionID, a.cfg.AnswerLease)
 	if err != nil {
 		return nil, err
 	}
+	h := a.keep(ctx, l)
 	defer h.release()
-	return a.answer(h, sessionID, onDelta)
-}
-
-// hold takes this process's lock of the session and its answer lease,
-// waiting at most wait for both together.
-func (a *Agent) hold(ctx context.Context, sessionID string, wait time.Duration) (*heldLease, func(), error) {
-	start := time.Now()
-	unlock, err := a.lock(ctx, sessionID, wait)
+	cs, err := a.store.ChatSessionByID(h.ctx, sessionID)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	h, err := a.takeLease(ctx, sessionID, wait-time.Since(start))
-	if err != nil {
-		unlock()
-		return nil, nil, err
-	}
-	return h, unlock, nil
+	return a.answer(h, cs, onDelta, start)
 }
 
 // notAnswered explains a send that could not take the session: if its
@@ -334,26 +369,15 @@ func (a *Agent) storedAnswer(ctx context.Context, m *models.Message) (*TurnResul
 // ErrNothingToAnswer is returned by Answer when no user message awaits an answer.
 var ErrNothingToAnswer = errors.New("no user message awaits an answer")
 
-// openSession loads a session that still takes messages, and its transcript.
-func (a *Agent) openSession(ctx context.Context, sessionID string) (*models.ChatSession, []models.Message, error) {
-	cs, err := a.store.ChatSessionByID(ctx, sessionID)
-	if err != nil {
-		return nil, nil, err
-	}
-	if cs.Status != models.SessionOpen {
-		return nil, nil, models.ErrSessionClosed
-	}
-	history, err := a.store.Messages(ctx, sessionID)
-	if err != nil {
-		return nil, nil, err
-	}
-	return cs, history, nil
-}
-
-// answer answers the session's pending message under the held lease h.
-func (a *Agent) answer(h *heldLease, sessionID string, onDelta func(string)) (*TurnResult, error) {
+// answer answers the pending message of the session cs under the held
+// lease h; start is when the caller began, so the turn's server time
+// includes its waits and its store.
+func (a *Agent) answer(h *heldLease, cs *models.ChatSession, onDelta func(string), start time.Time) (*TurnResult, error) {
 	ctx := h.ctx
-	cs, history, err := a.openSession(ctx, sessionID)
+	if cs.Status != models.SessionOpen {
+		return nil, models.ErrSessionClosed
+	}
+	history, err := a.store.Messages(ctx, cs.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -361,24 +385,23 @@ func (a *Agent) answer(h *heldLease, sessionID string, onDelta func(string)) (*T
 	if userMsg == nil {
 		return nil, ErrNothingToAnswer
 	}
-	start := time.Now()
-	res, err := a.run(ctx, cs, userMsg, history, onDelta, h.lease)
+	res, err := a.run(h, cs, userMsg, history, onDelta)
 	var modelTime time.Duration
 	if res != nil {
 		modelTime = res.ModelTime
 	}
 	a.observe(start, modelTime, err == nil)
 	if err != nil {
-		if errors.Is(context.Cause(ctx), errLeaseLost) || errors.Is(err, models.ErrLeaseLost) {
+		if errors.Is(context.Cause(ctx), errLeaseLost) || errors.Is(err, models.ErrLeaseLost) || errors.Is(err, errLeaseLost) {
 			// Another instance took the session over (we stalled past the
 			// lease); it answers the stored message.
 			return nil, &memory.Error{Code: memory.EANSWERING, Turn: userMsg.Turn,
 				Message: "Your message is stored and is being answered. Read the conversation in a moment; do not send it again."}
 		}
-		a.log.Warn("turn failed", "session_id", sessionID, "turn", userMsg.Turn, "err_kind", FailureKind(err))
+		a.log.Warn("turn failed", "session_id", cs.ID, "turn", userMsg.Turn, "err_kind", FailureKind(err))
 		return nil, err
 	}
-	a.log.Info("turn", "session_id", sessionID, "user_id", cs.UserID, "turn", res.Turn, "saved", len(res.Saved),
+	a.log.Info("turn", "session_id", cs.ID, "user_id", cs.UserID, "turn", res.Turn, "saved", len(res.Saved),
 		"blocked", len(res.Blocked), "prompt_tokens", res.Usage.PromptTokens, "completion_tokens", res.Usage.CompletionTokens)
 	return res, nil
 }
@@ -398,8 +421,12 @@ func pendingUser(history []models.Message) (*models.Message, int) {
 	return nil, -1
 }
 
-// run is the model loop of one turn.
-func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, stored []models.Message, onDelta func(string), lease *models.AnswerLease) (*TurnResult, error) {
+// run is the model loop of one turn under the held lease h. Each round is
+// stored in one transaction (CommitRound): the snapshot of what the model
+// was sent, its message and the results of its tool calls, with the lease
+// renewed, or released on the last round.
+func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Message, stored []models.Message, onDelta func(string)) (*TurnResult, error) {
+	ctx := h.ctx
 	profile, err := a.store.Profile(ctx, cs.UserID)
 	if err != nil {
 		return nil, err
@@ -424,9 +451,12 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 	res := &TurnResult{Turn: userMsg.Turn}
 	var kept []memory.Message
 	for round := 1; round <= a.cfg.MaxRounds; round++ {
-		session, err := a.store.SessionNotes(ctx, cs.ID)
-		if err != nil {
-			return nil, err
+		if round > 1 {
+			// The last round's tool calls may have saved notes, and the
+			// traveler may have removed one meanwhile.
+			if session, err = a.store.SessionNotes(ctx, cs.ID); err != nil {
+				return nil, err
+			}
 		}
 		var trimmed bool
 		kept, trimmed = memory.Trim(history, memory.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
@@ -443,20 +473,10 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 		}
 		res.Usage.PromptTokens += resp.Usage.PromptTokens
 		res.Usage.CompletionTokens += resp.Usage.CompletionTokens
-		if err := a.snapshot(ctx, cs, userMsg.Turn, round, req, instructions, resp); err != nil {
-			return nil, err
-		}
 		assistant := &models.Message{SessionID: cs.ID, Role: string(memory.RoleAssistant), Content: resp.Content,
 			ToolCalls: models.EncodeToolCalls(resp.ToolCalls), Turn: userMsg.Turn}
-		if err := a.store.AppendTurnMessage(ctx, lease, assistant); err != nil {
-			return nil, err
-		}
+		written := []*models.Message{assistant}
 		history = append(history, assistant.Domain())
-		if len(resp.ToolCalls) == 0 {
-			res.Reply = resp.Content
-			a.updateSummary(ctx, cs, history, kept, userMsg.Turn)
-			return res, nil
-		}
 		for _, call := range resp.ToolCalls {
 			var (
 				result, blocked string
@@ -474,23 +494,32 @@ func (a *Agent) run(ctx context.Context, cs *models.ChatSession, userMsg *models
 				res.Blocked = append(res.Blocked, blocked)
 			}
 			toolMsg := &models.Message{SessionID: cs.ID, Role: string(memory.RoleTool), Content: result, ToolCallID: call.ID, Turn: userMsg.Turn}
-			if err := a.store.AppendTurnMessage(ctx, lease, toolMsg); err != nil {
-				return nil, err
-			}
+			written = append(written, toolMsg)
 			history = append(history, toolMsg.Domain())
+		}
+		last := len(resp.ToolCalls) == 0
+		if err := h.commit(models.Round{Snapshot: a.snapshot(cs, userMsg.Turn, round, req, instructions, resp),
+			Messages: written, Release: last}); err != nil {
+			return nil, err
+		}
+		if last {
+			res.Reply = resp.Content
+			a.updateSummary(h.parent, cs, history, kept, userMsg.Turn)
+			return res, nil
 		}
 	}
 	return nil, &ModelError{Err: errors.New("the model kept calling tools without answering")}
 }
 
-func (a *Agent) snapshot(ctx context.Context, cs *models.ChatSession, turn, round int, req Request, in memory.Instructions, resp Response) error {
+// snapshot records exactly what one round sent the model and what came back.
+func (a *Agent) snapshot(cs *models.ChatSession, turn, round int, req Request, in memory.Instructions, resp Response) *models.TurnSnapshot {
 	msgs, _ := json.Marshal(req.Messages)
 	out, _ := json.Marshal(resp)
 	snap := &models.TurnSnapshot{SessionID: cs.ID, UserID: cs.UserID, Turn: turn, Round: round,
 		Model: a.provider.Name(), Instructions: req.Instructions, Messages: string(msgs), Response: string(out),
 		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
 	snap.SetInjection(in)
-	return a.store.SaveSnapshot(ctx, snap)
+	return snap
 }
 
 // forgetUndone rewrites, in the history the model is given, the result of

@@ -108,6 +108,7 @@ func sessionParam(name string) target {
 		if err != nil {
 			return "", err
 		}
+		c.Set(sessionKey, cs) // the handler's sessionFor reads it instead of loading it again
 		return cs.UserID, nil
 	}
 }
@@ -148,6 +149,9 @@ func tokenParam(name string) target {
 }
 
 const subjectKey = "concierge.subject"
+
+// sessionKey holds the chat session a sessionParam target loaded.
+const sessionKey = "concierge.session"
 
 // subjectOf is the account the guarded route acts on (the caller for routes
 // without a target).

@@ -47,9 +47,12 @@ const closeWait = 3 * time.Second
 // staff when allowStaff. Others get 404, so ids of other people's sessions
 // are not confirmed.
 func (s *Server) sessionFor(c echo.Context, allowStaff bool) (*models.ChatSession, error) {
-	cs, err := s.store.ChatSessionByID(c.Request().Context(), c.Param("id"))
-	if err != nil {
-		return nil, err
+	cs, ok := c.Get(sessionKey).(*models.ChatSession)
+	if !ok || cs.ID != c.Param("id") {
+		var err error
+		if cs, err = s.store.ChatSessionByID(c.Request().Context(), c.Param("id")); err != nil {
+			return nil, err
+		}
 	}
 	u := currentUser(c)
 	if cs.UserID == u.ID || (allowStaff && u.Role.IsStaff()) {

@@ -122,6 +122,22 @@ type UserMessage struct {
 	// Lease is the caller's answer lease; nil when it holds none (then the
 	// session must not be leased by anyone else).
 	Lease *AnswerLease
+	// TakeLease, when positive and Lease is nil, takes the session's answer
+	// lease for that long in the same transaction that stores the message
+	// (Submitted.Lease): one commit instead of two on every turn.
+	TakeLease time.Duration
+}
+
+// Submitted is what SubmitUserMessage stored or found.
+type Submitted struct {
+	Message *Message
+	// Existed reports that the message was already stored (a retry).
+	Existed bool
+	// Session is the session's row as the transaction left it.
+	Session *ChatSession
+	// Lease is the answer lease the transaction took (UserMessage.TakeLease),
+	// or the caller's own.
+	Lease *AnswerLease
 }
 
 // SubmitUserMessage stores a user message, the database giving it the
@@ -132,59 +148,88 @@ type UserMessage struct {
 // never lands inside someone else's turn (between a tool call and its
 // result); with ErrKeyReused when the key stored different text; and with
 // ErrSessionClosed when the session no longer takes messages.
-func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Message, bool, error) {
-	var out *Message
-	existed := false
+func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Submitted, error) {
+	var out *Submitted
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
 		cs, err := s.lockSessionTx(tx, um.SessionID)
 		if err != nil {
 			return err
 		}
-		if um.IdempotencyKey != "" {
-			var m Message
-			err := tx.Where("session_id = ? AND idempotency_key = ?", um.SessionID, um.IdempotencyKey).Take(&m).Error
-			if err == nil {
-				if m.Content != um.Content {
-					return ErrKeyReused
-				}
-				out, existed = &m, true
-				return nil
+		now := s.now()
+		lease := um.Lease
+		var took map[string]any
+		if lease == nil && um.TakeLease > 0 {
+			if !leaseAllows(cs, nil, now) {
+				return ErrBusy
 			}
-			if !errors.Is(err, gorm.ErrRecordNotFound) {
-				return err
+			lease = &AnswerLease{SessionID: cs.ID, Token: s.newID()}
+			until := now.Add(um.TakeLease)
+			cs.AnsweringBy, cs.AnsweringUntil = lease.Token, &until
+			took = map[string]any{"answering_by": lease.Token, "answering_until": until}
+		}
+		out = &Submitted{Session: cs, Lease: lease}
+		m, err := s.findSubmitted(tx, cs, um, lease, now)
+		if err != nil {
+			return err
+		}
+		if m != nil {
+			out.Message, out.Existed = m, true
+			if took != nil {
+				return tx.Model(&ChatSession{}).Where("id = ?", cs.ID).Updates(took).Error
 			}
+			return nil
 		}
-		if cs.Status != SessionOpen {
-			return ErrSessionClosed
-		}
-		if !leaseAllows(cs, um.Lease, s.now()) {
-			return ErrBusy
-		}
-		if um.IdempotencyKey == "" {
-			pending, err := pendingUserTx(tx, um.SessionID)
-			if err != nil {
-				return err
-			}
-			if pending != nil && pending.Content == um.Content {
-				out, existed = pending, true
-				return nil
-			}
-		}
-		m := &Message{SessionID: um.SessionID, Role: string(memory.RoleUser), Content: um.Content}
+		m = &Message{SessionID: um.SessionID, Role: string(memory.RoleUser), Content: um.Content}
 		if um.IdempotencyKey != "" {
 			key := um.IdempotencyKey
 			m.IdempotencyKey = &key
 		}
-		if err := s.appendTx(tx, cs, m); err != nil {
+		if err := s.appendTx(tx, cs, took, m); err != nil {
 			return err
 		}
-		out = m
+		out.Message = m
 		return nil
 	})
 	if err != nil {
-		return nil, false, fmt.Errorf("models: submit message to %s: %w", um.SessionID, conflict(err))
+		return nil, fmt.Errorf("models: submit message to %s: %w", um.SessionID, conflict(err))
 	}
-	return out, existed, nil
+	return out, nil
+}
+
+// findSubmitted returns the stored message a submission repeats (by key,
+// or without one the same text as the unanswered last message), nil when
+// it is new; it refuses a key reused for other text, a session that no
+// longer takes messages and one another holder's lease runs on.
+func (s *Store) findSubmitted(tx *gorm.DB, cs *ChatSession, um UserMessage, lease *AnswerLease, now time.Time) (*Message, error) {
+	if um.IdempotencyKey != "" {
+		var m Message
+		err := tx.Where("session_id = ? AND idempotency_key = ?", um.SessionID, um.IdempotencyKey).Take(&m).Error
+		if err == nil {
+			if m.Content != um.Content {
+				return nil, ErrKeyReused
+			}
+			return &m, nil
+		}
+		if !errors.Is(err, gorm.ErrRecordNotFound) {
+			return nil, err
+		}
+	}
+	if cs.Status != SessionOpen {
+		return nil, ErrSessionClosed
+	}
+	if !leaseAllows(cs, lease, now) {
+		return nil, ErrBusy
+	}
+	if um.IdempotencyKey == "" {
+		pending, err := pendingUserTx(tx, um.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if pending != nil && pending.Content == um.Content {
+			return pending, nil
+		}
+	}
+	return nil, nil
 }
 
 // leaseAllows reports whether a caller holding l (nil: none) may append to
@@ -196,23 +241,52 @@ func leaseAllows(cs *ChatSession, l *AnswerLease, now time.Time) bool {
 	return cs.AnsweringUntil == nil || cs.AnsweringUntil.Before(now)
 }
 
-// AppendTurnMessage stores an assistant message or tool result of the turn
-// the lease's holder is answering. It fails with ErrLeaseLost, writing
-// nothing, when the lease was taken over: a stalled instance that wakes up
-// cannot write into a turn that is no longer its own.
-func (s *Store) AppendTurnMessage(ctx context.Context, l *AnswerLease, m *Message) error {
+// Round is what one model round of a turn leaves behind, written together
+// by CommitRound.
+type Round struct {
+	// Snapshot is exactly what the model was sent (nil: none).
+	Snapshot *TurnSnapshot
+	// Messages are appended in order: the assistant's message, then the
+	// results of its tool calls.
+	Messages []*Message
+	// Release gives the answer lease back (the turn is over); otherwise
+	// the lease is renewed for Renew, when positive.
+	Release bool
+	Renew   time.Duration
+}
+
+// CommitRound stores one round of the turn the lease's holder is
+// answering — its snapshot and messages, the session's activity and the
+// lease's renewal or release — in one transaction. It fails with
+// ErrLeaseLost, writing nothing, when the lease was taken over: a stalled
+// instance that wakes up cannot write into a turn that is no longer its
+// own.
+func (s *Store) CommitRound(ctx context.Context, l *AnswerLease, r Round) error {
 	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
-		cs, err := s.lockSessionTx(tx, m.SessionID)
+		cs, err := s.lockSessionTx(tx, l.SessionID)
 		if err != nil {
 			return err
 		}
 		if cs.AnsweringBy != l.Token {
 			return ErrLeaseLost
 		}
-		return s.appendTx(tx, cs, m)
+		if r.Snapshot != nil {
+			r.Snapshot.ID, r.Snapshot.CreatedAt = s.newID(), s.now()
+			if err := tx.Create(r.Snapshot).Error; err != nil {
+				return err
+			}
+		}
+		lease := map[string]any{}
+		switch {
+		case r.Release:
+			lease["answering_until"], lease["answering_by"] = nil, ""
+		case r.Renew > 0:
+			lease["answering_until"] = s.now().Add(r.Renew)
+		}
+		return s.appendTx(tx, cs, lease, r.Messages...)
 	})
 	if err != nil {
-		return fmt.Errorf("models: append message to %s: %w", m.SessionID, conflict(err))
+		return fmt.Errorf("models: commit round in %s: %w", l.SessionID, conflict(err))
 	}
 	return nil
 }
@@ -315,7 +389,7 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 		if err != nil {
 			return err
 		}
-		return s.appendTx(tx, cs, m)
+		return s.appendTx(tx, cs, nil, m)
 	})
 	if err != nil {
 		return fmt.Errorf("models: append message to %s: %w", m.SessionID, conflict(err))
@@ -323,31 +397,48 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	return nil
 }
 
-// appendTx appends m to cs's transcript inside tx, which holds the
-// session's row (lockSessionTx). Sequence numbers, and turn numbers of user
-// messages, are assigned here from the stored rows, never from a caller's
-// earlier read.
-func (s *Store) appendTx(tx *gorm.DB, cs *ChatSession, m *Message) error {
+// appendTx appends msgs, in order, to cs's transcript inside tx, which
+// holds the session's row (lockSessionTx), and updates the session's row
+// once: its activity, its title from a first user message, and the extra
+// columns given (a lease taken, renewed or released with the write).
+// Sequence numbers, and turn numbers of user messages, are assigned here
+// from the stored rows, never from a caller's earlier read.
+func (s *Store) appendTx(tx *gorm.DB, cs *ChatSession, extra map[string]any, msgs ...*Message) error {
 	if cs.Status != SessionOpen {
 		return ErrSessionClosed
 	}
-	var last struct{ Seq, Turn int }
-	if err := tx.Model(&Message{}).Where("session_id = ?", m.SessionID).
-		Select("COALESCE(MAX(seq), 0) AS seq, COALESCE(MAX(turn), 0) AS turn").Scan(&last).Error; err != nil {
-		return err
+	upd := map[string]any{}
+	for k, v := range extra {
+		upd[k] = v
 	}
-	m.ID, m.Seq, m.UserID, m.CreatedAt = s.newID(), last.Seq+1, cs.UserID, s.now()
-	if m.Role == string(memory.RoleUser) && m.Turn == 0 {
-		m.Turn = last.Turn + 1
+	if len(msgs) > 0 {
+		var last struct{ Seq, Turn int }
+		if err := tx.Model(&Message{}).Where("session_id = ?", cs.ID).
+			Select("COALESCE(MAX(seq), 0) AS seq, COALESCE(MAX(turn), 0) AS turn").Scan(&last).Error; err != nil {
+			return err
+		}
+		now := s.now()
+		for i, m := range msgs {
+			m.ID, m.Seq, m.UserID, m.CreatedAt = s.newID(), last.Seq+1+i, cs.UserID, now
+			if m.Role == string(memory.RoleUser) && m.Turn == 0 {
+				last.Turn++
+				m.Turn = last.Turn
+			}
+			if cs.Title == "" && m.Role == string(memory.RoleUser) {
+				cs.Title = titleFrom(m.Content)
+				upd["title"] = cs.Title
+			}
+		}
+		if err := tx.Create(msgs).Error; err != nil {
+			return err
+		}
+		cs.LastActivityAt = now
+		upd["last_activity_at"] = now
 	}
-	if err := tx.Create(m).Error; err != nil {
-		return err
+	if len(upd) == 0 {
+		return nil
 	}
-	upd := map[string]any{"last_activity_at": m.CreatedAt}
-	if cs.Title == "" && m.Role == string(memory.RoleUser) {
-		upd["title"] = titleFrom(m.Content)
-	}
-	return tx.Model(&ChatSession{}).Where("id = ?", m.SessionID).Updates(upd).Error
+	return tx.Model(&ChatSession{}).Where("id = ?", cs.ID).Updates(upd).Error
 }
 
 // titleFrom makes a short session title from the first message.

@@ -32,20 +32,20 @@ func openSession(t *testing.T, s *models.Store) (*models.User, *models.ChatSessi
 func TestSubmitUserMessage(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		_, cs := openSession(t, s)
-		m1, existed, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "one", IdempotencyKey: "k1"})
+		m1, existed, err := submit(s, models.UserMessage{SessionID: cs.ID, Content: "one", IdempotencyKey: "k1"})
 		if err != nil || existed || m1.Turn != 1 {
 			t.Fatalf("first: %+v %v %v, want turn 1, new", m1, existed, err)
 		}
-		again, existed, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "one", IdempotencyKey: "k1"})
+		again, existed, err := submit(s, models.UserMessage{SessionID: cs.ID, Content: "one", IdempotencyKey: "k1"})
 		if err != nil || !existed || again.ID != m1.ID {
 			t.Errorf("same key: %+v %v %v, want the stored message", again, existed, err)
 		}
-		if _, _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "two", IdempotencyKey: "k1"}); !errors.Is(err, models.ErrKeyReused) {
+		if _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "two", IdempotencyKey: "k1"}); !errors.Is(err, models.ErrKeyReused) {
 			t.Errorf("key reused for other text: %v, want ErrKeyReused", err)
 		}
 		// Without a key, the same text as the unanswered last message is a retry.
-		m2, _, _ := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "two"})
-		retry, existed, _ := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "two"})
+		m2, _, _ := submit(s, models.UserMessage{SessionID: cs.ID, Content: "two"})
+		retry, existed, _ := submit(s, models.UserMessage{SessionID: cs.ID, Content: "two"})
 		if m2.Turn != 2 || !existed || retry.ID != m2.ID {
 			t.Errorf("text retry: turn %d existed %v, want turn 2 and the stored message", m2.Turn, existed)
 		}
@@ -54,13 +54,13 @@ func TestSubmitUserMessage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "three"}); !errors.Is(err, models.ErrBusy) {
+		if _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "three"}); !errors.Is(err, models.ErrBusy) {
 			t.Errorf("while another holds the lease: %v, want ErrBusy", err)
 		}
 		if memory.ErrorCode(models.ErrBusy) != memory.ENOTSTORED {
 			t.Errorf("ErrBusy's code = %q, want %q", memory.ErrorCode(models.ErrBusy), memory.ENOTSTORED)
 		}
-		m3, _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "three", Lease: lease})
+		m3, _, err := submit(s, models.UserMessage{SessionID: cs.ID, Content: "three", Lease: lease})
 		if err != nil || m3.Turn != 3 {
 			t.Errorf("the holder: %+v %v, want turn 3", m3, err)
 		}
@@ -68,6 +68,70 @@ func TestSubmitUserMessage(t *testing.T) {
 		if len(msgs) != 3 {
 			t.Errorf("%d messages stored, want 3", len(msgs))
 		}
+	})
+}
+
+// submit is SubmitUserMessage's message and whether it existed.
+func submit(s *models.Store, um models.UserMessage) (*models.Message, bool, error) {
+	sub, err := s.SubmitUserMessage(ctx, um)
+	if err != nil {
+		return nil, false, err
+	}
+	return sub.Message, sub.Existed, nil
+}
+
+// TestSubmitTakesLease: a submission that takes the answer lease stores
+// the message and leases the session in one transaction, refuses (writing
+// nothing) while another holder's lease runs, and a round committed with
+// Release stores its snapshot and messages and gives the lease back.
+func TestSubmitTakesLease(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		_, cs := openSession(t, s)
+		sub, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "hello", TakeLease: time.Minute})
+		if err != nil || sub.Lease == nil || sub.Message.Turn != 1 {
+			t.Fatalf("submit taking the lease: %+v %v", sub, err)
+		}
+		if sub.Session.AnsweringBy != sub.Lease.Token || sub.Session.Title != "hello" {
+			t.Errorf("returned session: answering_by %q title %q, want the lease's token and the title", sub.Session.AnsweringBy, sub.Session.Title)
+		}
+		if _, err := s.TakeAnswerLease(ctx, cs.ID, time.Minute); !errors.Is(err, models.ErrBusy) {
+			t.Errorf("lease after the submit: %v, want ErrBusy (held)", err)
+		}
+		if _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "again", TakeLease: time.Minute}); !errors.Is(err, models.ErrBusy) {
+			t.Errorf("second submit while leased: %v, want ErrBusy", err)
+		}
+		r := models.Round{Snapshot: &models.TurnSnapshot{SessionID: cs.ID, UserID: cs.UserID, Turn: 1, Round: 1, Instructions: "i"},
+			Messages: []*models.Message{
+				{SessionID: cs.ID, Role: "assistant", ToolCalls: `[{"id":"c1","name":"save_memory_note","arguments":"{}"}]`, Turn: 1},
+				{SessionID: cs.ID, Role: "tool", Content: `{"ok":true}`, ToolCallID: "c1", Turn: 1},
+			}, Renew: time.Minute}
+		if err := s.CommitRound(ctx, sub.Lease, r); err != nil {
+			t.Fatal(err)
+		}
+		final := models.Round{Snapshot: &models.TurnSnapshot{SessionID: cs.ID, UserID: cs.UserID, Turn: 1, Round: 2, Instructions: "i"},
+			Messages: []*models.Message{{SessionID: cs.ID, Role: "assistant", Content: "hi", Turn: 1}}, Release: true}
+		if err := s.CommitRound(ctx, sub.Lease, final); err != nil {
+			t.Fatal(err)
+		}
+		msgs, _ := s.Messages(ctx, cs.ID)
+		var seqs []int
+		for _, m := range msgs {
+			seqs = append(seqs, m.Seq)
+		}
+		if fmt.Sprint(seqs) != "[1 2 3 4]" {
+			t.Errorf("sequence numbers %v, want [1 2 3 4]", seqs)
+		}
+		if snaps, _ := s.Snapshots(ctx, cs.ID); len(snaps) != 2 {
+			t.Errorf("%d snapshots, want 2", len(snaps))
+		}
+		l, err := s.TakeAnswerLease(ctx, cs.ID, time.Minute)
+		if err != nil {
+			t.Fatalf("the released lease is free: %v", err)
+		}
+		if err := s.CommitRound(ctx, sub.Lease, final); !errors.Is(err, models.ErrLeaseLost) {
+			t.Errorf("a released lease commits: %v, want ErrLeaseLost", err)
+		}
+		_ = s.ReleaseAnswerLease(ctx, l)
 	})
 }
 
@@ -80,7 +144,7 @@ func TestConcurrentSubmitsGetUniqueTurns(t *testing.T) {
 		errs := make(chan error, 20)
 		for i := range 20 {
 			wg.Go(func() {
-				_, _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: fmt.Sprint("m", i), IdempotencyKey: fmt.Sprint("k", i)})
+				_, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: fmt.Sprint("m", i), IdempotencyKey: fmt.Sprint("k", i)})
 				errs <- err
 			})
 		}
@@ -107,7 +171,7 @@ func TestConcurrentSubmitsGetUniqueTurns(t *testing.T) {
 func TestAnswerLeaseFencing(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		_, cs := openSession(t, s)
-		m, _, _ := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "hello"})
+		m, _, _ := submit(s, models.UserMessage{SessionID: cs.ID, Content: "hello"})
 		old, err := s.TakeAnswerLease(ctx, cs.ID, 50*time.Millisecond)
 		if err != nil {
 			t.Fatal(err)
@@ -126,11 +190,16 @@ func TestAnswerLeaseFencing(t *testing.T) {
 		if err := s.RenewAnswerLease(ctx, old, time.Minute); !errors.Is(err, models.ErrLeaseLost) {
 			t.Errorf("old holder renews: %v, want ErrLeaseLost", err)
 		}
-		stale := &models.Message{SessionID: cs.ID, Role: "assistant", Content: "late answer", Turn: m.Turn}
-		if err := s.AppendTurnMessage(ctx, old, stale); !errors.Is(err, models.ErrLeaseLost) {
+		stale := models.Round{Snapshot: &models.TurnSnapshot{SessionID: cs.ID, UserID: cs.UserID, Turn: m.Turn, Round: 1, Instructions: "late"},
+			Messages: []*models.Message{{SessionID: cs.ID, Role: "assistant", Content: "late answer", Turn: m.Turn}}}
+		if err := s.CommitRound(ctx, old, stale); !errors.Is(err, models.ErrLeaseLost) {
 			t.Errorf("old holder writes: %v, want ErrLeaseLost", err)
 		}
-		if err := s.AppendTurnMessage(ctx, taker, &models.Message{SessionID: cs.ID, Role: "assistant", Content: "answer", Turn: m.Turn}); err != nil {
+		if snaps, _ := s.Snapshots(ctx, cs.ID); len(snaps) != 0 {
+			t.Errorf("the old holder's refused round left %d snapshots", len(snaps))
+		}
+		if err := s.CommitRound(ctx, taker, models.Round{Messages: []*models.Message{{SessionID: cs.ID, Role: "assistant", Content: "answer", Turn: m.Turn}},
+			Renew: time.Minute}); err != nil {
 			t.Errorf("new holder writes: %v", err)
 		}
 		_ = s.ReleaseAnswerLease(ctx, old) // leaves the taker's lease alone

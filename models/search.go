@@ -83,9 +83,12 @@ func (s *Store) SearchMessages(ctx context.Context, sessionID string, beforeTurn
 	return out, nil
 }
 
-// SaveSummary stores a session's summary of the turns up to through.
+// SaveSummary stores a session's summary of the turns up to through,
+// unless the session already has one of later turns: the summary is
+// written after the turn's answer lease is given back, so a slow summary
+// of an earlier turn never replaces a newer one.
 func (s *Store) SaveSummary(ctx context.Context, sessionID, text string, through, tokens int) error {
-	err := s.db.WithContext(ctx).Model(&ChatSession{}).Where("id = ?", sessionID).
+	err := s.db.WithContext(ctx).Model(&ChatSession{}).Where("id = ? AND summary_through <= ?", sessionID, through).
 		Updates(map[string]any{"summary": text, "summary_through": through, "summary_tokens": tokens}).Error
 	if err != nil {
 		return fmt.Errorf("models: save summary of %s: %w", sessionID, err)
