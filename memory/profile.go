@@ -3,8 +3,10 @@ package memory
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
@@ -34,6 +36,50 @@ func IsPrivateField(key string) bool {
 // library marshals it, keys sorted, two-space indentation. An empty profile
 // renders as nothing.
 func profileYAML(st State) string {
+	// The same traveler's profile is rendered on every model round, and
+	// neutralising each string costs far more than a lookup: renderings
+	// are remembered by an exact text of the profile and trips (see
+	// profileKey), never by a hash, so two different profiles never share
+	// one.
+	var key strings.Builder
+	profileKey(&key, map[string]any(st.Profile))
+	fmt.Fprintf(&key, "\x00%#v", st.Trips)
+	return profileMemo.Get(key.String(), func() string { return renderProfileYAML(st) })
+}
+
+// profileKey writes v exactly: mappings in key order and lists item by
+// item, every other value with its Go type and Go-syntax text, so that a
+// string and a json.Number, or two strings with different bytes, never
+// write the same key.
+func profileKey(b *strings.Builder, v any) {
+	switch t := v.(type) {
+	case map[string]any:
+		keys := slices.Sorted(maps.Keys(t))
+		b.WriteByte('{')
+		for _, k := range keys {
+			b.WriteString(strconv.Quote(k))
+			b.WriteByte(':')
+			profileKey(b, t[k])
+			b.WriteByte(',')
+		}
+		b.WriteByte('}')
+	case []any:
+		b.WriteByte('[')
+		for _, x := range t {
+			profileKey(b, x)
+			b.WriteByte(',')
+		}
+		b.WriteByte(']')
+	default:
+		fmt.Fprintf(b, "%T(%#v)", v, v)
+	}
+}
+
+// profileMemo holds recent profile renderings (see profileYAML).
+var profileMemo = NewMemo[string, string](1024)
+
+// renderProfileYAML is profileYAML without the memo.
+func renderProfileYAML(st State) string {
 	root := make(map[string]any, len(st.Profile)+1)
 	for k, v := range st.Profile {
 		root[k] = v

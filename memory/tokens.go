@@ -91,10 +91,9 @@ const (
 type tiktokenCounter struct {
 	codec tokenizer.Codec // nil when the encoding could not be built
 
-	mu       sync.RWMutex
-	memo     map[string]int
+	memo     *Memo[string, int]
 	seed     maphash.Seed
-	longMemo map[longKey]int
+	longMemo *Memo[longKey, int]
 }
 
 // longKey identifies a long text in the count cache.
@@ -108,7 +107,7 @@ func newTiktokenCounter(enc tokenizer.Encoding) *tiktokenCounter {
 	if err != nil {
 		c = nil // fall back to the estimate; the encodings are embedded, so this is not expected
 	}
-	return &tiktokenCounter{codec: c, memo: make(map[string]int), seed: maphash.MakeSeed(), longMemo: make(map[longKey]int)}
+	return &tiktokenCounter{codec: c, memo: NewMemo[string, int](memoLimit), seed: maphash.MakeSeed(), longMemo: NewMemo[longKey, int](longMemoLimit)}
 }
 
 // Count returns the exact number of tokens of text. The same strings (notes,
@@ -121,39 +120,15 @@ func (t *tiktokenCounter) Count(text string) int {
 	if t.codec == nil {
 		return estimateCounter{}.Count(text)
 	}
-	short := len(text) <= memoMaxTextLen
-	var key longKey
-	if !short {
-		key = longKey{hash: maphash.String(t.seed, text), len: len(text)}
-	}
-	t.mu.RLock()
-	var n int
-	var ok bool
-	if short {
-		n, ok = t.memo[text]
-	} else {
-		n, ok = t.longMemo[key]
-	}
-	t.mu.RUnlock()
-	if ok {
+	count := func() int {
+		n, err := t.codec.Count(text)
+		if err != nil {
+			return estimateCounter{}.Count(text)
+		}
 		return n
 	}
-	n, err := t.codec.Count(text)
-	if err != nil {
-		return estimateCounter{}.Count(text)
+	if len(text) <= memoMaxTextLen {
+		return t.memo.Get(text, count)
 	}
-	t.mu.Lock()
-	if short {
-		if len(t.memo) >= memoLimit {
-			clear(t.memo)
-		}
-		t.memo[text] = n
-	} else {
-		if len(t.longMemo) >= longMemoLimit {
-			clear(t.longMemo)
-		}
-		t.longMemo[key] = n
-	}
-	t.mu.Unlock()
-	return n
+	return t.longMemo.Get(longKey{hash: maphash.String(t.seed, text), len: len(text)}, count)
 }

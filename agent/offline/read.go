@@ -125,18 +125,25 @@ func block(s, tag string) string {
 	return body
 }
 
+// profiles holds recent decodings of profile blocks (see readProfile).
+var profiles = memory.NewMemo[string, map[string]any](1024)
+
 // readProfile decodes the YAML front matter of the <user_profile> block.
+// The same traveler's profile comes on every call, so decodings are
+// remembered by the block's text; callers only read the map.
 func readProfile(instructions string) map[string]any {
 	body := strings.TrimSpace(block(instructions, "user_profile"))
 	body = strings.TrimPrefix(body, "---")
 	if i := strings.LastIndex(body, "\n---"); i >= 0 {
 		body = body[:i]
 	}
-	var profile map[string]any
-	if yaml.Unmarshal([]byte(body), &profile) != nil {
-		return nil
-	}
-	return profile
+	return profiles.Get(body, func() map[string]any {
+		var profile map[string]any
+		if yaml.Unmarshal([]byte(body), &profile) != nil {
+			return nil
+		}
+		return profile
+	})
 }
 
 var (

@@ -151,8 +151,10 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	case len(ack) == 0 && len(c.known) > 0:
 		parts = append(parts, pick(r["already_known"], map[string]string{"facts": joinAnd(secondAll(c.known))}))
 	}
-	if diet := t.dietOf(v, c); len(diet) > 0 && t.re["food"].MatchString(low) {
-		parts = append(parts, pick(r["safety"], map[string]string{"diet": joinAnd(diet)}))
+	if t.re["food"].MatchString(low) {
+		if diet := t.dietOf(v, c); len(diet) > 0 {
+			parts = append(parts, pick(r["safety"], map[string]string{"diet": joinAnd(diet)}))
+		}
 	}
 	// A booking is restated once there is something to restate; before that
 	// the trip helper asks for what is missing.
@@ -283,7 +285,10 @@ func (t *table) dietOf(v *view, c capture) []string {
 	}
 	seen := map[string]bool{}
 	for _, text := range texts {
-		if p := secondPerson(text); t.re["safety_notes"].MatchString(text) && !seen[p] {
+		if !t.re["safety_notes"].MatchString(text) {
+			continue
+		}
+		if p := secondPerson(text); !seen[p] {
 			seen[p] = true
 			if strings.Contains(p, "allerg") {
 				allergies = append(allergies, p)
