@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -41,6 +42,9 @@ type Config struct {
 	LogLevel         string
 	SecureCookies    bool
 	TrustProxy       bool
+	// Pprof, when set, serves net/http/pprof on this loopback address, for
+	// profiles of a running server; off by default.
+	Pprof string
 }
 
 // envDefault returns the first non-empty environment value among names.
@@ -144,6 +148,8 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	fs.StringVar(&c.LogLevel, "log-level", envDefault(getenv, "info", "CONCIERGE_LOG_LEVEL"), "log level: debug, info, warn, error (CONCIERGE_LOG_LEVEL)")
 	fs.BoolVar(&c.SecureCookies, "secure-cookies", boolean("CONCIERGE_SECURE_COOKIES", false), "mark cookies Secure, for TLS behind a proxy (CONCIERGE_SECURE_COOKIES)")
 	fs.BoolVar(&c.TrustProxy, "trust-proxy", boolean("CONCIERGE_TRUST_PROXY", false), "take client addresses from X-Forwarded-For, behind a proxy (CONCIERGE_TRUST_PROXY)")
+	fs.StringVar(&c.Pprof, "pprof", envDefault(getenv, "", "CONCIERGE_PPROF"),
+		"serve Go profiles (net/http/pprof) on this loopback address, e.g. 127.0.0.1:6060; off by default (CONCIERGE_PPROF)")
 	if len(errs) > 0 {
 		return c, fmt.Errorf("bad environment: %s", strings.Join(errs, "; "))
 	}
@@ -161,6 +167,12 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	c.OpenAIKey = getenv("OPENAI_API_KEY")
 	if c.ModelConcurrency <= 0 || c.MaxStreams <= 0 || c.MaxUserStreams <= 0 {
 		return c, errors.New("--model-concurrency, --max-streams and --max-streams-per-user must be positive")
+	}
+	if c.Pprof != "" {
+		host, _, err := net.SplitHostPort(c.Pprof)
+		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
+			return c, errors.New("--pprof must be a loopback address such as 127.0.0.1:6060: profiles are not for the network")
+		}
 	}
 	if c.ConsolidateModel == "" {
 		c.ConsolidateModel = c.ChatModel

@@ -127,6 +127,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
+	if cfg.Pprof != "" {
+		stopProfiles, err := serveProfiles(cfg.Pprof, log)
+		if err != nil {
+			return err
+		}
+		defer stopProfiles()
+	}
 	provider, completer, guard := newModels(cfg)
 	acfg := agent.DefaultConfig(cfg.ChatModel)
 	if guard != nil {
