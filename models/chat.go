@@ -327,27 +327,23 @@ func (s *Store) AnswerOf(ctx context.Context, sessionID string, turn int) (*Mess
 }
 
 // pendingUserTx finds the last user message and returns it when no final
-// assistant answer of its turn exists.
+// assistant answer of its turn exists, in one query.
 func pendingUserTx(tx *gorm.DB, sessionID string) (*Message, error) {
-	var last Message
+	var last struct {
+		Message  `gorm:"embedded"`
+		Answered bool
+	}
 	// role is a literal, not a parameter, so the planner can use the
 	// partial index on user turns (messages_session_user_turn).
-	err := tx.Where("session_id = ? AND role = 'user'", sessionID).Order("turn DESC").Take(&last).Error
-	if errors.Is(err, gorm.ErrRecordNotFound) {
-		return nil, nil
-	}
+	err := tx.Model(&Message{}).Select("messages.*, EXISTS (SELECT 1 FROM messages a WHERE a.session_id = messages.session_id AND a.turn = messages.turn AND a.role = 'assistant' AND a.tool_calls = '') AS answered").
+		Where("session_id = ? AND role = 'user'", sessionID).Order("turn DESC").Limit(1).Scan(&last).Error
 	if err != nil {
 		return nil, err
 	}
-	var answers int64
-	if err := tx.Model(&Message{}).Where("session_id = ? AND turn = ? AND role = ? AND tool_calls = ''", sessionID, last.Turn, string(memory.RoleAssistant)).
-		Count(&answers).Error; err != nil {
-		return nil, err
-	}
-	if answers > 0 {
+	if last.ID == "" || last.Answered {
 		return nil, nil
 	}
-	return &last, nil
+	return &last.Message, nil
 }
 
 // conflict turns a unique violation into ErrConflict: the unique indexes on
@@ -412,9 +408,11 @@ func (s *Store) appendTx(tx *gorm.DB, cs *ChatSession, extra map[string]any, msg
 		upd[k] = v
 	}
 	if len(msgs) > 0 {
+		// The last message has the highest turn too (turns only grow), and
+		// is one step down the (session, seq) index.
 		var last struct{ Seq, Turn int }
-		if err := tx.Model(&Message{}).Where("session_id = ?", cs.ID).
-			Select("COALESCE(MAX(seq), 0) AS seq, COALESCE(MAX(turn), 0) AS turn").Scan(&last).Error; err != nil {
+		if err := tx.Model(&Message{}).Where("session_id = ?", cs.ID).Select("seq, turn").
+			Order("seq DESC").Limit(1).Scan(&last).Error; err != nil {
 			return err
 		}
 		now := s.now()

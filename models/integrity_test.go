@@ -358,3 +358,32 @@ func TestMigrateAndSeedTogether(t *testing.T) {
 		t.Errorf("seeded %d times, want once", n)
 	}
 }
+
+// TestPendingUserMessage: the last user message is pending only while its
+// own turn has no final answer; an older unanswered turn never counts.
+func TestPendingUserMessage(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		_, cs := openSession(t, s)
+		if _, err := s.PendingUserMessage(ctx, cs.ID); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("empty session: %v, want ErrNotFound", err)
+		}
+		for _, m := range []*models.Message{
+			{SessionID: cs.ID, Role: "user", Content: "one"}, // never answered
+			{SessionID: cs.ID, Role: "user", Content: "two"},
+			{SessionID: cs.ID, Role: "assistant", ToolCalls: `[{"id":"c"}]`, Turn: 2},
+		} {
+			if err := s.AppendMessage(ctx, m); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if p, err := s.PendingUserMessage(ctx, cs.ID); err != nil || p.Content != "two" {
+			t.Errorf("a tool round is no answer: %+v %v, want turn 2 pending", p, err)
+		}
+		if err := s.AppendMessage(ctx, &models.Message{SessionID: cs.ID, Role: "assistant", Content: "answer", Turn: 2}); err != nil {
+			t.Fatal(err)
+		}
+		if p, err := s.PendingUserMessage(ctx, cs.ID); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("last turn answered, an older one not: %+v %v, want ErrNotFound", p, err)
+		}
+	})
+}
