@@ -77,7 +77,7 @@ func revokeCredentialsTx(tx *gorm.DB, userID string) error {
 // and tokens are revoked) or enables it again, with an audit event.
 func (s *Store) SetUserDisabled(ctx context.Context, id string, disabled bool, actor Actor, reason string) (*User, error) {
 	var u User
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		if err := tx.Where("id = ?", id).Take(&u).Error; err != nil {
 			return notFound(err)
 		}
@@ -124,7 +124,7 @@ func (s *Store) ResetPassword(ctx context.Context, id, password string, actor Ac
 	if err != nil {
 		return err
 	}
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.write(ctx, func(tx *gorm.DB) error {
 		if err := tx.Model(&User{}).Where("id = ?", id).Updates(map[string]any{"password_hash": hash, "updated_at": s.now()}).Error; err != nil {
 			return err
 		}

@@ -71,7 +71,7 @@ func (s *Store) ChangeUserRole(ctx context.Context, id string, role Role, actor 
 	if !role.Valid() {
 		return fmt.Errorf("models: change role: invalid role %q", role)
 	}
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		var u User
 		if err := tx.Where("id = ?", id).Take(&u).Error; err != nil {
 			return notFound(err)

@@ -35,7 +35,7 @@ var ErrLeaseLost = errors.New("answer lease no longer held")
 func (s *Store) CreateChatSession(ctx context.Context, userID string) (*ChatSession, error) {
 	now := s.now()
 	cs := &ChatSession{ID: s.newID(), UserID: userID, Status: SessionOpen, LastActivityAt: now, CreatedAt: now}
-	if err := s.db.WithContext(ctx).Create(cs).Error; err != nil {
+	if err := s.write(ctx, func(tx *gorm.DB) error { return tx.Create(cs).Error }); err != nil {
 		return nil, fmt.Errorf("models: create chat session: %w", err)
 	}
 	return cs, nil
@@ -55,13 +55,18 @@ type AnswerLease struct {
 func (s *Store) TakeAnswerLease(ctx context.Context, sessionID string, d time.Duration) (*AnswerLease, error) {
 	now := s.now()
 	token := s.newID()
-	res := s.db.WithContext(ctx).Model(&ChatSession{}).
-		Where("id = ? AND (answering_until IS NULL OR answering_until < ?)", sessionID, now).
-		Updates(map[string]any{"answering_until": now.Add(d), "answering_by": token})
-	if res.Error != nil {
-		return nil, fmt.Errorf("models: lease answer %s: %w", sessionID, res.Error)
+	var taken int64
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		res := tx.Model(&ChatSession{}).
+			Where("id = ? AND (answering_until IS NULL OR answering_until < ?)", sessionID, now).
+			Updates(map[string]any{"answering_until": now.Add(d), "answering_by": token})
+		taken = res.RowsAffected
+		return res.Error
+	})
+	if err != nil {
+		return nil, fmt.Errorf("models: lease answer %s: %w", sessionID, err)
 	}
-	if res.RowsAffected == 0 {
+	if taken == 0 {
 		if _, err := s.ChatSessionByID(ctx, sessionID); err != nil {
 			return nil, err
 		}
@@ -75,12 +80,17 @@ func (s *Store) TakeAnswerLease(ctx context.Context, sessionID string, d time.Du
 // learns it must stop writing; a lease that ran out but was not taken is
 // still ours.
 func (s *Store) RenewAnswerLease(ctx context.Context, l *AnswerLease, d time.Duration) error {
-	res := s.db.WithContext(ctx).Model(&ChatSession{}).Where("id = ? AND answering_by = ?", l.SessionID, l.Token).
-		Update("answering_until", s.now().Add(d))
-	if res.Error != nil {
-		return fmt.Errorf("models: renew answer lease %s: %w", l.SessionID, res.Error)
+	var renewed int64
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		res := tx.Model(&ChatSession{}).Where("id = ? AND answering_by = ?", l.SessionID, l.Token).
+			Update("answering_until", s.now().Add(d))
+		renewed = res.RowsAffected
+		return res.Error
+	})
+	if err != nil {
+		return fmt.Errorf("models: renew answer lease %s: %w", l.SessionID, err)
 	}
-	if res.RowsAffected == 0 {
+	if renewed == 0 {
 		return ErrLeaseLost
 	}
 	return nil
@@ -88,9 +98,10 @@ func (s *Store) RenewAnswerLease(ctx context.Context, l *AnswerLease, d time.Dur
 
 // ReleaseAnswerLease gives a held lease back; someone else's is left alone.
 func (s *Store) ReleaseAnswerLease(ctx context.Context, l *AnswerLease) error {
-	err := s.db.WithContext(context.WithoutCancel(ctx)).Model(&ChatSession{}).
-		Where("id = ? AND answering_by = ?", l.SessionID, l.Token).
-		Updates(map[string]any{"answering_until": nil, "answering_by": ""}).Error
+	err := s.write(context.WithoutCancel(ctx), func(tx *gorm.DB) error {
+		return tx.Model(&ChatSession{}).Where("id = ? AND answering_by = ?", l.SessionID, l.Token).
+			Updates(map[string]any{"answering_until": nil, "answering_by": ""}).Error
+	})
 	if err != nil {
 		return fmt.Errorf("models: release answer lease %s: %w", l.SessionID, err)
 	}
@@ -150,7 +161,7 @@ type Submitted struct {
 // ErrSessionClosed when the session no longer takes messages.
 func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Submitted, error) {
 	var out *Submitted
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		cs, err := s.lockSessionTx(tx, um.SessionID)
 		if err != nil {
 			return err
@@ -262,7 +273,7 @@ type Round struct {
 // instance that wakes up cannot write into a turn that is no longer its
 // own.
 func (s *Store) CommitRound(ctx context.Context, l *AnswerLease, r Round) error {
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		cs, err := s.lockSessionTx(tx, l.SessionID)
 		if err != nil {
 			return err
@@ -380,7 +391,7 @@ func (s *Store) ChatSessions(ctx context.Context, userID string, limit int) ([]C
 // session that is no longer open. It takes no lease: the turn loop uses
 // SubmitUserMessage and AppendTurnMessage; this is for imports and tests.
 func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		cs, err := s.lockSessionTx(tx, m.SessionID)
 		if err != nil {
 			return err
@@ -496,7 +507,7 @@ func (s *Store) Snapshots(ctx context.Context, sessionID string) ([]TurnSnapshot
 // RecordBlockedWrite counts a refused memory write by category only.
 func (s *Store) RecordBlockedWrite(ctx context.Context, userID, sessionID, category string) error {
 	bw := &BlockedWrite{ID: s.newID(), UserID: userID, SessionID: sessionID, Category: category, CreatedAt: s.now()}
-	if err := s.db.WithContext(ctx).Create(bw).Error; err != nil {
+	if err := s.write(ctx, func(tx *gorm.DB) error { return tx.Create(bw).Error }); err != nil {
 		return fmt.Errorf("models: record blocked write: %w", err)
 	}
 	return nil
@@ -518,7 +529,7 @@ func (s *Store) IdleSessions(ctx context.Context, cutoff time.Time, limit int) (
 // closing behind a failed job), and reports how many rows went.
 func (s *Store) DeleteExpiredTranscripts(ctx context.Context, cutoff time.Time) (int64, error) {
 	var total int64
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		closed := tx.Model(&ChatSession{}).Select("id").Where("status IN ?", []string{SessionClosed, SessionClosing})
 		r := tx.Where("created_at < ? AND session_id IN (?)", cutoff, closed).Delete(&Message{})
 		if r.Error != nil {

@@ -77,7 +77,7 @@ func (s *Store) EraseUser(ctx context.Context, userID string, executedBy Actor, 
 	}
 	var rec ErasureReceipt
 	var req ErasureRequest
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		var u User
 		if err := tx.Where("id = ?", userID).Take(&u).Error; err != nil {
 			return notFound(err)

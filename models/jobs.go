@@ -23,7 +23,7 @@ var ErrJobLost = errors.New("consolidation job no longer held by this worker")
 // race: only one update wins and a session has at most one job.
 func (s *Store) CloseSession(ctx context.Context, sessionID, reason string) (*ConsolidationJob, error) {
 	var job ConsolidationJob
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		var cs ChatSession
 		if err := tx.Where("id = ?", sessionID).Take(&cs).Error; err != nil {
 			return notFound(err)
@@ -223,7 +223,7 @@ type ReportJSON struct {
 // the same notes.
 func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, worker string, res memory.Result, version int64) (*ConsolidationReport, error) {
 	var report *ConsolidationReport
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		// Compare-and-swap on the user's memory version, first: it locks
 		// the user's row (PostgreSQL: a concurrent apply waits here and
 		// then sees the new version; SQLite: writers are serialised).
@@ -268,7 +268,7 @@ func (s *Store) ApplyConsolidationLocked(ctx context.Context, job *Consolidation
 	compute func(global, session []memory.Note) memory.Result) (*ConsolidationReport, memory.Result, error) {
 	var report *ConsolidationReport
 	var res memory.Result
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		if err := s.bumpMemoryVersionTx(tx, job.UserID); err != nil {
 			return err
 		}

@@ -142,7 +142,7 @@ type NewNote struct {
 // one transaction.
 func (s *Store) CreateNote(ctx context.Context, nn NewNote, actor Actor, reason string) (*Note, error) {
 	var out *Note
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		if err := s.bumpMemoryVersionTx(tx, nn.UserID); err != nil {
 			return err
 		}
@@ -227,7 +227,7 @@ type NotePatch struct {
 // with the content before and after.
 func (s *Store) UpdateNote(ctx context.Context, userID, id string, p NotePatch, actor Actor, reason string) (*Note, error) {
 	var out Note
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		if err := s.bumpMemoryVersionTx(tx, userID); err != nil {
 			return err
 		}
@@ -268,7 +268,7 @@ func (s *Store) UpdateNote(ctx context.Context, userID, id string, p NotePatch, 
 // their text is scrubbed from audit payloads and consolidation reports, and
 // an audit event without content records who deleted it and why.
 func (s *Store) DeleteNote(ctx context.Context, userID, id string, actor Actor, reason string) error {
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		if err := s.bumpMemoryVersionTx(tx, userID); err != nil {
 			return err
 		}

@@ -33,7 +33,7 @@ func (s *Store) SetProfile(ctx context.Context, userID string, profile memory.Pr
 	if err != nil {
 		return fmt.Errorf("models: set profile: %w", err)
 	}
-	err = s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err = s.write(ctx, func(tx *gorm.DB) error {
 		var old Profile
 		before := ""
 		if err := tx.Where("user_id = ?", userID).Take(&old).Error; err == nil {

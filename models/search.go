@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"gorm.io/gorm"
+
 	"concierge/memory"
 )
 
@@ -88,8 +90,10 @@ func (s *Store) SearchMessages(ctx context.Context, sessionID string, beforeTurn
 // written after the turn's answer lease is given back, so a slow summary
 // of an earlier turn never replaces a newer one.
 func (s *Store) SaveSummary(ctx context.Context, sessionID, text string, through, tokens int) error {
-	err := s.db.WithContext(ctx).Model(&ChatSession{}).Where("id = ? AND summary_through <= ?", sessionID, through).
-		Updates(map[string]any{"summary": text, "summary_through": through, "summary_tokens": tokens}).Error
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		return tx.Model(&ChatSession{}).Where("id = ? AND summary_through <= ?", sessionID, through).
+			Updates(map[string]any{"summary": text, "summary_through": through, "summary_tokens": tokens}).Error
+	})
 	if err != nil {
 		return fmt.Errorf("models: save summary of %s: %w", sessionID, err)
 	}

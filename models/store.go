@@ -38,7 +38,8 @@ type Store struct {
 	db       *gorm.DB
 	sqlDB    *sql.DB
 	postgres bool
-	path     string // SQLite file path, empty for PostgreSQL
+	path     string  // SQLite file path, empty for PostgreSQL
+	writer   *writer // SQLite's group commit (see write); nil on PostgreSQL
 
 	dummyOnce sync.Once
 	dummy     []byte
@@ -166,9 +167,13 @@ func Open(dsn string) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("models: open read pool: %w", err)
 		}
+		s.writer = startWriter(db)
 	}
 	s.sqlDB.SetConnMaxLifetime(time.Hour)
 	if err := s.Ping(context.Background()); err != nil {
+		if s.writer != nil {
+			s.writer.close()
+		}
 		s.sqlDB.Close()
 		return nil, err
 	}
@@ -188,6 +193,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the database; on SQLite it first folds the WAL back into the
 // main file.
 func (s *Store) Close() error {
+	if s.writer != nil {
+		s.writer.close()
+	}
 	if !s.postgres {
 		_ = s.db.Exec("PRAGMA wal_checkpoint(TRUNCATE)").Error
 	}

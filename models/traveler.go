@@ -69,7 +69,7 @@ func (s *Store) RenameChatSession(ctx context.Context, userID, id, title string)
 // conversation that is being answered or consolidated right now is refused
 // with ErrConflict, so no worker writes into it while it goes.
 func (s *Store) DeleteChatSession(ctx context.Context, userID, id string) error {
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		var cs ChatSession
 		if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&cs).Error; err != nil {
 			return notFound(err)

@@ -187,7 +187,7 @@ func (s *Store) DeleteWebSession(ctx context.Context, token string) error {
 // and sign-in failure counters older than the default policy's window.
 func (s *Store) DeleteExpiredCredentials(ctx context.Context) (int64, error) {
 	var total int64
-	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := s.write(ctx, func(tx *gorm.DB) error {
 		now := s.now()
 		r := tx.Where("expires_at <= ?", now).Delete(&WebSession{})
 		if r.Error != nil {

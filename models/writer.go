@@ -1,0 +1,145 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"gorm.io/gorm"
+)
+
+// maxBatch bounds how many write transactions one SQLite commit carries.
+const maxBatch = 64
+
+// writeOp is one write transaction waiting for the SQLite writer.
+type writeOp struct {
+	ctx  context.Context
+	fn   func(tx *gorm.DB) error
+	done chan error
+}
+
+// writer is SQLite's group commit. SQLite has one writer at a time, and a
+// commit costs far more than the statements before it (the WAL frames and
+// the full-text index's new segment), so one goroutine owns the writes:
+// it takes every transaction queued at that moment, runs each under its
+// own savepoint inside one database transaction, and commits once. A
+// transaction that fails is rolled back to its savepoint alone; the
+// others stand. Nothing waits to fill a batch: when one transaction is
+// queued, it runs at once, alone. Queued transactions are taken in
+// arrival order, unlike database/sql's waiters for a busy connection.
+type writer struct {
+	db   *gorm.DB
+	ops  chan *writeOp
+	stop chan struct{}
+	wg   sync.WaitGroup
+}
+
+func startWriter(db *gorm.DB) *writer {
+	w := &writer{db: db, ops: make(chan *writeOp), stop: make(chan struct{})}
+	w.wg.Go(w.loop)
+	return w
+}
+
+// close stops the writer once the transactions already handed to it are
+// done; later writes fail.
+func (w *writer) close() {
+	close(w.stop)
+	w.wg.Wait()
+}
+
+func (w *writer) loop() {
+	batch := make([]*writeOp, 0, maxBatch)
+	for {
+		select {
+		case <-w.stop:
+			return
+		case op := <-w.ops:
+			batch = append(batch[:0], op)
+		}
+	more:
+		for len(batch) < maxBatch {
+			select {
+			case op := <-w.ops:
+				batch = append(batch, op)
+			default:
+				break more
+			}
+		}
+		w.run(batch)
+	}
+}
+
+// run commits one batch and tells each transaction how it ended.
+func (w *writer) run(batch []*writeOp) {
+	errs := make([]error, len(batch))
+	// Statements run without their callers' cancellation: interrupting a
+	// statement can roll back the whole transaction, and with it the
+	// batch. A caller that gave up before its turn is skipped.
+	err := w.db.WithContext(context.Background()).Transaction(func(tx *gorm.DB) error {
+		if len(batch) == 1 {
+			if errs[0] = batch[0].ctx.Err(); errs[0] == nil {
+				errs[0] = w.apply(tx, batch[0])
+			}
+			return errs[0]
+		}
+		for i, op := range batch {
+			if errs[i] = op.ctx.Err(); errs[i] != nil {
+				continue
+			}
+			sp := "w" + strconv.Itoa(i)
+			if err := tx.Exec("SAVEPOINT " + sp).Error; err != nil {
+				return err
+			}
+			if errs[i] = w.apply(tx, op); errs[i] != nil {
+				if err := tx.Exec("ROLLBACK TO " + sp).Error; err != nil {
+					return err
+				}
+			}
+			if err := tx.Exec("RELEASE " + sp).Error; err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for i, op := range batch {
+		if errs[i] == nil {
+			errs[i] = err // the commit failed: nothing of the batch was stored
+		}
+		op.done <- errs[i]
+	}
+}
+
+// apply runs one transaction's function, turning a panic into its error
+// so that the writer keeps serving the others.
+func (w *writer) apply(tx *gorm.DB, op *writeOp) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("models: write transaction panicked: %v", r)
+		}
+	}()
+	return op.fn(tx)
+}
+
+// errStoreClosed is returned by writes after Close.
+var errStoreClosed = fmt.Errorf("models: the store is closed")
+
+// write runs fn as one write transaction: on SQLite through the writer's
+// group commit, on PostgreSQL as a transaction of its own (PostgreSQL runs
+// them side by side and groups its own log flushes). It is the one way the
+// store writes in a transaction. Once handed to the writer, fn runs to the
+// end even if ctx ends meanwhile, and write reports how it ended.
+func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	if s.writer == nil {
+		return s.db.WithContext(ctx).Transaction(fn)
+	}
+	op := &writeOp{ctx: ctx, fn: fn, done: make(chan error, 1)}
+	select {
+	case s.writer.ops <- op:
+	case <-s.writer.stop:
+		return errStoreClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return <-op.done
+}
