@@ -32,6 +32,7 @@ type writer struct {
 	db   *gorm.DB
 	ops  chan *writeOp
 	stop chan struct{}
+	once sync.Once
 	wg   sync.WaitGroup
 }
 
@@ -42,9 +43,9 @@ func startWriter(db *gorm.DB) *writer {
 }
 
 // close stops the writer once the transactions already handed to it are
-// done; later writes fail.
+// done; later writes fail. Closing twice is harmless.
 func (w *writer) close() {
-	close(w.stop)
+	w.once.Do(func() { close(w.stop) })
 	w.wg.Wait()
 }
 
