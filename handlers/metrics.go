@@ -36,8 +36,17 @@ func newMetrics(store *models.Store, log *slog.Logger) *metrics {
 	m.ownTime = hist("concierge_turn_server_seconds", "Time a chat turn spent outside the model: database, guardrails, assembly (this instance).")
 	m.turnTime = hist("concierge_turn_duration_seconds", "Time to answer a chat turn, model and server together (this instance).")
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.modelTime, m.ownTime, m.turnTime, &storeCollector{store: store, log: log})
+		m.modelTime, m.ownTime, m.turnTime, &storeCollector{store: store, log: log},
+		// The pool's waits show a database that cannot keep up (go_sql_*).
+		collectors.NewDBStatsCollector(store.Pool(), dbKind(store)))
 	return m
+}
+
+func dbKind(store *models.Store) string {
+	if store.IsPostgres() {
+		return "postgres"
+	}
+	return "sqlite"
 }
 
 // ObserveTurn records one turn; the agent calls it (agent.Observer).

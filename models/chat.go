@@ -108,17 +108,45 @@ func (s *Store) ReleaseAnswerLease(ctx context.Context, l *AnswerLease) error {
 	return nil
 }
 
-// lockSessionTx reads a session inside tx and, on PostgreSQL, locks its row
-// until the transaction ends, so appends to one session are serialised (on
-// SQLite every write transaction already is: they begin IMMEDIATE).
-func (s *Store) lockSessionTx(tx *gorm.DB, sessionID string) (*ChatSession, error) {
-	var cs ChatSession
-	q := tx
+// lockedSession is a session read by lockSessionTx, with the sequence and
+// turn numbers of its last message.
+type lockedSession struct {
+	ChatSession `gorm:"embedded"`
+	LastSeq     int
+	LastTurn    int
+}
+
+// lastMessage reads a column of the session's last message, one step down
+// the (session, seq) index; turns only grow, so its turn is the highest.
+const lastMessage = `COALESCE((SELECT m.%s FROM messages m WHERE m.session_id = chat_sessions.id ORDER BY m.seq DESC LIMIT 1), 0)`
+
+// lockSessionTx reads a session inside tx, with where its transcript ends.
+// On SQLite, where the one writer already serialises write transactions,
+// that is one statement. On PostgreSQL the session's row is locked first,
+// until the transaction ends, so appends to one session are serialised;
+// the transcript's end is read after the lock is granted, in a statement
+// of its own, because a statement's subqueries see the data as it was
+// when the statement began, before it waited for the lock.
+func (s *Store) lockSessionTx(tx *gorm.DB, sessionID string) (*lockedSession, error) {
+	var cs lockedSession
+	last := func(col string) string { return fmt.Sprintf(lastMessage, col) }
 	if s.postgres {
-		q = q.Clauses(clause.Locking{Strength: "UPDATE"})
+		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", sessionID).Take(&cs.ChatSession).Error; err != nil {
+			return nil, notFound(err)
+		}
+		var end struct{ LastSeq, LastTurn int }
+		err := tx.Model(&ChatSession{}).Select(last("seq")+" AS last_seq, "+last("turn")+" AS last_turn").
+			Where("id = ?", sessionID).Scan(&end).Error
+		cs.LastSeq, cs.LastTurn = end.LastSeq, end.LastTurn
+		return &cs, err
 	}
-	if err := q.Where("id = ?", sessionID).Take(&cs).Error; err != nil {
-		return nil, notFound(err)
+	err := tx.Model(&ChatSession{}).Select("chat_sessions.*, "+last("seq")+" AS last_seq, "+last("turn")+" AS last_turn").
+		Where("id = ?", sessionID).Limit(1).Scan(&cs).Error
+	if err != nil {
+		return nil, err
+	}
+	if cs.ID == "" {
+		return nil, ErrNotFound
 	}
 	return &cs, nil
 }
@@ -170,7 +198,7 @@ func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Submitt
 		lease := um.Lease
 		var took map[string]any
 		if lease == nil && um.TakeLease > 0 {
-			if !leaseAllows(cs, nil, now) {
+			if !leaseAllows(&cs.ChatSession, nil, now) {
 				return ErrBusy
 			}
 			lease = &AnswerLease{SessionID: cs.ID, Token: s.newID()}
@@ -178,8 +206,8 @@ func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Submitt
 			cs.AnsweringBy, cs.AnsweringUntil = lease.Token, &until
 			took = map[string]any{"answering_by": lease.Token, "answering_until": until}
 		}
-		out = &Submitted{Session: cs, Lease: lease}
-		m, err := s.findSubmitted(tx, cs, um, lease, now)
+		out = &Submitted{Session: &cs.ChatSession, Lease: lease}
+		m, err := s.findSubmitted(tx, &cs.ChatSession, um, lease, now)
 		if err != nil {
 			return err
 		}
@@ -410,7 +438,7 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 // columns given (a lease taken, renewed or released with the write).
 // Sequence numbers, and turn numbers of user messages, are assigned here
 // from the stored rows, never from a caller's earlier read.
-func (s *Store) appendTx(tx *gorm.DB, cs *ChatSession, extra map[string]any, msgs ...*Message) error {
+func (s *Store) appendTx(tx *gorm.DB, cs *lockedSession, extra map[string]any, msgs ...*Message) error {
 	if cs.Status != SessionOpen {
 		return ErrSessionClosed
 	}
@@ -419,19 +447,13 @@ func (s *Store) appendTx(tx *gorm.DB, cs *ChatSession, extra map[string]any, msg
 		upd[k] = v
 	}
 	if len(msgs) > 0 {
-		// The last message has the highest turn too (turns only grow), and
-		// is one step down the (session, seq) index.
-		var last struct{ Seq, Turn int }
-		if err := tx.Model(&Message{}).Where("session_id = ?", cs.ID).Select("seq, turn").
-			Order("seq DESC").Limit(1).Scan(&last).Error; err != nil {
-			return err
-		}
 		now := s.now()
-		for i, m := range msgs {
-			m.ID, m.Seq, m.UserID, m.CreatedAt = s.newID(), last.Seq+1+i, cs.UserID, now
+		for _, m := range msgs {
+			cs.LastSeq++
+			m.ID, m.Seq, m.UserID, m.CreatedAt = s.newID(), cs.LastSeq, cs.UserID, now
 			if m.Role == string(memory.RoleUser) && m.Turn == 0 {
-				last.Turn++
-				m.Turn = last.Turn
+				cs.LastTurn++
+				m.Turn = cs.LastTurn
 			}
 			if cs.Title == "" && m.Role == string(memory.RoleUser) {
 				cs.Title = titleFrom(m.Content)

@@ -61,6 +61,10 @@ func (s *Store) IsPostgres() bool { return s.postgres }
 // Path is the SQLite database file, or "" on PostgreSQL.
 func (s *Store) Path() string { return s.path }
 
+// Pool is the connection pool of writes and transactions (on PostgreSQL,
+// of everything), for its statistics.
+func (s *Store) Pool() *sql.DB { return s.sqlDB }
+
 // DB exposes the GORM handle to tests in this package's test helpers.
 func (s *Store) DB() *gorm.DB { return s.db }
 

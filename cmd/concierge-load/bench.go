@@ -412,13 +412,19 @@ func runBurst(ctx context.Context, cfg burstConfig, stdout io.Writer) error {
 		return err
 	}
 	staff := &client{base: srv.url, token: stok, http: httpc}
-	split := []string{"concierge_turn_model_seconds_sum", "concierge_turn_server_seconds_sum", "concierge_turn_server_seconds_count"}
+	split := []string{"concierge_turn_model_seconds_sum", "concierge_turn_server_seconds_sum", "concierge_turn_server_seconds_count",
+		"go_sql_wait_count_total", "go_sql_wait_duration_seconds_total"}
 	m0, err := scrape(ctx, staff, split...)
+	if err != nil {
+		return err
+	}
+	cpu0, err := srv.cpuSeconds(ctx, staff)
 	if err != nil {
 		return err
 	}
 
 	var lat latencies
+	byTurn := make([]latencies, cfg.Turns) // the n-th turn of every conversation
 	var failed atomic.Int64
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -440,11 +446,16 @@ func runBurst(ctx context.Context, cfg burstConfig, stdout io.Writer) error {
 					return
 				}
 				lat.add(time.Since(t0))
+				byTurn[i].add(time.Since(t0))
 			}
 		})
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu1, err := srv.cpuSeconds(ctx, staff)
+	if err != nil {
+		return err
+	}
 	m1, err := scrape(ctx, staff, split...)
 	if err != nil {
 		return err
@@ -492,6 +503,15 @@ func runBurst(ctx context.Context, cfg burstConfig, stdout io.Writer) error {
 	fmt.Fprintf(stdout, "turn          p50 %v  p99 %v  max %v\n", round(pct(turns, .5)), round(pct(turns, .99)), round(pct(turns, 1)))
 	fmt.Fprintf(stdout, "model direct  p50 %v  p99 %v  max %v\n", round(pct(dir, .5)), round(pct(dir, .99)), round(pct(dir, 1)))
 	fmt.Fprintf(stdout, "overhead      p50 %v  p99 %v\n", round(pct(turns, .5)-pct(dir, .5)), round(pct(turns, .99)-pct(dir, .99)))
+	for i := range byTurn {
+		d := byTurn[i].sorted()
+		fmt.Fprintf(stdout, "  turn %d of each conversation: p50 %v  p99 %v\n", i+1, round(pct(d, .5)), round(pct(d, .99)))
+	}
+	fmt.Fprintf(stdout, "server CPU %.2fs over %d turns: %.2f ms per turn\n", cpu1-cpu0, len(turns), (cpu1-cpu0)*1000/float64(len(turns)))
+	if n := m1[split[3]] - m0[split[3]]; n > 0 {
+		fmt.Fprintf(stdout, "database pool: %.0f waits for a connection, %v in all\n", n,
+			round(time.Duration((m1[split[4]]-m0[split[4]])*float64(time.Second))))
+	}
 	if n := m1[split[2]] - m0[split[2]]; n > 0 {
 		fmt.Fprintf(stdout, "server's own split (/metrics, mean per turn): model %v, server %v\n",
 			round(time.Duration((m1[split[0]]-m0[split[0]])/n*float64(time.Second))),
