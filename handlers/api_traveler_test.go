@@ -106,6 +106,16 @@ func TestPrivateAnswersAreNotCached(t *testing.T) {
 			t.Errorf("GET %s: Cache-Control %q, want no-store", path, got)
 		}
 	}
+	// The answer stream too: it carries the assistant's words.
+	sid := e.openSession(e.token("john@example.com"))
+	stream, err := b.client.Get(e.srv.URL + "/chat/" + sid + "/stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream.Body.Close()
+	if got := stream.Header.Get("Cache-Control"); got != "no-store" || !strings.HasPrefix(stream.Header.Get("Content-Type"), "text/event-stream") {
+		t.Errorf("stream: Cache-Control %q, Content-Type %q, want no-store on an event stream", got, stream.Header.Get("Content-Type"))
+	}
 	_, page, _ := b.get("/memory")
 	css := regexp1(page, `href="(/static/[^"]+\.css)"`)
 	resp, err := b.client.Get(e.srv.URL + css)

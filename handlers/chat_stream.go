@@ -210,7 +210,7 @@ func openStream(c echo.Context, timeout time.Duration) *sseWriter {
 	w := c.Response()
 	h := w.Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
-	h.Set(echo.HeaderCacheControl, "no-cache")
+	h.Set(echo.HeaderCacheControl, "no-store") // answers are personal: never kept by a cache or proxy
 	h.Set("X-Accel-Buffering", "no") // no proxy buffering of the stream
 	w.WriteHeader(http.StatusOK)
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}

@@ -12,10 +12,11 @@ import (
 // serveProfiles serves the Go runtime's profiles (net/http/pprof) on addr,
 // a loopback address, on a listener of their own: never on the app's
 // router, so no route of the product exposes them.
-func serveProfiles(addr string, log *slog.Logger) (func(), error) {
+// It returns the address it listens on (addr may name port 0).
+func serveProfiles(addr string, log *slog.Logger) (func(), string, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, fmt.Errorf("listen for profiles on %s: %w", addr, err)
+		return nil, "", fmt.Errorf("listen for profiles on %s: %w", addr, err)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
@@ -26,5 +27,5 @@ func serveProfiles(addr string, log *slog.Logger) (func(), error) {
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	log.Info("serving profiles", "addr", ln.Addr().String())
-	return func() { _ = srv.Close() }, nil
+	return func() { _ = srv.Close() }, ln.Addr().String(), nil
 }

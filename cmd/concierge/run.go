@@ -128,7 +128,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	if cfg.Pprof != "" {
-		stopProfiles, err := serveProfiles(cfg.Pprof, log)
+		stopProfiles, _, err := serveProfiles(cfg.Pprof, log)
 		if err != nil {
 			return err
 		}
