@@ -211,7 +211,7 @@ func openStream(c echo.Context, timeout time.Duration) *sseWriter {
 	h := w.Header()
 	h.Set(echo.HeaderContentType, "text/event-stream")
 	h.Set(echo.HeaderCacheControl, "no-store") // answers are personal: never kept by a cache or proxy
-	h.Set("X-Accel-Buffering", "no") // no proxy buffering of the stream
+	h.Set("X-Accel-Buffering", "no")           // no proxy buffering of the stream
 	w.WriteHeader(http.StatusOK)
 	sw := &sseWriter{w: w, rc: http.NewResponseController(w), timeout: timeout}
 	_ = sw.write("retry: " + strconv.Itoa(int(streamRetry.Milliseconds())) + "\n\n")
