@@ -52,19 +52,6 @@ func CheckPassword(password string, userInputs ...string) error {
 	return nil
 }
 
-// activeUser looks up an account that may act: disabled accounts are
-// ErrNotFound, as if their credential had never existed.
-func (s *Store) activeUser(ctx context.Context, id string) (*User, error) {
-	u, err := s.UserByID(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if u.DisabledAt != nil {
-		return nil, fmt.Errorf("models: user %s is disabled: %w", id, ErrNotFound)
-	}
-	return u, nil
-}
-
 // revokeCredentialsTx ends every browser session and API token of a user.
 func revokeCredentialsTx(tx *gorm.DB, userID string) error {
 	if err := tx.Where("user_id = ?", userID).Delete(&WebSession{}).Error; err != nil {
