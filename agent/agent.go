@@ -266,7 +266,7 @@ func (a *Agent) Send(ctx context.Context, p Post) (*TurnResult, error) {
 			return res, nil
 		}
 	}
-	return a.answer(h, sub.Session, p.OnDelta, start)
+	return a.answer(h, sub.Session, sub.Message.Turn, p.OnDelta, start)
 }
 
 // Submit stores a user message without calling the model (Store without a
@@ -330,7 +330,7 @@ func (a *Agent) Answer(ctx context.Context, sessionID string, onDelta func(strin
 	if err != nil {
 		return nil, err
 	}
-	return a.answer(h, cs, onDelta, start)
+	return a.answer(h, cs, 0, onDelta, start)
 }
 
 // notAnswered explains a send that could not take the session: if its
@@ -369,10 +369,16 @@ func (a *Agent) storedAnswer(ctx context.Context, m *models.Message) (*TurnResul
 // ErrNothingToAnswer is returned by Answer when no user message awaits an answer.
 var ErrNothingToAnswer = errors.New("no user message awaits an answer")
 
+// ErrSuperseded is returned when a retried message was never answered and
+// the traveler has sent a newer one since: the newer one is the turn that
+// gets answered, and the older one stays in the transcript unanswered.
+var ErrSuperseded = &memory.Error{Code: memory.ECONFLICT,
+	Message: "A newer message in this conversation was sent after this one; that one is answered instead. This message stays in the conversation."}
+
 // answer answers the pending message of the session cs under the held
-// lease h; start is when the caller began, so the turn's server time
-// includes its waits and its store.
-func (a *Agent) answer(h *heldLease, cs *models.ChatSession, onDelta func(string), start time.Time) (*TurnResult, error) {
+// lease h — the message of turn, when turn is not 0; start is when the
+// caller began, so the turn's server time includes its waits and its store.
+func (a *Agent) answer(h *heldLease, cs *models.ChatSession, turn int, onDelta func(string), start time.Time) (*TurnResult, error) {
 	ctx := h.ctx
 	if cs.Status != models.SessionOpen {
 		return nil, models.ErrSessionClosed
@@ -384,6 +390,9 @@ func (a *Agent) answer(h *heldLease, cs *models.ChatSession, onDelta func(string
 	userMsg, _ := pendingUser(history)
 	if userMsg == nil {
 		return nil, ErrNothingToAnswer
+	}
+	if turn != 0 && userMsg.Turn != turn {
+		return nil, ErrSuperseded
 	}
 	res, err := a.run(h, cs, userMsg, history, onDelta)
 	var modelTime time.Duration

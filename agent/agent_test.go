@@ -426,3 +426,31 @@ func TestLiveTurnKeepsItsLease(t *testing.T) {
 		}
 	})
 }
+
+// TestRetryOfSupersededMessage: a message whose answer failed, retried by
+// its key after the traveler sent a newer one, is not answered with the
+// newer message's answer; the newer one is answered by its own send.
+func TestRetryOfSupersededMessage(t *testing.T) {
+	store, _, sid := seeded(t)
+	model := &scripted{steps: []func(agent.Request) (agent.Response, error){
+		fail(errors.New("upstream 500")), fail(errors.New("upstream 500")), reply("Answer to two."),
+	}}
+	a := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
+	if _, err := a.Send(ctx, agent.Post{SessionID: sid, Content: "one", IdempotencyKey: "k1"}); err == nil {
+		t.Fatal("first send: want the model's failure")
+	}
+	if _, err := a.Send(ctx, agent.Post{SessionID: sid, Content: "two", IdempotencyKey: "k2"}); err == nil {
+		t.Fatal("second send: want the model's failure")
+	}
+	calls := len(model.seen)
+	if res, err := a.Send(ctx, agent.Post{SessionID: sid, Content: "one", IdempotencyKey: "k1"}); !errors.Is(err, agent.ErrSuperseded) {
+		t.Fatalf("retry of the older message = %+v, %v; want ErrSuperseded", res, err)
+	}
+	if len(model.seen) != calls {
+		t.Errorf("the superseded retry called the model")
+	}
+	res, err := a.Send(ctx, agent.Post{SessionID: sid, Content: "two", IdempotencyKey: "k2"})
+	if err != nil || res.Reply != "Answer to two." || res.Turn != 2 {
+		t.Fatalf("retry of the newer message = %+v, %v", res, err)
+	}
+}
