@@ -226,11 +226,17 @@ ALTER TABLE chat_sessions ADD COLUMN answering_until {{ts}};
 `},
 	// 5: the answer lease names its holder; user turns are unique per
 	// session; a client's idempotency key stores a message once; every
-	// write to a user's notes advances memory_version.
+	// write to a user's notes advances memory_version. Sessions where the
+	// old race gave two user messages one turn are renumbered first, in
+	// transcript order (each user message opens the next turn, the
+	// messages after it belong to it), so the unique index can be built;
+	// their prompt snapshots keep the old numbers.
 	{5, "lease holders, unique turns, idempotency keys, memory version", `
 ALTER TABLE chat_sessions ADD COLUMN answering_by TEXT NOT NULL DEFAULT '';
 ALTER TABLE messages ADD COLUMN idempotency_key TEXT;
 CREATE UNIQUE INDEX messages_session_idempotency ON messages (session_id, idempotency_key);
+UPDATE messages SET turn = (SELECT COUNT(*) FROM messages u WHERE u.session_id = messages.session_id AND u.role = 'user' AND u.seq <= messages.seq)
+WHERE session_id IN (SELECT d.session_id FROM messages d WHERE d.role = 'user' GROUP BY d.session_id, d.turn HAVING COUNT(*) > 1);
 CREATE UNIQUE INDEX messages_session_user_turn ON messages (session_id, turn) WHERE role = 'user';
 ALTER TABLE users ADD COLUMN memory_version BIGINT NOT NULL DEFAULT 0;
 `},
