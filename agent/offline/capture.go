@@ -75,10 +75,16 @@ var reSentence = regexp.MustCompile(`(?:[^.!?;\n]|\.\S)+[.!?;\n]*`)
 // the rule is a constraint ("I need gluten-free meals").
 func (t *table) applyRules(cl, sentence string, marker memory.Scope, bareWant bool, c *capture, known, seen map[string]bool) {
 	used := map[string]bool{}
+	lowSentence := strings.ToLower(sentence)
 	for i := range t.rules {
 		r := &t.rules[i]
+		// Most rules do not match a clause: finding that out without the
+		// submatch bookkeeping is several times cheaper.
+		if used[r.Group] || !r.re.MatchString(cl) {
+			continue
+		}
 		loc := r.re.FindStringSubmatchIndex(cl)
-		if loc == nil || used[r.Group] || (r.context != nil && !r.context.MatchString(strings.ToLower(sentence))) ||
+		if loc == nil || (r.context != nil && !r.context.MatchString(lowSentence)) ||
 			(r.unless != nil && r.unless.MatchString(cl)) || (r.negatable && t.negated(cl, loc[0])) || (bareWant && !r.Constraint) {
 			continue
 		}
