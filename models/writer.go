@@ -84,20 +84,27 @@ func (w *writer) run(batch []*writeOp) {
 			}
 			return errs[0]
 		}
+		// Savepoints go straight to the transaction's connection: through
+		// GORM's statement pipeline they cost as much as a real statement.
+		conn := tx.Statement.ConnPool
+		exec := func(q string) error {
+			_, err := conn.ExecContext(context.Background(), q)
+			return err
+		}
 		for i, op := range batch {
 			if errs[i] = op.ctx.Err(); errs[i] != nil {
 				continue
 			}
 			sp := "w" + strconv.Itoa(i)
-			if err := tx.Exec("SAVEPOINT " + sp).Error; err != nil {
+			if err := exec("SAVEPOINT " + sp); err != nil {
 				return err
 			}
 			if errs[i] = w.apply(tx, op); errs[i] != nil {
-				if err := tx.Exec("ROLLBACK TO " + sp).Error; err != nil {
+				if err := exec("ROLLBACK TO " + sp); err != nil {
 					return err
 				}
 			}
-			if err := tx.Exec("RELEASE " + sp).Error; err != nil {
+			if err := exec("RELEASE " + sp); err != nil {
 				return err
 			}
 		}
