@@ -64,6 +64,10 @@ type Agent struct {
 
 	mu    sync.Mutex
 	locks map[string]*sessionLock
+	// summarizing holds the sessions whose summary is being written in
+	// the background (see summarizeLater); bg waits for those writes.
+	summarizing map[string]bool
+	bg          sync.WaitGroup
 }
 
 type sessionLock struct {
@@ -74,7 +78,7 @@ type sessionLock struct {
 // New builds an Agent.
 func New(cfg Config, store *models.Store, provider Provider, log *slog.Logger) *Agent {
 	return &Agent{cfg: cfg, store: store, provider: provider, counter: memory.NewTokenCounter(cfg.Model),
-		log: log, now: time.Now, locks: map[string]*sessionLock{}}
+		log: log, now: time.Now, locks: map[string]*sessionLock{}, summarizing: map[string]bool{}}
 }
 
 // ProviderName names the model behind the agent.
@@ -513,7 +517,7 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 		}
 		if last {
 			res.Reply = resp.Content
-			a.updateSummary(h.parent, cs, history, kept, userMsg.Turn)
+			a.summarizeLater(cs, history, kept, userMsg.Turn)
 			return res, nil
 		}
 	}

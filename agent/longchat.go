@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"time"
 
 	"concierge/memory"
 	"concierge/models"
@@ -59,6 +60,54 @@ func (a *Agent) searchConversation(ctx context.Context, cs *models.ChatSession, 
 // that left the window are worth condensing, it writes (or, after enough
 // more left, rewrites) the session's summary — with the model as a short
 // structured call when the provider offers one, else extractively. A
+// summaryTimeout bounds writing one summary, a model call included.
+const summaryTimeout = 60 * time.Second
+
+// summarizeLater writes the session's summary of the turns that left the
+// window (updateSummary) in the background, once the turn's answer is
+// stored and its lease given back: the traveler waits for the model's
+// answer, never for a second model call that only prepares later turns.
+// One summary per session is written at a time; a turn that finds one
+// being written leaves the next to a later turn. SaveSummary never lets an
+// older summary replace a newer one.
+func (a *Agent) summarizeLater(cs *models.ChatSession, history, kept []memory.Message, turn int) {
+	a.mu.Lock()
+	if a.summarizing[cs.ID] {
+		a.mu.Unlock()
+		return
+	}
+	a.summarizing[cs.ID] = true
+	a.mu.Unlock()
+	c := *cs // the turn's copy of the session stays the turn's
+	a.bg.Go(func() {
+		defer func() {
+			a.mu.Lock()
+			delete(a.summarizing, c.ID)
+			a.mu.Unlock()
+		}()
+		ctx, cancel := context.WithTimeout(context.Background(), summaryTimeout)
+		defer cancel()
+		a.updateSummary(ctx, &c, history, kept, turn)
+	})
+}
+
+// WaitBackground waits for the summaries being written in the background,
+// at most until ctx ends (shutdown; tests). A summary cut short is written
+// by a later turn.
+func (a *Agent) WaitBackground(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		a.bg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // failure only costs the summary; the turn is already answered.
 func (a *Agent) updateSummary(ctx context.Context, cs *models.ChatSession, history, kept []memory.Message, turn int) {
 	start := windowStart(kept)
@@ -70,6 +119,11 @@ func (a *Agent) updateSummary(ctx context.Context, cs *models.ChatSession, histo
 	}
 	if len(dropped) == 0 {
 		return
+	}
+	// The turn read the session before a summary written in the background
+	// since may have landed: plan from the stored one.
+	if fresh, err := a.store.ChatSessionByID(ctx, cs.ID); err == nil {
+		cs.Summary, cs.SummaryThrough, cs.SummaryTokens = fresh.Summary, fresh.SummaryThrough, fresh.SummaryTokens
 	}
 	past, err := a.store.PastConversationLengths(ctx, cs.UserID, pastConversations)
 	if err != nil {

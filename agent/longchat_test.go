@@ -1,8 +1,11 @@
 package agent_test
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
 
 	"concierge/agent"
 	"concierge/agent/offline"
@@ -33,6 +36,9 @@ func TestSixtyTurnSummary(t *testing.T) {
 			t.Fatalf("turn %d: %v", turn, err)
 		}
 		tokens[turn] = res.Usage.PromptTokens
+		if err := a.WaitBackground(ctx); err != nil { // the summary is written after the answer
+			t.Fatal(err)
+		}
 		cs, err := s.ChatSessionByID(ctx, sid)
 		if err != nil {
 			t.Fatal(err)
@@ -65,4 +71,70 @@ func TestSixtyTurnSummary(t *testing.T) {
 		t.Errorf("summary %q with %d tokens", cs.Summary, cs.SummaryTokens)
 	}
 	t.Logf("summary (%d tokens):\n%s", cs.SummaryTokens, cs.Summary)
+}
+
+// slowSummaries answers chat calls at once and holds every summary call
+// until released.
+type slowSummaries struct {
+	scripted
+	started chan struct{}
+	release chan struct{}
+}
+
+func (m *slowSummaries) CompleteJSON(ctx context.Context, _ memory.JSONRequest) (string, error) {
+	m.started <- struct{}{}
+	select {
+	case <-m.release:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	return `{"identity":["Plans a family trip to Lisbon."],"safety":[],"decisions":[],"open_questions":[]}`, nil
+}
+
+// TestSummaryDoesNotHoldTheAnswer: the summary's model call runs after the
+// turn's answer is returned and its lease given back, so neither the
+// traveler nor the session's next message waits for it.
+func TestSummaryDoesNotHoldTheAnswer(t *testing.T) {
+	s, _, sid := seeded(t)
+	model := &slowSummaries{started: make(chan struct{}, 1), release: make(chan struct{})}
+	a := agent.New(agent.DefaultConfig("gpt-4o-mini"), s, model, quietLog())
+	// within answers one message, failing if it waits for a held summary.
+	within := func(text string) {
+		t.Helper()
+		done := make(chan error, 1)
+		go func() {
+			_, err := a.Turn(ctx, sid, text, nil)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the answer waited for the summary's model call")
+		}
+	}
+	summarising := false
+	for turn := 1; turn <= 40 && !summarising; turn++ {
+		within(fmt.Sprintf("Tell me more about Lisbon neighbourhoods, part %d of our plan.", turn))
+		select {
+		case <-model.started:
+			summarising = true
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	if !summarising {
+		t.Fatal("no summary was started in 40 turns")
+	}
+	// The summary call is still held; the next message is answered meanwhile.
+	within("And what about day trips?")
+	close(model.release)
+	if err := a.WaitBackground(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := s.ChatSessionByID(ctx, sid)
+	if err != nil || !strings.Contains(cs.Summary, "Lisbon") {
+		t.Errorf("summary after release = %q, %v", cs.Summary, err)
+	}
 }

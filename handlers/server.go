@@ -5,6 +5,7 @@ package handlers
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"net/http"
@@ -141,8 +142,11 @@ func (s *Server) HTTPServer(base context.Context) *http.Server {
 // Drain stops taking new turns and lets the running ones finish and store
 // their answers, until ctx ends (see agent.Runner.Drain). Call it when
 // shutting down, beside http.Server.Shutdown: the streams watching those
-// turns end when they do.
-func (s *Server) Drain(ctx context.Context) error { return s.turns.Drain(ctx) }
+// turns end when they do. Summaries being written in the background are
+// waited for too.
+func (s *Server) Drain(ctx context.Context) error {
+	return errors.Join(s.turns.Drain(ctx), s.agent.WaitBackground(ctx))
+}
 
 // Routes lists every registered route as "METHOD path", for the access
 // table test that checks each one is declared with its rule.
