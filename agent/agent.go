@@ -466,8 +466,12 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 	for round := 1; round <= a.cfg.MaxRounds; round++ {
 		if round > 1 {
 			// The last round's tool calls may have saved notes, and the
-			// traveler may have removed one meanwhile.
+			// traveler or staff may have removed one meanwhile: a removed
+			// note never reaches a later round's instructions.
 			if session, err = a.store.SessionNotes(ctx, cs.ID); err != nil {
+				return nil, err
+			}
+			if global, err = a.store.GlobalNotes(ctx, cs.UserID); err != nil {
 				return nil, err
 			}
 		}

@@ -454,3 +454,35 @@ func TestRetryOfSupersededMessage(t *testing.T) {
 		t.Fatalf("retry of the newer message = %+v, %v", res, err)
 	}
 }
+
+// TestNoteDeletedMidTurnLeavesLaterRounds: a global note removed while a
+// turn is between model rounds is not in the next round's instructions.
+func TestNoteDeletedMidTurnLeavesLaterRounds(t *testing.T) {
+	store, uid, sid := seeded(t)
+	n, err := store.CreateNote(ctx, models.NewNote{UserID: uid, Kind: models.KindGlobal,
+		Note: memory.Note{Text: "Prefers the Hotel Zephyrine in Porto.", Keywords: []string{"hotel"}}}, models.Actor{Kind: models.ActorSystem}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := &scripted{steps: []func(agent.Request) (agent.Response, error){
+		func(req agent.Request) (agent.Response, error) {
+			if !strings.Contains(req.Instructions, "Zephyrine") {
+				t.Error("round 1 lacks the note it should carry")
+			}
+			if err := store.DeleteNote(ctx, uid, n.ID, models.Actor{Kind: models.ActorSystem}, "test"); err != nil {
+				t.Error(err)
+			}
+			return call(`{"text":"Travels with a folding bike.","keywords":["bike"],"scope":"durable"}`)(req)
+		},
+		func(req agent.Request) (agent.Response, error) {
+			if strings.Contains(req.Instructions, "Zephyrine") {
+				t.Error("round 2 still carries the note removed after round 1")
+			}
+			return reply("Noted.")(req)
+		},
+	}}
+	a := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
+	if _, err := a.Turn(ctx, sid, "Which hotel in Porto do I like? I always bring my folding bike.", nil); err != nil {
+		t.Fatal(err)
+	}
+}
