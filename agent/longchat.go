@@ -95,13 +95,8 @@ func (a *Agent) summarizeLater(cs *models.ChatSession, history, kept []memory.Me
 // at most until ctx ends (shutdown; tests). A summary cut short is written
 // by a later turn.
 func (a *Agent) WaitBackground(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() {
-		a.bg.Wait()
-		close(done)
-	}()
 	select {
-	case <-done:
+	case <-waited(&a.bg):
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

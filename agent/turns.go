@@ -341,11 +341,7 @@ func (r *Runner) Drain(ctx context.Context) error {
 	}
 	running := r.admitted
 	r.mu.Unlock()
-	done := make(chan struct{})
-	go func() {
-		r.wg.Wait()
-		close(done)
-	}()
+	done := waited(&r.wg)
 	select {
 	case <-done:
 		return nil
@@ -483,4 +479,14 @@ func FailureKind(err error) string {
 	// The turn loop's other steps are the store's reads and writes; the
 	// guardrails never fail a turn (a refused note is a tool result).
 	return "store"
+}
+
+// waited is closed once wg's count is zero.
+func waited(wg *sync.WaitGroup) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	return done
 }
