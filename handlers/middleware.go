@@ -3,6 +3,7 @@ package handlers
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strings"
 	"time"
@@ -30,16 +31,18 @@ func (s *Server) logRequests() echo.MiddlewareFunc {
 				status = e.Status
 				c.Error(err)
 			}
-			attrs := logAttrs(c, status, float64(time.Since(start).Microseconds())/1000)
+			level := slog.LevelInfo
 			switch {
 			case status == http.StatusServiceUnavailable: // overload or shutdown, answered on purpose
-				s.log.Warn("request", attrs...)
+				level = slog.LevelWarn
 			case status >= 500:
-				s.log.Error("request", attrs...)
+				level = slog.LevelError
 			case status == statusClientGone, c.Path() == "/healthz" || strings.HasPrefix(c.Path(), "/static/"):
-				s.log.Debug("request", attrs...)
-			default:
-				s.log.Info("request", attrs...)
+				level = slog.LevelDebug
+			}
+			// The line's fields are gathered only when it is written.
+			if ctx := c.Request().Context(); s.log.Enabled(ctx, level) {
+				s.log.Log(ctx, level, "request", logAttrs(c, status, float64(time.Since(start).Microseconds())/1000)...)
 			}
 			return nil
 		}
