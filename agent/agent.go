@@ -411,6 +411,12 @@ func (a *Agent) answer(h *heldLease, cs *models.ChatSession, turn int, onDelta f
 			return nil, &memory.Error{Code: memory.EANSWERING, Turn: userMsg.Turn,
 				Message: "Your message is stored and is being answered. Read the conversation in a moment; do not send it again."}
 		}
+		if errors.Is(err, models.ErrSessionClosed) {
+			// The traveler (or the idle sweep) ended the conversation while
+			// it was being answered: expected, and nothing is lost.
+			a.log.Info("turn ended with its session", "session_id", cs.ID, "turn", userMsg.Turn)
+			return nil, err
+		}
 		a.log.Warn("turn failed", "session_id", cs.ID, "turn", userMsg.Turn, "err_kind", FailureKind(err))
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -484,5 +485,27 @@ func TestNoteDeletedMidTurnLeavesLaterRounds(t *testing.T) {
 	a := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
 	if _, err := a.Turn(ctx, sid, "Which hotel in Porto do I like? I always bring my folding bike.", nil); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTurnEndedWithItsSession: a conversation ended while its turn runs is
+// an expected outcome, logged as information, not as a failure.
+func TestTurnEndedWithItsSession(t *testing.T) {
+	store, _, sid := seeded(t)
+	var logs bytes.Buffer
+	model := &scripted{steps: []func(agent.Request) (agent.Response, error){
+		func(req agent.Request) (agent.Response, error) {
+			if _, err := store.CloseSession(ctx, sid, "user"); err != nil {
+				t.Error(err)
+			}
+			return reply("Here are three hotels.")(req)
+		},
+	}}
+	a := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, slog.New(slog.NewTextHandler(&logs, nil)))
+	if _, err := a.Turn(ctx, sid, "Find me a hotel", nil); !errors.Is(err, models.ErrSessionClosed) {
+		t.Fatalf("turn = %v, want ErrSessionClosed", err)
+	}
+	if strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "turn ended with its session") {
+		t.Errorf("logs:\n%s", logs.String())
 	}
 }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -89,6 +90,10 @@ func toError(err error) (e *Error, internal bool) {
 	switch {
 	case errors.As(err, &e):
 		return e, e.Status >= 500
+	case errors.Is(err, context.Canceled):
+		// The request's context ended: its client hung up (or shutdown
+		// gave up on it). Nobody reads the answer; it is not our failure.
+		return errClientGone, false
 	case errors.Is(err, agent.ErrOverloaded):
 		return newError(http.StatusServiceUnavailable, "overloaded", "Concierge is answering many travelers right now. Try again in a few seconds; nothing was stored."), false
 	case errors.Is(err, agent.ErrDraining):
