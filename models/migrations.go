@@ -25,7 +25,10 @@ var dialectMigrations = map[int]func(postgres bool) []string{
 }
 
 // migrations is the schema's whole history, in order. Never edit or reorder a
-// released entry: append a new one.
+// released entry: append a new one. The one exception is a statement that
+// changes nothing on every database the entry already ran on and lets it
+// run where it used to fail (migration 5's repair of duplicated turns): a
+// database at a given version still has exactly one schema.
 var migrations = []migration{
 	{1, "accounts and authentication", `
 CREATE TABLE users (
