@@ -267,52 +267,45 @@ func TestExportHasEverything(t *testing.T) {
 // where the old race gave two user messages one turn, upgrades: that
 // session's turns are renumbered in transcript order, others are untouched.
 func TestMigrationRepairsDuplicateTurns(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "dup.db")
-	s, err := models.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.MigrateTo(ctx, 4); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	exec := func(q string, args ...any) {
-		t.Helper()
-		if err := s.DB().Exec(q, args...).Error; err != nil {
-			t.Fatal(err)
+	dbtest.BackendsAt(t, 4, func(t *testing.T, s *models.Store) {
+		now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		exec := func(q string, args ...any) {
+			t.Helper()
+			if err := s.DB().Exec(q, args...).Error; err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	exec(`INSERT INTO users (id, email, name, role, password_hash, created_at, updated_at) VALUES ('u', 'u@example.com', 'U', 'traveler', 'x', ?, ?)`, now, now)
-	for _, sid := range []string{"dup", "fine"} {
-		exec(`INSERT INTO chat_sessions (id, user_id, title, status, last_activity_at, created_at) VALUES (?, 'u', '', 'open', ?, ?)`, sid, now, now)
-	}
-	// dup: two sends raced and both took turn 1; fine: as it should be.
-	rows := []struct {
-		sid, role string
-		seq, turn int
-	}{
-		{"dup", "user", 1, 1}, {"dup", "user", 2, 1}, {"dup", "assistant", 3, 1}, {"dup", "assistant", 4, 1}, {"dup", "user", 5, 2}, {"dup", "assistant", 6, 2},
-		{"fine", "user", 1, 1}, {"fine", "assistant", 2, 1},
-	}
-	for _, r := range rows {
-		exec(`INSERT INTO messages (id, session_id, user_id, seq, turn, role, content, created_at) VALUES (?, ?, 'u', ?, ?, ?, 'x', ?)`,
-			fmt.Sprint(r.sid, r.seq), r.sid, r.seq, r.turn, r.role, now)
-	}
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatalf("upgrade with duplicated turns: %v", err)
-	}
-	for sid, want := range map[string]string{"dup": "[1 2 2 2 3 3]", "fine": "[1 1]"} {
-		msgs, err := s.Messages(ctx, sid)
-		if err != nil {
-			t.Fatal(err)
+		exec(`INSERT INTO users (id, email, name, role, password_hash, created_at, updated_at) VALUES ('u', 'u@example.com', 'U', 'traveler', 'x', ?, ?)`, now, now)
+		for _, sid := range []string{"dup", "fine"} {
+			exec(`INSERT INTO chat_sessions (id, user_id, title, status, last_activity_at, created_at) VALUES (?, 'u', '', 'open', ?, ?)`, sid, now, now)
 		}
-		var turns []int
-		for _, m := range msgs {
-			turns = append(turns, m.Turn)
+		// dup: two sends raced and both took turn 1; fine: as it should be.
+		rows := []struct {
+			sid, role string
+			seq, turn int
+		}{
+			{"dup", "user", 1, 1}, {"dup", "user", 2, 1}, {"dup", "assistant", 3, 1}, {"dup", "assistant", 4, 1}, {"dup", "user", 5, 2}, {"dup", "assistant", 6, 2},
+			{"fine", "user", 1, 1}, {"fine", "assistant", 2, 1},
 		}
-		if fmt.Sprint(turns) != want {
-			t.Errorf("session %s turns %v, want %s", sid, turns, want)
+		for _, r := range rows {
+			exec(`INSERT INTO messages (id, session_id, user_id, seq, turn, role, content, created_at) VALUES (?, ?, 'u', ?, ?, ?, 'x', ?)`,
+				fmt.Sprint(r.sid, r.seq), r.sid, r.seq, r.turn, r.role, now)
 		}
-	}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatalf("upgrade with duplicated turns: %v", err)
+		}
+		for sid, want := range map[string]string{"dup": "[1 2 2 2 3 3]", "fine": "[1 1]"} {
+			msgs, err := s.Messages(ctx, sid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var turns []int
+			for _, m := range msgs {
+				turns = append(turns, m.Turn)
+			}
+			if fmt.Sprint(turns) != want {
+				t.Errorf("session %s turns %v, want %s", sid, turns, want)
+			}
+		}
+	})
 }

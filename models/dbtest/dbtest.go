@@ -25,14 +25,20 @@ const PostgresEnv = "CONCIERGE_TEST_POSTGRES"
 // directory, closed when the test ends.
 func SQLite(tb testing.TB) *models.Store {
 	tb.Helper()
-	s := open(tb, filepath.Join(tb.TempDir(), "test.db"))
-	return s
+	return open(tb, filepath.Join(tb.TempDir(), "test.db"), models.LatestSchemaVersion())
 }
 
 // Postgres opens a migrated store in a new, empty PostgreSQL schema that is
 // dropped when the test ends. It skips the test when CONCIERGE_TEST_POSTGRES
 // is unset, and fails it when CI=true demands PostgreSQL.
 func Postgres(tb testing.TB) *models.Store {
+	tb.Helper()
+	return open(tb, postgresSchema(tb), models.LatestSchemaVersion())
+}
+
+// postgresSchema makes a new, empty PostgreSQL schema, dropped when the
+// test ends, and returns the URL that selects it (see Postgres).
+func postgresSchema(tb testing.TB) string {
 	tb.Helper()
 	base := os.Getenv(PostgresEnv)
 	if base == "" {
@@ -65,10 +71,10 @@ func Postgres(tb testing.TB) *models.Store {
 	q := u.Query()
 	q.Set("search_path", schema)
 	u.RawQuery = q.Encode()
-	return open(tb, u.String())
+	return u.String()
 }
 
-func open(tb testing.TB, dsn string) *models.Store {
+func open(tb testing.TB, dsn string, version int) *models.Store {
 	tb.Helper()
 	s, err := models.Open(dsn)
 	if err != nil {
@@ -76,7 +82,7 @@ func open(tb testing.TB, dsn string) *models.Store {
 	}
 	tb.Cleanup(func() { s.Close() })
 	s.PasswordCost = bcrypt.MinCost // real bcrypt, cheap: tests create many accounts
-	if err := s.Migrate(context.Background()); err != nil {
+	if err := s.MigrateTo(context.Background(), version); err != nil {
 		tb.Fatalf("migrate: %v", err)
 	}
 	return s
@@ -87,6 +93,14 @@ func redact(dsn string) string {
 		return "postgres://…" + dsn[i:]
 	}
 	return dsn
+}
+
+// BackendsAt runs fn like Backends on stores migrated only up to version,
+// for tests of the migrations that follow it.
+func BackendsAt(t *testing.T, version int, fn func(t *testing.T, s *models.Store)) {
+	t.Helper()
+	t.Run("sqlite", func(t *testing.T) { fn(t, open(t, filepath.Join(t.TempDir(), "test.db"), version)) })
+	t.Run("postgres", func(t *testing.T) { fn(t, open(t, postgresSchema(t), version)) })
 }
 
 // Backends runs fn as a subtest against each available database: SQLite,
