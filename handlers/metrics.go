@@ -38,15 +38,8 @@ func newMetrics(store *models.Store, log *slog.Logger) *metrics {
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.modelTime, m.ownTime, m.turnTime, &storeCollector{store: store, log: log},
 		// The pool's waits show a database that cannot keep up (go_sql_*).
-		collectors.NewDBStatsCollector(store.Pool(), dbKind(store)))
+		collectors.NewDBStatsCollector(store.Pool(), store.Kind()))
 	return m
-}
-
-func dbKind(store *models.Store) string {
-	if store.IsPostgres() {
-		return "postgres"
-	}
-	return "sqlite"
 }
 
 // ObserveTurn records one turn; the agent calls it (agent.Observer).

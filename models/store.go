@@ -58,6 +58,14 @@ type Store struct {
 // IsPostgres reports whether the store talks to PostgreSQL.
 func (s *Store) IsPostgres() bool { return s.postgres }
 
+// Kind names the database: "postgres" or "sqlite".
+func (s *Store) Kind() string {
+	if s.postgres {
+		return "postgres"
+	}
+	return "sqlite"
+}
+
 // Path is the SQLite database file, or "" on PostgreSQL.
 func (s *Store) Path() string { return s.path }
 

@@ -228,9 +228,9 @@ func newModels(cfg Config) (provider agent.Provider, consolidation, guard memory
 
 func dbKind(s *models.Store) string {
 	if s.IsPostgres() {
-		return "postgres"
+		return s.Kind()
 	}
-	return "sqlite:" + s.Path()
+	return s.Kind() + ":" + s.Path()
 }
 
 // displayAddr turns a listener address into one a browser can open.
