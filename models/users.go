@@ -160,9 +160,14 @@ func (s *Store) UserByAPIToken(ctx context.Context, token string) (*User, error)
 // credentialUser reads the active account a credential row (an API token
 // or a web session) belongs to, with the credential's columns extra, in one
 // statement: every request authenticates, so this is one query, not two.
-// It scans into out, whose embedded User takes users.*.
+// It scans into out: a User, or a struct embedding one beside the extra
+// columns (none when extra is "").
 func (s *Store) credentialUser(ctx context.Context, table, extra, where string, out any, args ...any) error {
-	q := s.db.WithContext(ctx).Table(table).Select("users.*, "+extra).
+	cols := "users.*"
+	if extra != "" {
+		cols += ", " + extra
+	}
+	q := s.db.WithContext(ctx).Table(table).Select(cols).
 		Joins("JOIN users ON users.id = "+table+".user_id").
 		Where(where+" AND users.disabled_at IS NULL", args...).Limit(1).Scan(out)
 	if q.Error != nil {
@@ -187,15 +192,11 @@ func (s *Store) CreateWebSession(ctx context.Context, userID string, ttl time.Du
 
 // UserByWebSession resolves a session cookie value to its account.
 func (s *Store) UserByWebSession(ctx context.Context, token string) (*User, error) {
-	var found struct {
-		User      `gorm:"embedded"`
-		SessionID string
-	}
-	if err := s.credentialUser(ctx, "web_sessions", "web_sessions.id AS session_id",
-		"web_sessions.id = ? AND web_sessions.expires_at > ?", &found, hashToken(token), s.now()); err != nil {
+	var u User
+	if err := s.credentialUser(ctx, "web_sessions", "", "web_sessions.id = ? AND web_sessions.expires_at > ?", &u, hashToken(token), s.now()); err != nil {
 		return nil, fmt.Errorf("models: web session: %w", err)
 	}
-	return &found.User, nil
+	return &u, nil
 }
 
 // DeleteWebSession ends a browser login.

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -130,7 +131,7 @@ func (w *writer) apply(tx *gorm.DB, op *writeOp) (err error) {
 }
 
 // errStoreClosed is returned by writes after Close.
-var errStoreClosed = fmt.Errorf("models: the store is closed")
+var errStoreClosed = errors.New("models: the store is closed")
 
 // write runs fn as one write transaction: on SQLite through the writer's
 // group commit, on PostgreSQL as a transaction of its own (PostgreSQL runs
