@@ -450,15 +450,11 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 	if err != nil {
 		return nil, err
 	}
-	global, err := a.store.GlobalNotes(ctx, cs.UserID)
-	if err != nil {
-		return nil, err
-	}
 	trips, err := a.store.Trips(ctx, cs.UserID, memory.MaxTrips)
 	if err != nil {
 		return nil, err
 	}
-	session, err := a.store.SessionNotes(ctx, cs.ID)
+	global, session, err := a.store.TurnNotes(ctx, cs.UserID, cs.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -474,10 +470,7 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 			// The last round's tool calls may have saved notes, and the
 			// traveler or staff may have removed one meanwhile: a removed
 			// note never reaches a later round's instructions.
-			if session, err = a.store.SessionNotes(ctx, cs.ID); err != nil {
-				return nil, err
-			}
-			if global, err = a.store.GlobalNotes(ctx, cs.UserID); err != nil {
+			if global, session, err = a.store.TurnNotes(ctx, cs.UserID, cs.ID); err != nil {
 				return nil, err
 			}
 		}
@@ -500,18 +493,21 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 			ToolCalls: models.EncodeToolCalls(resp.ToolCalls), Turn: userMsg.Turn}
 		written := []*models.Message{assistant}
 		history = append(history, assistant.Domain())
+		var saved []models.PendingNote
 		for _, call := range resp.ToolCalls {
 			var (
 				result, blocked string
-				note            *memory.Note
+				note            *models.PendingNote
 			)
 			if call.Name == memory.SearchToolName && slices.ContainsFunc(tools, func(t memory.Tool) bool { return t.Name == call.Name }) {
 				result = a.searchConversation(ctx, cs, windowStart(kept), call)
 			} else {
-				result, note, blocked = a.applyToolCall(ctx, cs, userMsg, call)
+				// The notes this round read, and those it saves: the round
+				// is the session's only writer of session notes.
+				result, note, blocked = a.applyToolCall(ctx, cs, userMsg, call, len(session)+len(saved), len(global))
 			}
 			if note != nil {
-				res.Saved = append(res.Saved, *note)
+				saved = append(saved, *note)
 			}
 			if blocked != "" {
 				res.Blocked = append(res.Blocked, blocked)
@@ -522,8 +518,11 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 		}
 		last := len(resp.ToolCalls) == 0
 		if err := h.commit(models.Round{Snapshot: a.snapshot(cs, userMsg.Turn, round, req, instructions, resp),
-			Messages: written, Release: last}); err != nil {
+			Messages: written, Notes: saved, Release: last}); err != nil {
 			return nil, err
+		}
+		for _, n := range saved {
+			res.Saved = append(res.Saved, n.Note)
 		}
 		if last {
 			res.Reply = resp.Content
@@ -580,10 +579,11 @@ func (r toolResult) String() string {
 	return string(b)
 }
 
-// applyToolCall checks one tool call through the guardrails and, when it
-// passes, stores the session note. It returns the tool result for the model,
-// the saved note or the refusal category.
-func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, call memory.ToolCall) (string, *memory.Note, string) {
+// applyToolCall checks one tool call through the guardrails, given how many
+// session and global notes there are, and when it passes drafts the session
+// note the round's commit stores. It returns the tool result for the model,
+// the note to save or the refusal category.
+func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, call memory.ToolCall, sessionCount, globalCount int) (string, *models.PendingNote, string) {
 	if call.Name != memory.SaveNoteToolName {
 		return toolResult{Error: "unknown_tool", Message: "There is no tool named " + fmt.Sprintf("%q", call.Name) + "; only save_memory_note and, in long conversations, search_conversation exist."}.String(), nil, ""
 	}
@@ -591,10 +591,6 @@ func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userM
 	if err != nil {
 		return toolResult{Error: "bad_arguments", Message: "The arguments were not valid: " + err.Error() +
 			`. Send a JSON object {"text": string, "keywords": [1-3 lowercase words], "scope": "durable" | "this_trip"}.`}.String(), nil, ""
-	}
-	globalCount, sessionCount, err := a.store.CountNotes(ctx, cs.UserID, cs.ID)
-	if err != nil {
-		return toolResult{Error: "unavailable", Message: "The note could not be saved right now."}.String(), nil, ""
 	}
 	checked, refusal := memory.CheckNote(args, sessionCount, globalCount, a.cfg.Limits)
 	if refusal == nil && a.cfg.Reviewer != nil {
@@ -609,14 +605,10 @@ func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userM
 		a.log.Info("memory write blocked", "session_id", cs.ID, "category", refusal.Category)
 		return toolResult{Error: "refused", Category: refusal.Category, Message: refusal.Message}.String(), nil, refusal.Category
 	}
-	n, err := a.store.CreateNote(ctx, models.NewNote{UserID: cs.UserID, Kind: models.KindSession,
+	n := models.PendingNote{NewNote: a.store.DraftNote(models.NewNote{UserID: cs.UserID, Kind: models.KindSession,
 		Note: memory.Note{Text: checked.Text, Keywords: checked.Keywords, Scope: checked.Scope, Source: memory.SourceAssistant,
 			LastUpdateDate: a.now().UTC().Format(memory.DateLayout)},
-		Prov: models.Provenance{SessionID: cs.ID, MessageID: userMsg.ID}}, models.Actor{Kind: models.ActorAssistant}, "stated by the traveler")
-	if err != nil {
-		a.log.Error("save session note", "session_id", cs.ID, "err", err)
-		return toolResult{Error: "unavailable", Message: "The note could not be saved right now."}.String(), nil, ""
-	}
-	d := n.Domain()
-	return toolResult{OK: true, ID: n.ID, Scope: string(d.Scope)}.String(), &d, ""
+		Prov: models.Provenance{SessionID: cs.ID, MessageID: userMsg.ID}}),
+		Actor: models.Actor{Kind: models.ActorAssistant}, Reason: "stated by the traveler"}
+	return toolResult{OK: true, ID: n.Note.ID, Scope: string(n.Note.Scope)}.String(), &n, ""
 }

@@ -509,3 +509,64 @@ func TestTurnEndedWithItsSession(t *testing.T) {
 		t.Errorf("logs:\n%s", logs.String())
 	}
 }
+
+// TestSavedNoteCommitsWithItsRound: a note a tool call saves is stored in
+// the transaction of the round that reports it, so a round that cannot be
+// written (here, its lease was taken over meanwhile) leaves no note, no
+// history entry and no audit event behind; and a round that is written
+// leaves exactly one of each.
+func TestSavedNoteCommitsWithItsRound(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, db *models.Store) {
+		store, uid, sid := seededIn(t, db)
+		save := call(`{"text":"Travels with a folding bike.","keywords":["bike"],"scope":"durable"}`)
+		model := &scripted{steps: []func(agent.Request) (agent.Response, error){
+			func(req agent.Request) (agent.Response, error) {
+				// Another instance takes the session over mid-round.
+				if err := store.DB().Exec("UPDATE chat_sessions SET answering_by = 'elsewhere', answering_until = ? WHERE id = ?",
+					time.Now().Add(time.Minute).UTC(), sid).Error; err != nil {
+					t.Error(err)
+				}
+				return save(req)
+			},
+		}}
+		a := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
+		var de *memory.Error
+		if _, err := a.Turn(ctx, sid, "I always bring my folding bike.", nil); !errors.As(err, &de) || de.Code != memory.EANSWERING {
+			t.Fatalf("turn after losing the lease = %v, want answer_in_progress", err)
+		}
+		countRows := func() (notes, versions, audits int64) {
+			store.DB().Model(&models.Note{}).Where("user_id = ? AND kind = ?", uid, models.KindSession).Count(&notes)
+			store.DB().Model(&models.NoteVersion{}).Where("user_id = ?", uid).Count(&versions)
+			store.DB().Model(&models.AuditEvent{}).Where("user_id = ? AND action = ?", uid, "note.create").Count(&audits)
+			return
+		}
+		_, v0, a0 := countRows()
+		if n, _, _ := countRows(); n != 0 {
+			t.Errorf("%d session notes stored by a round that was not", n)
+		}
+		msgs, _ := store.Messages(ctx, sid)
+		if len(msgs) != 1 || msgs[0].Role != "user" {
+			t.Errorf("transcript = %d messages, want only the stored question", len(msgs))
+		}
+
+		// The lease given back, the retry saves the note once, with the
+		// tool result that reports it.
+		if err := store.DB().Exec("UPDATE chat_sessions SET answering_by = '', answering_until = NULL WHERE id = ?", sid).Error; err != nil {
+			t.Fatal(err)
+		}
+		model.steps = []func(agent.Request) (agent.Response, error){save, reply("Noted.")}
+		res, err := a.Answer(ctx, sid, nil)
+		if err != nil || len(res.Saved) != 1 {
+			t.Fatalf("retry = %+v, %v; want one saved note", res, err)
+		}
+		n, v, au := countRows()
+		if n != 1 || v != v0+1 || au != a0+1 {
+			t.Errorf("after the retry: %d notes, %d new versions, %d new audit events; want 1 each", n, v-v0, au-a0)
+		}
+		notes, _ := store.SessionNotes(ctx, sid)
+		msgs, _ = store.Messages(ctx, sid)
+		if len(notes) != 1 || notes[0].ID != res.Saved[0].ID || len(msgs) != 4 || !strings.Contains(msgs[2].Content, notes[0].ID) {
+			t.Errorf("the stored note %+v and the tool result %+v disagree", notes, msgs)
+		}
+	})
+}

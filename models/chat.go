@@ -288,6 +288,10 @@ type Round struct {
 	// Messages are appended in order: the assistant's message, then the
 	// results of its tool calls.
 	Messages []*Message
+	// Notes are the session notes the round's tool calls saved, stored in
+	// the same transaction as the tool results that report them; DraftNote
+	// gives each its id first. A crash or a lost lease leaves neither.
+	Notes []PendingNote
 	// Release gives the answer lease back (the turn is over); otherwise
 	// the lease is renewed for Renew, when positive.
 	Release bool
@@ -295,11 +299,12 @@ type Round struct {
 }
 
 // CommitRound stores one round of the turn the lease's holder is
-// answering — its snapshot and messages, the session's activity and the
-// lease's renewal or release — in one transaction. It fails with
-// ErrLeaseLost, writing nothing, when the lease was taken over: a stalled
+// answering — its snapshot, messages and notes, the session's activity and
+// the lease's renewal or release — in one transaction. It fails, writing
+// nothing, with ErrLeaseLost when the lease was taken over (a stalled
 // instance that wakes up cannot write into a turn that is no longer its
-// own.
+// own) and with ErrSessionClosed once the session no longer takes
+// messages.
 func (s *Store) CommitRound(ctx context.Context, l *AnswerLease, r Round) error {
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		cs, err := s.lockSessionTx(tx, l.SessionID)
@@ -322,7 +327,10 @@ func (s *Store) CommitRound(ctx context.Context, l *AnswerLease, r Round) error 
 		case r.Renew > 0:
 			lease["answering_until"] = s.now().Add(r.Renew)
 		}
-		return s.appendTx(tx, cs, lease, r.Messages...)
+		if err := s.appendTx(tx, cs, lease, r.Messages...); err != nil {
+			return err
+		}
+		return s.createPendingTx(tx, cs.UserID, r.Notes)
 	})
 	if err != nil {
 		return fmt.Errorf("models: commit round in %s: %w", l.SessionID, conflict(err))
@@ -417,7 +425,7 @@ func (s *Store) ChatSessions(ctx context.Context, userID string, limit int) ([]C
 // giving it the next sequence number (and a user message the next turn when
 // it has none), and marks the session active. It refuses messages to a
 // session that is no longer open. It takes no lease: the turn loop uses
-// SubmitUserMessage and AppendTurnMessage; this is for imports and tests.
+// SubmitUserMessage and CommitRound; this is for imports and tests.
 func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		cs, err := s.lockSessionTx(tx, m.SessionID)

@@ -107,6 +107,36 @@ func (s *Store) SessionNoteRows(ctx context.Context, sessionID string) ([]Note, 
 	return rows, nil
 }
 
+// TurnNotes returns what a turn's instructions carry of a user's notes:
+// their active global notes, in GlobalNotes' order, and one session's
+// active notes, in SessionNotes' order, read in one statement that uses
+// one index for each: the user's notes by kind, and the session's notes.
+func (s *Store) TurnNotes(ctx context.Context, userID, sessionID string) (global, session []memory.Note, err error) {
+	var rows []Note
+	err = s.db.WithContext(ctx).
+		Where("(user_id = ? AND kind = ? AND status = ?) OR (session_id = ? AND kind = ? AND status = ?)",
+			userID, KindGlobal, StatusActive, sessionID, KindSession, StatusActive).
+		Order("kind, CASE WHEN kind = '" + KindGlobal + "' THEN last_update_date ELSE '' END, created_at, id").
+		Find(&rows).Error
+	if err != nil {
+		return nil, nil, fmt.Errorf("models: notes of a turn: %w", err)
+	}
+	global, session = []memory.Note{}, []memory.Note{}
+	for _, n := range rows {
+		switch {
+		case n.UserID != userID:
+			// Someone else's session: its notes are not this user's. (The
+			// owner is checked here, not in SQL, where it would make the
+			// planner walk all of the user's notes instead of two indexes.)
+		case n.Kind == KindGlobal:
+			global = append(global, n.Domain())
+		default:
+			session = append(session, n.Domain())
+		}
+	}
+	return global, session, nil
+}
+
 // CountNotes counts a user's active global notes and a session's active notes.
 func (s *Store) CountNotes(ctx context.Context, userID, sessionID string) (global, session int, err error) {
 	var g, sn int64
@@ -150,6 +180,7 @@ func (s *Store) CreateNote(ctx context.Context, nn NewNote, actor Actor, reason 
 			// A session note joins a session that still takes notes: once
 			// it is closing, its consolidation may already have run, and a
 			// note saved now would never be promoted nor dropped.
+			// (CommitRound's notes are checked by the append they join.)
 			cs, err := s.lockSessionTx(tx, nn.Prov.SessionID)
 			if err != nil {
 				return err
@@ -168,18 +199,52 @@ func (s *Store) CreateNote(ctx context.Context, nn NewNote, actor Actor, reason 
 	return out, nil
 }
 
+// PendingNote is a note to create inside another write (Round.Notes), with
+// who saves it and why.
+type PendingNote struct {
+	NewNote
+	Actor  Actor
+	Reason string
+}
+
+// DraftNote gives a note its id and the defaults CreateNote would give it,
+// so that what reports the note (a tool result) can be written in the same
+// transaction that stores it.
+func (s *Store) DraftNote(nn NewNote) NewNote {
+	if nn.Note.ID == "" {
+		nn.Note.ID = s.newID()
+	}
+	if nn.Note.LastUpdateDate == "" {
+		nn.Note.LastUpdateDate = s.now().Format(memory.DateLayout)
+	}
+	if nn.Note.Scope == "" {
+		nn.Note.Scope = memory.ScopeDurable
+	}
+	return nn
+}
+
+// createPendingTx creates a write's pending notes, all of one user.
+func (s *Store) createPendingTx(tx *gorm.DB, userID string, notes []PendingNote) error {
+	if len(notes) == 0 {
+		return nil
+	}
+	if err := s.bumpMemoryVersionTx(tx, userID); err != nil {
+		return err
+	}
+	for _, pn := range notes {
+		if pn.UserID != userID {
+			return fmt.Errorf("models: a pending note of user %s in a write of user %s", pn.UserID, userID)
+		}
+		if _, err := s.createNoteTx(tx, pn.NewNote, pn.Actor, pn.Reason); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *Store) createNoteTx(tx *gorm.DB, nn NewNote, actor Actor, reason string) (*Note, error) {
 	now := s.now()
-	d := nn.Note
-	if d.ID == "" {
-		d.ID = s.newID()
-	}
-	if d.LastUpdateDate == "" {
-		d.LastUpdateDate = now.Format(memory.DateLayout)
-	}
-	if d.Scope == "" {
-		d.Scope = memory.ScopeDurable
-	}
+	d := s.DraftNote(nn).Note
 	n := &Note{
 		ID: d.ID, UserID: nn.UserID, Kind: nn.Kind, Text: d.Text, Keywords: encodeKeywords(d.Keywords),
 		Scope: string(d.Scope), LastUpdateDate: d.LastUpdateDate, Pinned: d.Pinned, Source: string(d.Source),
@@ -189,7 +254,7 @@ func (s *Store) createNoteTx(tx *gorm.DB, nn NewNote, actor Actor, reason string
 	if err := tx.Create(n).Error; err != nil {
 		return nil, err
 	}
-	if err := s.addVersionTx(tx, n, actor, reason); err != nil {
+	if err := s.versionTx(tx, n, 1, actor, reason); err != nil {
 		return nil, err
 	}
 	return n, s.auditTx(tx, AuditEvent{
@@ -199,13 +264,19 @@ func (s *Store) createNoteTx(tx *gorm.DB, nn NewNote, actor Actor, reason string
 	})
 }
 
+// addVersionTx records a changed note's next history entry.
 func (s *Store) addVersionTx(tx *gorm.DB, n *Note, actor Actor, reason string) error {
 	var last int
 	if err := tx.Model(&NoteVersion{}).Where("note_id = ?", n.ID).Select("COALESCE(MAX(version), 0)").Scan(&last).Error; err != nil {
 		return err
 	}
+	return s.versionTx(tx, n, last+1, actor, reason)
+}
+
+// versionTx records n as its history entry number version.
+func (s *Store) versionTx(tx *gorm.DB, n *Note, version int, actor Actor, reason string) error {
 	return tx.Create(&NoteVersion{
-		ID: s.newID(), NoteID: n.ID, UserID: n.UserID, Version: last + 1, Text: n.Text, Keywords: n.Keywords,
+		ID: s.newID(), NoteID: n.ID, UserID: n.UserID, Version: version, Text: n.Text, Keywords: n.Keywords,
 		Pinned: n.Pinned, Status: n.Status, Actor: actor.Kind, Reason: reason, CreatedAt: s.now(),
 	}).Error
 }

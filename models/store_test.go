@@ -118,6 +118,73 @@ func TestNotesLifecycle(t *testing.T) {
 	})
 }
 
+// TestTurnNotes: the one read a turn makes of notes returns what
+// GlobalNotes and SessionNotes return, in their orders: the user's active
+// global notes by last update, and only that session's active notes by
+// creation.
+func TestTurnNotes(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		u, err := s.CreateUser(ctx, "tn@example.com", "T", models.RoleTraveler, "right-pass")
+		if err != nil {
+			t.Fatal(err)
+		}
+		other, err := s.CreateUser(ctx, "other@example.com", "O", models.RoleTraveler, "right-pass")
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := s.CreateChatSession(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := s.CreateChatSession(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		actor := models.Actor{Kind: models.ActorSystem}
+		add := func(user, kind, session, text, date string) *models.Note {
+			t.Helper()
+			n, err := s.CreateNote(ctx, models.NewNote{UserID: user, Kind: kind, Prov: models.Provenance{SessionID: session},
+				Note: memory.Note{Text: text, Keywords: []string{"k"}, LastUpdateDate: date}}, actor, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		add(u.ID, models.KindGlobal, "", "global, updated later", "2026-11-20")
+		add(u.ID, models.KindGlobal, "", "global, updated earlier", "2026-10-01")
+		gone := add(u.ID, models.KindGlobal, "", "global, deleted", "2026-09-01")
+		add(other.ID, models.KindGlobal, "", "another traveler's", "2026-01-01")
+		add(u.ID, models.KindSession, a.ID, "session a, first", "2026-12-01")
+		add(u.ID, models.KindSession, a.ID, "session a, second", "2026-01-01")
+		add(u.ID, models.KindSession, b.ID, "session b", "2026-01-01")
+		if err := s.DeleteNote(ctx, u.ID, gone.ID, actor, ""); err != nil {
+			t.Fatal(err)
+		}
+		global, session, err := s.TurnNotes(ctx, u.ID, a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts := func(ns []memory.Note) string {
+			var out []string
+			for _, n := range ns {
+				out = append(out, n.Text)
+			}
+			return strings.Join(out, " | ")
+		}
+		wantG, _ := s.GlobalNotes(ctx, u.ID)
+		wantS, _ := s.SessionNotes(ctx, a.ID)
+		if got, want := texts(global), "global, updated earlier | global, updated later"; got != want || got != texts(wantG) {
+			t.Errorf("global = %q, want %q (GlobalNotes: %q)", got, want, texts(wantG))
+		}
+		if got, want := texts(session), "session a, first | session a, second"; got != want || got != texts(wantS) {
+			t.Errorf("session = %q, want %q (SessionNotes: %q)", got, want, texts(wantS))
+		}
+		if global, session, err = s.TurnNotes(ctx, other.ID, b.ID); err != nil || texts(global) != "another traveler's" || len(session) != 0 {
+			t.Errorf("another traveler with someone else's session = %q, %q, %v", texts(global), texts(session), err)
+		}
+	})
+}
+
 func TestSeedDemo(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		seeded, err := s.SeedDemo(ctx, "demo")
