@@ -21,7 +21,8 @@ type migration struct {
 // two databases express differently (full-text search) or that hold
 // semicolons (trigger bodies); such a migration's SQL is empty.
 var dialectMigrations = map[int]func(postgres bool) []string{
-	9: searchMigration,
+	9:  searchMigration,
+	10: leanWritesMigration,
 }
 
 // migrations is the schema's whole history, in order. Never edit or reorder a
@@ -274,6 +275,42 @@ UPDATE erasure_requests SET reason = 'other'
 	WHERE reason NOT IN ('', 'data_subject_request', 'account_closure', 'legal_obligation', 'other');
 `},
 	{9, "conversation search and summaries", ""}, // see dialectMigrations
+	{10, "fewer index writes per message", ""},   // see dialectMigrations
+}
+
+// leanWritesMigration drops what every message paid for and nothing read.
+// Each commit writes every page it touched to the log, a page per index at
+// least: a turn wrote about 27 pages, most of them index pages.
+//   - messages_created and turn_snapshots_created: transcripts expire by
+//     session (DeleteExpiredTranscripts walks the closed sessions' rows).
+//   - messages_session_idempotency held every message, keyed or not; it
+//     now holds the keyed user messages only, and keys stay unique.
+//   - chat_sessions_idle had last_activity_at, so every message moved the
+//     session's entry; the sweep now finds open sessions by status and
+//     checks their activity (on PostgreSQL, the session's updates can then
+//     stay in place, no index naming a column they change).
+//   - SQLite's full-text index is rebuilt with matchinfo=fts3: it no
+//     longer keeps a length per document and a total, which no search
+//     reads (matches are ordered by position in the conversation).
+func leanWritesMigration(postgres bool) []string {
+	stmts := []string{
+		`DROP INDEX messages_created`,
+		`DROP INDEX turn_snapshots_created`,
+		`DROP INDEX messages_session_idempotency`,
+		`CREATE UNIQUE INDEX messages_session_idempotency ON messages (session_id, idempotency_key) WHERE idempotency_key IS NOT NULL`,
+		`DROP INDEX chat_sessions_idle`,
+		`CREATE INDEX chat_sessions_status ON chat_sessions (status)`,
+	}
+	if postgres {
+		return stmts
+	}
+	// The triggers that keep the index in step name the table, not its
+	// definition: they write into the new one.
+	return append(stmts,
+		`DROP TABLE message_fts`,
+		`CREATE VIRTUAL TABLE message_fts USING fts4(content="messages", content, matchinfo=fts3, tokenize=unicode61 "remove_diacritics=2")`,
+		indexAllMessages,
+	)
 }
 
 // LatestSchemaVersion is the version a fully migrated database has: the

@@ -38,7 +38,7 @@ func searchMigration(postgres bool) []string {
 	}
 	return append(summary,
 		`CREATE VIRTUAL TABLE message_fts USING fts4(content="messages", content, tokenize=unicode61 "remove_diacritics=2")`,
-		`INSERT INTO message_fts(docid, content) SELECT rowid, content FROM messages WHERE role IN ('user', 'assistant')`,
+		indexAllMessages,
 		`CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.role IN ('user', 'assistant') BEGIN
 			INSERT INTO message_fts(docid, content) VALUES (new.rowid, new.content);
 		END`,
@@ -53,6 +53,9 @@ func searchMigration(postgres bool) []string {
 		END`,
 	)
 }
+
+// indexAllMessages fills SQLite's full-text index from the messages.
+const indexAllMessages = `INSERT INTO message_fts(docid, content) SELECT rowid, content FROM messages WHERE role IN ('user', 'assistant')`
 
 // SearchMessages finds the user and assistant messages of one session,
 // before turn beforeTurn, that hold any of terms (as word prefixes; terms

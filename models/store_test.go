@@ -376,3 +376,47 @@ func TestMigrationRepairsDuplicateTurns(t *testing.T) {
 		}
 	})
 }
+
+// TestLeanWritesMigration: migration 10 keeps what the dropped and narrowed
+// indexes guaranteed. An idempotency key is still unique in its session
+// (keyless messages are not limited), and the rebuilt full-text index
+// holds the messages stored before it and those stored after.
+func TestLeanWritesMigration(t *testing.T) {
+	dbtest.BackendsAt(t, 9, func(t *testing.T, s *models.Store) {
+		u, err := s.CreateUser(ctx, "lean@example.com", "L", models.RoleTraveler, "right-pass")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := s.CreateChatSession(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := &models.Message{SessionID: cs.ID, Role: "user", Content: "A ryokan near Kanazawa station, please"}
+		if err := s.AppendMessage(ctx, before); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatalf("migrate 9 → %d: %v", models.LatestSchemaVersion(), err)
+		}
+		for _, content := range []string{"Something with an onsen", "And a quiet room"} {
+			if err := s.AppendMessage(ctx, &models.Message{SessionID: cs.ID, Role: "assistant", Content: content, Turn: 1}); err != nil {
+				t.Fatalf("keyless message after the migration: %v", err)
+			}
+		}
+		key := "k1"
+		if _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "Two nights", IdempotencyKey: key}); err != nil {
+			t.Fatal(err)
+		}
+		twin := &models.Message{ID: models.NewID(), SessionID: cs.ID, UserID: u.ID, Seq: 99, Turn: 99, Role: "user",
+			Content: "Two nights", IdempotencyKey: &key, CreatedAt: time.Now()}
+		if err := s.DB().Create(twin).Error; err == nil {
+			t.Error("a second message with the same key in one session was stored")
+		}
+		for term, want := range map[string]string{"kanazawa": before.Content, "onsen": "Something with an onsen"} {
+			found, err := s.SearchMessages(ctx, cs.ID, 5, []string{term}, 5)
+			if err != nil || len(found) != 1 || found[0].Text != want {
+				t.Errorf("search %q after the migration = %+v, %v; want the message %q", term, found, err, want)
+			}
+		}
+	})
+}
