@@ -541,6 +541,9 @@ func (a *Agent) snapshot(cs *models.ChatSession, turn, round int, req Request, i
 		Model: a.provider.Name(), Instructions: req.Instructions, Messages: string(msgs), Response: string(out),
 		PromptTokens: resp.Usage.PromptTokens, CompletionTokens: resp.Usage.CompletionTokens}
 	snap.SetInjection(in)
+	if req.Instructions == in.Text {
+		snap.ShareStatic(in.StaticHead, in.StaticTail)
+	}
 	return snap
 }
 

@@ -570,3 +570,35 @@ func TestSavedNoteCommitsWithItsRound(t *testing.T) {
 		}
 	})
 }
+
+// TestSnapshotIsWhatTheModelWasSent: a round's snapshot reads back as the
+// exact instructions the model received, though its row stores only the
+// part between the shared standing orders and policy.
+func TestSnapshotIsWhatTheModelWasSent(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, db *models.Store) {
+		store, _, sid := seededIn(t, db)
+		model := &scripted{steps: []func(agent.Request) (agent.Response, error){
+			call(`{"text":"Travels with a folding bike.","keywords":["bike"],"scope":"durable"}`), reply("Noted."),
+		}}
+		a := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
+		if _, err := a.Turn(ctx, sid, "I always bring my folding bike.", nil); err != nil {
+			t.Fatal(err)
+		}
+		snaps, err := store.Snapshots(ctx, sid)
+		if err != nil || len(snaps) != 2 || len(model.seen) != 2 {
+			t.Fatalf("%d snapshots for %d model calls, %v", len(snaps), len(model.seen), err)
+		}
+		for i, sn := range snaps {
+			if sn.Instructions != model.seen[i].Instructions {
+				t.Errorf("round %d: the snapshot's instructions differ from what the model was sent", sn.Round)
+			}
+			var stored int
+			if err := store.DB().Raw("SELECT LENGTH(instructions) FROM turn_snapshots WHERE id = ?", sn.ID).Scan(&stored).Error; err != nil {
+				t.Fatal(err)
+			}
+			if stored*2 > len(sn.Instructions) {
+				t.Errorf("round %d: the row holds %d of the %d characters; want the shared texts stored apart", sn.Round, stored, len(sn.Instructions))
+			}
+		}
+	})
+}

@@ -66,6 +66,10 @@ type Instructions struct {
 	Session      bool           // the SESSION block was included
 	Tokens       SectionTokens
 	GlobalBudget int // the budget the GLOBAL notes were chosen within
+	// StaticHead and StaticTail are how many bytes Text starts and ends
+	// with that hold nothing of the traveler and nothing of the day: the
+	// standing orders and the memory policy. A snapshot stores them once.
+	StaticHead, StaticTail int
 }
 
 // GlobalNotes is how many GLOBAL notes were injected.
@@ -166,6 +170,7 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 	}
 
 	base := baseIntro + baseAbilities + toolLines(opt.Tools) + baseWork
+	out.StaticHead = len(base)
 	if validDate(opt.Today) {
 		base += "\n- Today is " + opt.Today + "."
 	}
@@ -221,6 +226,7 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 	out.Tokens.Summary = counter.Count(summary)
 	out.Tokens.Policy = counter.Count(policy)
 	out.Text = base + profile + mem.String() + summary + policy
+	out.StaticTail = len(policy)
 	return out
 }
 

@@ -396,3 +396,33 @@ func TestSummaryIsItsOwnSection(t *testing.T) {
 		t.Errorf("the summary changed other sections: %+v vs %+v", with.Tokens, without.Tokens)
 	}
 }
+
+// TestStaticHeadAndTail: the bytes BuildInstructions marks as static hold
+// nothing of the traveler or the day, and are the same for two travelers
+// on two days, so a snapshot may store them once.
+func TestStaticHeadAndTail(t *testing.T) {
+	build := func(name, note, summary, today string) Instructions {
+		st := State{Profile: Profile{"name": name}, Global: []Note{{ID: "g", Text: note, Keywords: []string{"k"}}},
+			Session: []Note{{ID: "s", Text: note + " (this trip)", Keywords: []string{"k"}}}}
+		return BuildInstructions(st, InjectOptions{Today: today, Trimmed: true, Summary: summary, Tools: []string{SaveNoteToolName}})
+	}
+	a := build("Zoë Quill", "Prefers the night train to Vienna.", "They asked about Graz.", "2026-12-01")
+	b := build("Ilya Ray", "Travels with a cello.", "", "2027-01-15")
+	for _, in := range []Instructions{a, b} {
+		if in.StaticHead <= 0 || in.StaticTail <= 0 || in.StaticHead+in.StaticTail > len(in.Text) {
+			t.Fatalf("static head %d and tail %d of a %d-byte text", in.StaticHead, in.StaticTail, len(in.Text))
+		}
+	}
+	headA, tailA := a.Text[:a.StaticHead], a.Text[len(a.Text)-a.StaticTail:]
+	if headA != b.Text[:b.StaticHead] || tailA != b.Text[len(b.Text)-b.StaticTail:] {
+		t.Error("two travelers' static head or tail differ")
+	}
+	for _, private := range []string{"Zoë", "Quill", "night train", "Graz", "2026-12-01", "<user_profile>", "<memories>"} {
+		if strings.Contains(headA, private) || strings.Contains(tailA, private) {
+			t.Errorf("the static text holds %q", private)
+		}
+	}
+	if !strings.Contains(a.Text[a.StaticHead:len(a.Text)-a.StaticTail], "Today is 2026-12-01") {
+		t.Error("the day is not in the part between the static texts")
+	}
+}

@@ -315,8 +315,7 @@ func (s *Store) CommitRound(ctx context.Context, l *AnswerLease, r Round) error 
 			return ErrLeaseLost
 		}
 		if r.Snapshot != nil {
-			r.Snapshot.ID, r.Snapshot.CreatedAt = s.newID(), s.now()
-			if err := tx.Create(r.Snapshot).Error; err != nil {
+			if err := s.saveSnapshotTx(tx, r.Snapshot); err != nil {
 				return err
 			}
 		}
@@ -334,6 +333,9 @@ func (s *Store) CommitRound(ctx context.Context, l *AnswerLease, r Round) error 
 	})
 	if err != nil {
 		return fmt.Errorf("models: commit round in %s: %w", l.SessionID, conflict(err))
+	}
+	if r.Snapshot != nil {
+		s.savedSnapshot(r.Snapshot)
 	}
 	return nil
 }
@@ -518,10 +520,10 @@ func EncodeToolCalls(calls []memory.ToolCall) string {
 
 // SaveSnapshot records exactly what the model was sent on one round of a turn.
 func (s *Store) SaveSnapshot(ctx context.Context, snap *TurnSnapshot) error {
-	snap.ID, snap.CreatedAt = s.newID(), s.now()
-	if err := s.db.WithContext(ctx).Create(snap).Error; err != nil {
+	if err := s.write(ctx, func(tx *gorm.DB) error { return s.saveSnapshotTx(tx, snap) }); err != nil {
 		return fmt.Errorf("models: save snapshot: %w", err)
 	}
+	s.savedSnapshot(snap)
 	return nil
 }
 
@@ -531,7 +533,7 @@ func (s *Store) Snapshots(ctx context.Context, sessionID string) ([]TurnSnapshot
 	if err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("turn, round").Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("models: snapshots: %w", err)
 	}
-	return out, nil
+	return out, s.wholeInstructions(ctx, out)
 }
 
 // RecordBlockedWrite counts a refused memory write by category only.

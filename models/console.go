@@ -37,5 +37,5 @@ func (s *Store) TurnSnapshots(ctx context.Context, sessionID string, turn int) (
 	if err := s.db.WithContext(ctx).Where("session_id = ? AND turn = ?", sessionID, turn).Order("round").Find(&out).Error; err != nil {
 		return nil, fmt.Errorf("models: turn snapshots: %w", err)
 	}
-	return out, nil
+	return out, s.wholeInstructions(ctx, out)
 }

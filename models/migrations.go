@@ -276,6 +276,18 @@ UPDATE erasure_requests SET reason = 'other'
 `},
 	{9, "conversation search and summaries", ""}, // see dialectMigrations
 	{10, "fewer index writes per message", ""},   // see dialectMigrations
+	// A snapshot's instructions start and end with the same standing
+	// orders and memory policy on most rounds, about half of the text:
+	// those are stored once, by the hash of their text, and the snapshot
+	// names them (see TurnSnapshot). They hold no traveler's data.
+	{11, "prompt texts shared by snapshots", `
+CREATE TABLE prompt_texts (
+	id TEXT PRIMARY KEY,
+	text TEXT NOT NULL
+);
+ALTER TABLE turn_snapshots ADD COLUMN instructions_head TEXT NOT NULL DEFAULT '';
+ALTER TABLE turn_snapshots ADD COLUMN instructions_tail TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // leanWritesMigration drops what every message paid for and nothing read.

@@ -182,6 +182,32 @@ type TurnSnapshot struct {
 	SectionTokens  string
 	MemoryInjected bool
 	SessionBlock   bool
+	// InstructionsHead and InstructionsTail (migration 11) name the
+	// prompt_texts the instructions start and end with, when they were
+	// stored apart (ShareStatic); Instructions then holds what is between.
+	// The store's readers of snapshots return the instructions whole.
+	InstructionsHead string
+	InstructionsTail string
+
+	head, tail string // the texts ShareStatic set apart, until stored
+}
+
+// ShareStatic sets apart the first head and last tail bytes of the
+// instructions, text the same for every traveler (memory.Instructions'
+// StaticHead and StaticTail), to be stored once for all snapshots.
+func (sn *TurnSnapshot) ShareStatic(head, tail int) {
+	if head < 0 || tail < 0 || head+tail > len(sn.Instructions) || sn.head != "" || sn.tail != "" {
+		return
+	}
+	in := sn.Instructions
+	sn.head, sn.Instructions, sn.tail = in[:head], in[head:len(in)-tail], in[len(in)-tail:]
+}
+
+// PromptText is a text that snapshots' instructions share, stored once
+// under the hash of its content.
+type PromptText struct {
+	ID   string `gorm:"primaryKey"`
+	Text string
 }
 
 // SetInjection records on the snapshot what its instructions carried.

@@ -134,6 +134,9 @@ func (s *Store) ExportUserData(ctx context.Context, userID string) (*Export, err
 	if err := db.Where("user_id = ?", userID).Order("created_at, turn, round").Find(&snaps).Error; err != nil {
 		return nil, fmt.Errorf("models: export snapshots: %w", err)
 	}
+	if err := s.wholeInstructions(ctx, snaps); err != nil {
+		return nil, err
+	}
 	out.Snapshots = make([]ExportSnapshot, len(snaps))
 	for i, sn := range snaps {
 		out.Snapshots[i] = ExportSnapshot{SessionID: sn.SessionID, Turn: sn.Turn, Round: sn.Round, Model: sn.Model,

@@ -40,6 +40,8 @@ type Store struct {
 	postgres bool
 	path     string  // SQLite file path, empty for PostgreSQL
 	writer   *writer // SQLite's group commit (see write); nil on PostgreSQL
+	// promptTexts holds the shared prompt texts known to be stored, by id.
+	promptTexts sync.Map
 
 	dummyOnce sync.Once
 	dummy     []byte

@@ -420,3 +420,74 @@ func TestLeanWritesMigration(t *testing.T) {
 		}
 	})
 }
+
+// TestSnapshotSharesStaticText: a snapshot's standing orders and policy
+// are stored once for all snapshots that share them, and every reader
+// (the session's snapshots, one turn's, the export, and a store that
+// never wrote them) gets the instructions back byte for byte.
+func TestSnapshotSharesStaticText(t *testing.T) {
+	dbtest.BackendsTwice(t, func(t *testing.T, s, other *models.Store) {
+		u, err := s.CreateUser(ctx, "snap@example.com", "S", models.RoleTraveler, "right-pass")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := s.CreateChatSession(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		head, tail := "You are Concierge.\n\n", "<memory_policy>\nRules.\n</memory_policy>\n"
+		sent := map[int]string{}
+		for turn := 1; turn <= 3; turn++ {
+			sent[turn] = head + fmt.Sprintf("<user_profile>turn %d, Zoë</user_profile>\n", turn) + tail
+			sn := &models.TurnSnapshot{SessionID: cs.ID, UserID: u.ID, Turn: turn, Round: 1, Model: "m",
+				Instructions: sent[turn], Messages: "[]", Response: "{}"}
+			sn.ShareStatic(len(head), len(tail))
+			if err := s.SaveSnapshot(ctx, sn); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var texts, stored int64
+		s.DB().Model(&models.PromptText{}).Count(&texts)
+		s.DB().Model(&models.TurnSnapshot{}).Where("session_id = ? AND instructions LIKE ?", cs.ID, "%Rules.%").Count(&stored)
+		if texts != 2 || stored != 0 {
+			t.Errorf("%d shared texts for 3 snapshots (want 2), %d snapshots holding the policy themselves (want 0)", texts, stored)
+		}
+		check := func(who string, got []models.TurnSnapshot) {
+			t.Helper()
+			if len(got) == 0 {
+				t.Errorf("%s: no snapshots", who)
+			}
+			for _, sn := range got {
+				if sn.Instructions != sent[sn.Turn] {
+					t.Errorf("%s: turn %d instructions = %q, want %q", who, sn.Turn, sn.Instructions, sent[sn.Turn])
+				}
+			}
+		}
+		all, err := s.Snapshots(ctx, cs.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("Snapshots", all)
+		one, err := s.TurnSnapshots(ctx, cs.ID, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("TurnSnapshots", one)
+		ex, err := s.ExportUserData(ctx, u.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var exported []models.TurnSnapshot
+		for _, sn := range ex.Snapshots {
+			exported = append(exported, models.TurnSnapshot{Turn: sn.Turn, Instructions: sn.Instructions})
+		}
+		check("export", exported)
+
+		// Another instance on the same database has none of them in memory.
+		fresh, err := other.Snapshots(ctx, cs.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		check("another store", fresh)
+	})
+}

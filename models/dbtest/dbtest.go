@@ -110,3 +110,18 @@ func Backends(t *testing.T, fn func(t *testing.T, s *models.Store)) {
 	t.Run("sqlite", func(t *testing.T) { fn(t, SQLite(t)) })
 	t.Run("postgres", func(t *testing.T) { fn(t, Postgres(t)) })
 }
+
+// BackendsTwice runs fn like Backends with two stores open on one
+// database, as two instances of the server have them.
+func BackendsTwice(t *testing.T, fn func(t *testing.T, a, b *models.Store)) {
+	t.Helper()
+	latest := models.LatestSchemaVersion()
+	t.Run("sqlite", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "test.db")
+		fn(t, open(t, path, latest), open(t, path, latest))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		dsn := postgresSchema(t)
+		fn(t, open(t, dsn, latest), open(t, dsn, latest))
+	})
+}
