@@ -392,11 +392,13 @@ func (a *Agent) answer(h *heldLease, cs *models.ChatSession, turn int, onDelta f
 		return nil, err
 	}
 	userMsg, _ := pendingUser(history)
+	if turn != 0 && (userMsg == nil || userMsg.Turn != turn) {
+		// The message asked for never got its answer (its caller found
+		// none), and the traveler's newer one is pending or answered.
+		return nil, ErrSuperseded
+	}
 	if userMsg == nil {
 		return nil, ErrNothingToAnswer
-	}
-	if turn != 0 && userMsg.Turn != turn {
-		return nil, ErrSuperseded
 	}
 	res, err := a.run(h, cs, userMsg, history, onDelta)
 	var modelTime time.Duration

@@ -454,6 +454,15 @@ func TestRetryOfSupersededMessage(t *testing.T) {
 	if err != nil || res.Reply != "Answer to two." || res.Turn != 2 {
 		t.Fatalf("retry of the newer message = %+v, %v", res, err)
 	}
+	// Once the newer one is answered, the older one is still superseded
+	// (a kill -9 mid-turn left exactly this: it was a 500).
+	calls = len(model.seen)
+	if res, err := a.Send(ctx, agent.Post{SessionID: sid, Content: "one", IdempotencyKey: "k1"}); !errors.Is(err, agent.ErrSuperseded) {
+		t.Fatalf("retry of the older message after the newer one's answer = %+v, %v; want ErrSuperseded", res, err)
+	}
+	if len(model.seen) != calls {
+		t.Errorf("the superseded retry called the model")
+	}
 }
 
 // TestNoteDeletedMidTurnLeavesLaterRounds: a global note removed while a

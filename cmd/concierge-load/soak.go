@@ -36,6 +36,10 @@ type soakConfig struct {
 type sent struct {
 	content, key string
 	answered     bool // a 200 with a reply was received (maybe after retries)
+	// superseded: a 409 conflict said a newer message of the session is
+	// answered instead (the instance that stored this one died before
+	// answering it, and the other message of a racing step went first).
+	superseded bool
 }
 
 // soakSession is one conversation a client had.
@@ -149,12 +153,12 @@ func soakClient(runCtx, ctx context.Context, cfg soakConfig, httpc *http.Client,
 				stats.mu.Lock()
 				stats.raced++
 				stats.mu.Unlock()
-				var a, b bool
+				var a, b outcome
 				var wg sync.WaitGroup
 				wg.Go(func() { a = sendUntilAnswered(ctx, pick, ss.id, m, stats) })
 				wg.Go(func() { b = sendUntilAnswered(ctx, pick, ss.id, m, stats) })
 				wg.Wait()
-				m.answered = a && b
+				m.answered = a == answered && b == answered
 				ss.msgs = append(ss.msgs, m)
 			case r < cfg.Racing && i+1 < cfg.Session: // two different messages at once
 				stats.mu.Lock()
@@ -162,13 +166,16 @@ func soakClient(runCtx, ctx context.Context, cfg soakConfig, httpc *http.Client,
 				stats.mu.Unlock()
 				i++
 				m2 := sent{content: script[(offset+i)%len(script)], key: newKey()}
+				var o, o2 outcome
 				var wg sync.WaitGroup
-				wg.Go(func() { m.answered = sendUntilAnswered(ctx, pick, ss.id, m, stats) })
-				wg.Go(func() { m2.answered = sendUntilAnswered(ctx, pick, ss.id, m2, stats) })
+				wg.Go(func() { o = sendUntilAnswered(ctx, pick, ss.id, m, stats) })
+				wg.Go(func() { o2 = sendUntilAnswered(ctx, pick, ss.id, m2, stats) })
 				wg.Wait()
+				m.answered, m.superseded = o == answered, o == superseded
+				m2.answered, m2.superseded = o2 == answered, o2 == superseded
 				ss.msgs = append(ss.msgs, m, m2)
 			default:
-				m.answered = sendUntilAnswered(ctx, pick, ss.id, m, stats)
+				m.answered = sendUntilAnswered(ctx, pick, ss.id, m, stats) == answered
 				ss.msgs = append(ss.msgs, m)
 			}
 		}
@@ -183,12 +190,22 @@ func soakClient(runCtx, ctx context.Context, cfg soakConfig, httpc *http.Client,
 	}
 }
 
+// outcome is how a send ended for its client.
+type outcome int
+
+const (
+	failed     outcome = iota
+	answered           // a 200 with a reply
+	superseded         // 409 conflict: a newer message is answered instead
+)
+
 // sendUntilAnswered sends one message, retrying with the same key through
 // random instances on every failure: network errors, 5xx, 409 not_stored
 // (nothing written: send again) and 409 answer_in_progress (stored and
-// being answered elsewhere: ask again later and get the answer). It gives
-// up after two minutes.
-func sendUntilAnswered(ctx context.Context, pick func() *client, sessionID string, m sent, stats *soakStats) bool {
+// being answered elsewhere: ask again later and get the answer). A 409
+// conflict is final: the session's newer message is answered instead. It
+// gives up after two minutes.
+func sendUntilAnswered(ctx context.Context, pick func() *client, sessionID string, m sent, stats *soakStats) outcome {
 	deadline := time.Now().Add(2 * time.Minute)
 	for attempt := 0; time.Now().Before(deadline); attempt++ {
 		if attempt > 0 {
@@ -213,15 +230,21 @@ func sendUntilAnswered(ctx context.Context, pick func() *client, sessionID strin
 			stats.mu.Lock()
 			stats.latencies = append(stats.latencies, time.Since(t0))
 			stats.mu.Unlock()
-			return out.Reply != ""
+			if out.Reply == "" {
+				return failed
+			}
+			return answered
 		default:
 			stats.saw(fmt.Sprintf("%d %s", status, out.Error.Code))
+			if status == http.StatusConflict && out.Error.Code == "conflict" {
+				return superseded
+			}
 			if status < 500 && status != http.StatusConflict {
-				return false // our mistake: retrying will not help
+				return failed // our mistake: retrying will not help
 			}
 		}
 	}
-	return false
+	return failed
 }
 
 // soakReport reads every session and traveler back over the API and prints
@@ -251,7 +274,7 @@ func soakReport(ctx context.Context, cfg soakConfig, httpc *http.Client, tokens 
 		time.Sleep(time.Second)
 	}
 
-	var sentN, acked, storedOnce, storedTwice, missing, unanswered, dupTurns, extra, closed int
+	var sentN, acked, storedOnce, storedTwice, missing, unanswered, overtaken, dupTurns, extra, closed int
 	for _, ss := range stats.sessions {
 		if ss.closed {
 			closed++
@@ -281,6 +304,14 @@ func soakReport(ctx context.Context, cfg soakConfig, httpc *http.Client, tokens 
 			}
 		}
 		wanted := map[string]bool{}
+		later := func(turn int) bool { // a later turn of the session is answered
+			for t := range answeredTurns {
+				if t > turn {
+					return true
+				}
+			}
+			return false
+		}
 		for _, m := range ss.msgs {
 			sentN++
 			wanted[m.content] = true
@@ -292,7 +323,10 @@ func soakReport(ctx context.Context, cfg soakConfig, httpc *http.Client, tokens 
 				missing++
 			case n == 1:
 				storedOnce++
-				if !answeredTurns[turnOf[m.content]] {
+				switch turn := turnOf[m.content]; {
+				case m.superseded && !answeredTurns[turn] && later(turn):
+					overtaken++
+				case !answeredTurns[turn]:
 					unanswered++
 				}
 			default:
@@ -355,8 +389,9 @@ func soakReport(ctx context.Context, cfg soakConfig, httpc *http.Client, tokens 
 	}
 	fmt.Fprintf(stdout, "read back: stored exactly once %d, stored twice or more %d, missing %d, stored but unanswered %d, unexpected user messages %d, sessions with a duplicated turn %d\n",
 		storedOnce, storedTwice, missing, unanswered, extra, dupTurns)
+	fmt.Fprintf(stdout, "superseded: %d stored, told 409 conflict, a later message of theirs answered instead\n", overtaken)
 	fmt.Fprintf(stdout, "memory: %d travelers, %d active long-term notes, %d duplicates\n", travelers, notes, dupNotes)
-	if storedTwice+missing+unanswered+extra+dupTurns+dupNotes > 0 || acked != sentN {
+	if storedTwice+missing+unanswered+extra+dupTurns+dupNotes > 0 || acked+overtaken != sentN {
 		return errors.New("soak: integrity violations (see the counts above)")
 	}
 	return nil
