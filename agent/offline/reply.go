@@ -101,7 +101,7 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 
 // place returns the first capitalised place re finds, cut before a
 // weekday, month or sentence word.
-func (t *table) place(re *regexp.Regexp, msg string) string {
+func (t *table) place(re *pattern, msg string) string {
 	for _, m := range re.FindAllStringSubmatch(msg, -1) {
 		var kept []string
 		for _, w := range strings.Fields(m[1]) {
@@ -120,7 +120,7 @@ func (t *table) place(re *regexp.Regexp, msg string) string {
 var (
 	reBookObject  = regexp.MustCompile(`(?i)\b(?:book|reserve)\s+(?:me\s+|us\s+)?(.+)$`)
 	reVague       = regexp.MustCompile(`(?i)^(?:it|that|this|everything|them|the (?:hotel|flight|trip|plan))\b`)
-	reNear        = regexp.MustCompile(`\b(?:near|in|around|at|by|to)\s+((?:[A-Z][\p{L}'-]+)(?:\s+[A-Z][\p{L}'-]+)*)`)
+	reNear        = mustPattern(`\b(?:near|in|around|at|by|to)\s+((?:[A-Z][\p{L}'-]+)(?:\s+[A-Z][\p{L}'-]+)*)`)
 	rePlaceholder = regexp.MustCompile(`\{(\w+)\}`)
 )
 

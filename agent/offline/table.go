@@ -3,7 +3,6 @@ package offline
 import (
 	_ "embed"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -45,14 +44,14 @@ type topicFile struct {
 // rule is one compiled capture rule.
 type rule struct {
 	ruleFile
-	re, context, unless *regexp.Regexp
+	re, context, unless *pattern
 	negatable           bool
 }
 
 // topic is one compiled reply topic.
 type topic struct {
 	topicFile
-	re, uses *regexp.Regexp
+	re, uses *pattern
 }
 
 // table is rules.yaml compiled: the whole of what the engine knows.
@@ -60,8 +59,8 @@ type table struct {
 	file     tableFile
 	rules    []rule
 	topics   []topic
-	requests []*regexp.Regexp
-	re       map[string]*regexp.Regexp  // by key; nested keys as "trip.dates"
+	requests []*pattern
+	re       map[string]*pattern        // by key; nested keys as "trip.dates"
 	words    map[string]map[string]bool // by key
 }
 
@@ -76,7 +75,7 @@ var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "repl
 
 // loadTable parses and compiles a table.
 func loadTable(raw []byte) (*table, error) {
-	t := &table{re: map[string]*regexp.Regexp{}, words: map[string]map[string]bool{}}
+	t := &table{re: map[string]*pattern{}, words: map[string]map[string]bool{}}
 	var rest map[string]any
 	if err := yaml.Unmarshal(raw, &t.file); err != nil {
 		return nil, fmt.Errorf("offline rules: %w", err)
@@ -85,14 +84,14 @@ func loadTable(raw []byte) (*table, error) {
 		return nil, fmt.Errorf("offline rules: %w", err)
 	}
 	var err error
-	compile := func(expr string) *regexp.Regexp {
+	compile := func(expr string) *pattern {
 		for name, body := range t.file.Macros {
 			expr = strings.ReplaceAll(expr, "{"+name+"}", body)
 		}
 		if expr == "" || err != nil {
 			return nil
 		}
-		re, e := regexp.Compile(expr)
+		re, e := compilePattern(expr)
 		if e != nil {
 			err = fmt.Errorf("offline rules: %q: %w", expr, e)
 		}
