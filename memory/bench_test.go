@@ -55,3 +55,15 @@ func BenchmarkScreenText(b *testing.B) {
 		ScreenText(benchNote)
 	}
 }
+
+// BenchmarkScreenMessage screens a traveler's ordinary message without
+// digits, the common case on every turn: only the instruction rules' word
+// gates and the checks without numbers run.
+func BenchmarkScreenMessage(b *testing.B) {
+	const msg = "I'd love a quiet boutique hotel near the old town, and please remember I'm vegetarian and prefer aisle seats."
+	ScreenText(msg)
+	b.ReportAllocs()
+	for b.Loop() {
+		ScreenText(msg)
+	}
+}

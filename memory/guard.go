@@ -431,8 +431,9 @@ func ScreenText(text string) (category string, blocked bool) {
 type screen struct {
 	cased, lower string // same length and offsets; see normalizeForms
 	digits       int
-	tokens       []token  // every word that holds a digit
-	words        []string // the words, sorted, built on first use (mayContain)
+	tokens       []token      // every word that holds a digit
+	present      []uint64     // the anchor sets the words start, built on first use (mayContain)
+	presentIn    *anchorIndex // the index present was built from
 }
 
 // token is a word of the screening form that holds digits: letters, digits

@@ -53,7 +53,63 @@ var builtins = map[string]string{
 // list's words.
 type rule struct {
 	re      *regexp.Regexp
-	anchors [][]string
+	anchors []*anchors
+}
+
+// anchors is a set of words one of which must start a word of a text for a
+// check to have a chance (see screen.mayContain). A nil set gates nothing.
+type anchors struct {
+	id    int // its bit in what anchorIndex.present returns
+	words []string
+	index *anchorIndex
+}
+
+// anchorIndex holds every anchor set of a rule set by word, so a text's
+// words are looked up once for all of them: a few map lookups per word
+// instead of a search per anchor word (there are about a thousand).
+type anchorIndex struct {
+	sets    int
+	byWord  map[string][]int // anchor word → the sets that hold it
+	longest int              // bytes of the longest anchor word
+}
+
+// add makes a set of words; nil words make a nil set, which gates nothing.
+func (ix *anchorIndex) add(words []string) *anchors {
+	if words == nil {
+		return nil
+	}
+	a := &anchors{id: ix.sets, words: words, index: ix}
+	ix.sets++
+	for _, w := range words {
+		if ids := ix.byWord[w]; len(ids) == 0 || ids[len(ids)-1] != a.id {
+			ix.byWord[w] = append(ids, a.id)
+		}
+		ix.longest = max(ix.longest, len(w))
+	}
+	return a
+}
+
+// present returns, as a bit set by id, the sets one of whose words starts
+// a word of lower.
+func (ix *anchorIndex) present(lower string) []uint64 {
+	bits := make([]uint64, (ix.sets+63)/64)
+	for i := 0; i < len(lower); {
+		if !isGateByte(lower[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(lower) && isGateByte(lower[j]) {
+			j++
+		}
+		for k := i + 1; k <= min(j, i+ix.longest); k++ {
+			for _, id := range ix.byWord[lower[i:k]] {
+				bits[id/64] |= 1 << (id % 64)
+			}
+		}
+		i = j
+	}
+	return bits
 }
 
 func (r *rule) match(sc *screen) bool {
@@ -80,36 +136,17 @@ func isGateByte(c byte) bool {
 }
 
 // mayContain reports whether some word of the text starts with one of
-// anchors (nil anchors: yes). It is the cheap necessary condition that
-// spares the regular expressions on ordinary notes: the note's words are
-// sorted once, and every word starting with an anchor sorts right after it.
-func (sc *screen) mayContain(anchors []string) bool {
-	if anchors == nil {
+// the set's words (a nil set: yes). It is the cheap necessary condition
+// that spares the regular expressions on ordinary notes: the text's words
+// are looked up in the index once, on first use, for every set at once.
+func (sc *screen) mayContain(a *anchors) bool {
+	if a == nil {
 		return true
 	}
-	if sc.words == nil {
-		sc.words = make([]string, 0, 32)
-		s := sc.lower
-		for i := 0; i < len(s); {
-			if !isGateByte(s[i]) {
-				i++
-				continue
-			}
-			j := i
-			for j < len(s) && isGateByte(s[j]) {
-				j++
-			}
-			sc.words = append(sc.words, s[i:j])
-			i = j
-		}
-		sort.Strings(sc.words)
+	if sc.present == nil || sc.presentIn != a.index {
+		sc.present, sc.presentIn = a.index.present(sc.lower), a.index
 	}
-	for _, a := range anchors {
-		if i := sort.SearchStrings(sc.words, a); i < len(sc.words) && strings.HasPrefix(sc.words[i], a) {
-			return true
-		}
-	}
-	return false
+	return sc.present[a.id/64]&(1<<(a.id%64)) != 0
 }
 
 // ruleSet is every language file compiled.
@@ -119,7 +156,7 @@ type ruleSet struct {
 	// (ctx_booking, birth…); group 1 is the word.
 	context map[string]*regexp.Regexp
 	// anchors are the words each list's entries start with (see mayContain).
-	anchors map[string][]string
+	anchors map[string]*anchors
 	// roleMarkRe finds role markers ("system:", "«assistant»", "[user]").
 	roleMarkRe *regexp.Regexp
 	// emailObfRe finds "name at host dot com" in every language's words.
@@ -168,8 +205,8 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		}
 		files = append(files, lf)
 	}
-	c := &compiler{lists: lists, expanded: map[string]string{}}
-	rs := &ruleSet{context: map[string]*regexp.Regexp{}, anchors: map[string][]string{}}
+	c := &compiler{lists: lists, expanded: map[string]string{}, index: &anchorIndex{byWord: map[string][]int{}}}
+	rs := &ruleSet{context: map[string]*regexp.Regexp{}, anchors: map[string]*anchors{}}
 	for _, lf := range files {
 		for _, group := range []struct {
 			tpls []string
@@ -194,19 +231,20 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		}
 	}
 	for _, name := range []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"} {
-		rs.anchors[name] = c.anchorsOf(name)
+		rs.anchors[name] = c.index.add(c.anchorsOf(name))
 	}
 	for _, name := range []string{"at", "dot"} {
 		// The bare words; the bracketed forms are gated on the brackets.
+		var words []string
 		for _, it := range lists[name] {
 			if w := firstWords(entry(it)); w != nil && !strings.ContainsAny(it, `[({`) {
-				rs.anchors[name] = append(rs.anchors[name], w...)
+				words = append(words, w...)
 			}
 		}
+		rs.anchors[name] = c.index.add(words)
 	}
-	rs.anchors["secret_any"] = append(append([]string(nil), rs.anchors["ctx_secret"]...), rs.anchors["ctx_password"]...)
-	if rs.anchors["ctx_secret"] == nil || rs.anchors["ctx_password"] == nil {
-		rs.anchors["secret_any"] = nil
+	if secret, password := c.anchorsOf("ctx_secret"), c.anchorsOf("ctx_password"); secret != nil && password != nil {
+		rs.anchors["secret_any"] = c.index.add(append(secret, password...))
 	}
 	compile := func(what, re string) (*regexp.Regexp, error) {
 		out, err := regexp.Compile(re)
@@ -251,6 +289,7 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 type compiler struct {
 	lists    map[string][]string
 	expanded map[string]string
+	index    *anchorIndex // every anchor set the rules gate on
 }
 
 // entry folds one list entry and turns its spaces into separators.
@@ -467,7 +506,7 @@ func (c *compiler) rule(tpl string) (rule, error) {
 	if strings.HasPrefix(body, "^") {
 		start, body = clauseStarRe, body[1:]
 	}
-	var anchors [][]string
+	var gates []*anchors
 	depth := 0 // open groups: a list inside one may be skipped, so it gates nothing
 	for len(body) > 0 {
 		switch {
@@ -487,7 +526,7 @@ func (c *compiler) rule(tpl string) (rule, error) {
 				return rule{}, fmt.Errorf("guard template %q: %w", tpl, err)
 			}
 			if a := c.anchorsOf(name); a != nil && depth == 0 {
-				anchors = append(anchors, a)
+				gates = append(gates, c.index.add(a))
 			}
 			b.WriteString(alt)
 			body = body[end+1:]
@@ -514,7 +553,7 @@ func (c *compiler) rule(tpl string) (rule, error) {
 				}
 			}
 			if a != nil && depth == 0 {
-				anchors = append(anchors, a)
+				gates = append(gates, c.index.add(a))
 			}
 			depth += groupDepth(lit)
 			b.WriteString(spaces(foldPattern(lit)))
@@ -525,7 +564,7 @@ func (c *compiler) rule(tpl string) (rule, error) {
 	if err != nil {
 		return rule{}, fmt.Errorf("guard template %q: %w", tpl, err)
 	}
-	return rule{re: re, anchors: anchors}, nil
+	return rule{re: re, anchors: gates}, nil
 }
 
 // groupDepth returns how many more groups a part of a template opens than
