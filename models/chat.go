@@ -136,12 +136,14 @@ func (s *Store) lockSessionTx(tx *gorm.DB, sessionID string) (*lockedSession, er
 		}
 		var end struct{ LastSeq, LastTurn int }
 		err := tx.Model(&ChatSession{}).Select(last("seq")+" AS last_seq, "+last("turn")+" AS last_turn").
-			Where("id = ?", sessionID).Scan(&end).Error
+			Where("id = ?", sessionID).Find(&end).Error
 		cs.LastSeq, cs.LastTurn = end.LastSeq, end.LastTurn
 		return &cs, err
 	}
+	// Find, not Scan, on these hot reads: GORM's Scan renders the
+	// statement's SQL with its arguments for the logger on every call.
 	err := tx.Model(&ChatSession{}).Select("chat_sessions.*, "+last("seq")+" AS last_seq, "+last("turn")+" AS last_turn").
-		Where("id = ?", sessionID).Limit(1).Scan(&cs).Error
+		Where("id = ?", sessionID).Limit(1).Find(&cs).Error
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +387,7 @@ func pendingUserTx(tx *gorm.DB, sessionID string) (*Message, error) {
 	// role is a literal, not a parameter, so the planner can use the
 	// partial index on user turns (messages_session_user_turn).
 	err := tx.Model(&Message{}).Select("messages.*, EXISTS (SELECT 1 FROM messages a WHERE a.session_id = messages.session_id AND a.turn = messages.turn AND a.role = 'assistant' AND a.tool_calls = '') AS answered").
-		Where("session_id = ? AND role = 'user'", sessionID).Order("turn DESC").Limit(1).Scan(&last).Error
+		Where("session_id = ? AND role = 'user'", sessionID).Order("turn DESC").Limit(1).Find(&last).Error
 	if err != nil {
 		return nil, err
 	}
