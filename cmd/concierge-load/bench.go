@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"concierge/agent/offline"
@@ -246,6 +247,7 @@ func runThroughput(ctx context.Context, cfg throughputConfig, stdout io.Writer) 
 	if err != nil {
 		return err
 	}
+	own0 := ownCPUSeconds()
 	var lat latencies
 	var done, failed atomic.Int64
 	runCtx, cancel := context.WithTimeout(ctx, cfg.Duration)
@@ -272,6 +274,7 @@ func runThroughput(ctx context.Context, cfg throughputConfig, stdout io.Writer) 
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	own1 := ownCPUSeconds()
 	cancel()
 	cpu1, err := srv.cpuSeconds(ctx, staff)
 	if err != nil {
@@ -320,7 +323,17 @@ func runThroughput(ctx context.Context, cfg throughputConfig, stdout io.Writer) 
 		len(hs), helapsed.Round(time.Millisecond), hps, round(pct(hs, .5)), round(pct(hs, .99)))
 	fmt.Fprintf(stdout, "ratio /healthz to turns: %.1f\n", hps/tps)
 	fmt.Fprintf(stdout, "server CPU %.2fs over %d turns: %.2f ms per turn\n", cpu1-cpu0, len(turns), (cpu1-cpu0)*1000/float64(len(turns)))
+	fmt.Fprintf(stdout, "load generator CPU %.2fs: %.2f ms per turn (it shares the machine)\n", own1-own0, (own1-own0)*1000/float64(len(turns)))
 	return nil
+}
+
+// ownCPUSeconds is this process's user and system CPU time so far.
+func ownCPUSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // sessionTurns opens a session, sends n scripted turns (reporting each
