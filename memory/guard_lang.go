@@ -177,6 +177,15 @@ var guardRules = sync.OnceValue(func() *ruleSet {
 	return rs
 })
 
+// Warm compiles what the guard and the token counter otherwise build on
+// first use: the language files' rules and model's encoding, a few hundred
+// milliseconds of CPU. The server runs it as it starts, so the first turns
+// after a start (a burst after a deploy) do not all wait on it.
+func Warm(model string) {
+	guardRules()
+	NewTokenCounter(model)
+}
+
 // contextLists are the lists the value checks look up around numbers.
 var contextLists = []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"}
 

@@ -104,6 +104,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	started := time.Now()
+	go memory.Warm(cfg.ChatModel) // beside the migrations, before the first turn
 	store, err := models.Open(cfg.DB)
 	if err != nil {
 		return err
