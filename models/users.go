@@ -167,9 +167,11 @@ func (s *Store) credentialUser(ctx context.Context, table, extra, where string, 
 	if extra != "" {
 		cols += ", " + extra
 	}
+	// Find, not Scan: every request comes here, and Scan renders the
+	// statement's SQL for GORM's logger on each call.
 	q := s.db.WithContext(ctx).Table(table).Select(cols).
 		Joins("JOIN users ON users.id = "+table+".user_id").
-		Where(where+" AND users.disabled_at IS NULL", args...).Limit(1).Scan(out)
+		Where(where+" AND users.disabled_at IS NULL", args...).Limit(1).Find(out)
 	if q.Error != nil {
 		return q.Error
 	}
