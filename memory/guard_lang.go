@@ -178,7 +178,7 @@ var guardRules = sync.OnceValue(func() *ruleSet {
 })
 
 // Warm compiles what the guard and the token counter otherwise build on
-// first use: the language files' rules and model's encoding, a few hundred
+// first use: the language files' rules and the model's encoding, a few hundred
 // milliseconds of CPU. The server runs it as it starts, so the first turns
 // after a start (a burst after a deploy) do not all wait on it.
 func Warm(model string) {
