@@ -185,6 +185,13 @@ func (p *pattern) FindAllString(s string, n int) []string {
 	return p.Regexp.FindAllString(s, n)
 }
 
+func (p *pattern) FindAllStringSubmatch(s string, n int) [][]string {
+	if !p.mayMatch(s) {
+		return nil
+	}
+	return p.Regexp.FindAllStringSubmatch(s, n)
+}
+
 func (p *pattern) FindAllStringIndex(s string, n int) [][]int {
 	if !p.mayMatch(s) {
 		return nil

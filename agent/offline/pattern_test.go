@@ -127,6 +127,9 @@ func TestPatternMethods(t *testing.T) {
 		if got, want := p.FindAllString(s, -1), p.Regexp.FindAllString(s, -1); !slices.Equal(got, want) {
 			t.Errorf("FindAllString(%q) = %v, regexp %v", s, got, want)
 		}
+		if got, want := p.FindAllStringSubmatch(s, -1), p.Regexp.FindAllStringSubmatch(s, -1); len(got) != len(want) {
+			t.Errorf("FindAllStringSubmatch(%q) = %v, regexp %v", s, got, want)
+		}
 		if got, want := p.FindAllStringIndex(s, -1), p.Regexp.FindAllStringIndex(s, -1); len(got) != len(want) {
 			t.Errorf("FindAllStringIndex(%q) = %v, regexp %v", s, got, want)
 		}
