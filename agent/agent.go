@@ -56,6 +56,7 @@ func DefaultConfig(model string) Config {
 type Agent struct {
 	cfg      Config
 	store    *models.Store
+	notes    *models.Notes // every note write, with cfg.Limits
 	provider Provider
 	counter  memory.TokenCounter
 	log      *slog.Logger
@@ -77,9 +78,14 @@ type sessionLock struct {
 
 // New builds an Agent.
 func New(cfg Config, store *models.Store, provider Provider, log *slog.Logger) *Agent {
-	return &Agent{cfg: cfg, store: store, provider: provider, counter: memory.NewTokenCounter(cfg.Model),
+	return &Agent{cfg: cfg, store: store, notes: store.Notes(cfg.Limits), provider: provider, counter: memory.NewTokenCounter(cfg.Model),
 		log: log, now: time.Now, locks: map[string]*sessionLock{}, summarizing: map[string]bool{}}
 }
+
+// Notes is the note service with the agent's caps: the one way notes are
+// written, by the assistant here and by the traveler and staff through
+// handlers.
+func (a *Agent) Notes() *models.Notes { return a.notes }
 
 // ProviderName names the model behind the agent.
 func (a *Agent) ProviderName() string { return a.provider.Name() }
@@ -152,12 +158,12 @@ func (h *heldLease) release() {
 func (h *heldLease) commit(r models.Round) error {
 	if !r.Release {
 		r.Renew = h.a.cfg.AnswerLease
-		return h.a.store.CommitRound(h.ctx, h.lease, r)
+		return h.a.notes.CommitRound(h.ctx, h.lease, r)
 	}
 	if h.stop() {
 		return errLeaseLost
 	}
-	if err := h.a.store.CommitRound(h.parent, h.lease, r); err != nil {
+	if err := h.a.notes.CommitRound(h.parent, h.lease, r); err != nil {
 		return err
 	}
 	h.released = true
@@ -597,9 +603,15 @@ func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userM
 		return toolResult{Error: "bad_arguments", Message: "The arguments were not valid: " + err.Error() +
 			`. Send a JSON object {"text": string, "keywords": [1-3 lowercase words], "scope": "durable" | "this_trip"}.`}.String(), nil, ""
 	}
-	checked, refusal := memory.CheckNote(args, sessionCount, globalCount, a.cfg.Limits)
+	// The guard's rules first, then its model review, outside any
+	// transaction; the round's commit checks the note again as it stores it.
+	n, refusal := a.notes.Draft(models.PendingNote{NewNote: models.NewNote{UserID: cs.UserID, Kind: models.KindSession,
+		Note: memory.Note{Text: args.Text, Keywords: args.Keywords, Scope: args.Scope, Source: memory.SourceAssistant,
+			LastUpdateDate: a.now().UTC().Format(memory.DateLayout)},
+		Prov: models.Provenance{SessionID: cs.ID, MessageID: userMsg.ID}},
+		Actor: models.Actor{Kind: models.ActorAssistant}, Reason: "stated by the traveler"}, sessionCount, globalCount)
 	if refusal == nil && a.cfg.Reviewer != nil {
-		if refusal, err = a.cfg.Reviewer.Review(ctx, checked.Text); err != nil {
+		if refusal, err = a.cfg.Reviewer.Review(ctx, n.Note.Text); err != nil {
 			a.log.Warn("guard classifier failed; the rules' verdict stands", "session_id", cs.ID, "err", err)
 		}
 	}
@@ -610,10 +622,5 @@ func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userM
 		a.log.Info("memory write blocked", "session_id", cs.ID, "category", refusal.Category)
 		return toolResult{Error: "refused", Category: refusal.Category, Message: refusal.Message}.String(), nil, refusal.Category
 	}
-	n := models.PendingNote{NewNote: a.store.DraftNote(models.NewNote{UserID: cs.UserID, Kind: models.KindSession,
-		Note: memory.Note{Text: checked.Text, Keywords: checked.Keywords, Scope: checked.Scope, Source: memory.SourceAssistant,
-			LastUpdateDate: a.now().UTC().Format(memory.DateLayout)},
-		Prov: models.Provenance{SessionID: cs.ID, MessageID: userMsg.ID}}),
-		Actor: models.Actor{Kind: models.ActorAssistant}, Reason: "stated by the traveler"}
 	return toolResult{OK: true, ID: n.Note.ID, Scope: string(n.Note.Scope)}.String(), &n, ""
 }

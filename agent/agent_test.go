@@ -311,7 +311,7 @@ func TestUndoThenSayAgain(t *testing.T) {
 	if err != nil || len(res.Saved) != 1 {
 		t.Fatalf("first save: %+v, %v", res, err)
 	}
-	if err := store.DeleteNote(ctx, uid, res.Saved[0].ID, models.Actor{ID: uid, Kind: models.ActorTraveler}, "undone"); err != nil {
+	if err := store.Notes(memory.Limits{}).Delete(ctx, uid, res.Saved[0].ID, models.Actor{ID: uid, Kind: models.ActorTraveler}, "undone"); err != nil {
 		t.Fatal(err)
 	}
 	res, err = a.Turn(ctx, sid, "Remember that I am vegetarian", nil)
@@ -469,7 +469,7 @@ func TestRetryOfSupersededMessage(t *testing.T) {
 // turn is between model rounds is not in the next round's instructions.
 func TestNoteDeletedMidTurnLeavesLaterRounds(t *testing.T) {
 	store, uid, sid := seeded(t)
-	n, err := store.CreateNote(ctx, models.NewNote{UserID: uid, Kind: models.KindGlobal,
+	n, err := store.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: uid, Kind: models.KindGlobal,
 		Note: memory.Note{Text: "Prefers the Hotel Zephyrine in Porto.", Keywords: []string{"hotel"}}}, models.Actor{Kind: models.ActorSystem}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -479,7 +479,7 @@ func TestNoteDeletedMidTurnLeavesLaterRounds(t *testing.T) {
 			if !strings.Contains(req.Instructions, "Zephyrine") {
 				t.Error("round 1 lacks the note it should carry")
 			}
-			if err := store.DeleteNote(ctx, uid, n.ID, models.Actor{Kind: models.ActorSystem}, "test"); err != nil {
+			if err := store.Notes(memory.Limits{}).Delete(ctx, uid, n.ID, models.Actor{Kind: models.ActorSystem}, "test"); err != nil {
 				t.Error(err)
 			}
 			return call(`{"text":"Travels with a folding bike.","keywords":["bike"],"scope":"durable"}`)(req)

@@ -69,7 +69,7 @@ func memoryOf150(t *testing.T, store *models.Store, uid, sid string) map[string]
 		if kind == models.KindSession {
 			prov.SessionID = sid
 		}
-		row, err := store.CreateNote(ctx, models.NewNote{UserID: uid, Kind: kind, Note: n, Prov: prov}, staff, "test data")
+		row, err := store.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: uid, Kind: kind, Note: n, Prov: prov}, staff, "test data")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -294,7 +294,7 @@ func TestOpenAIConsolidationWithoutJSONSchema(t *testing.T) {
 	staff := models.Actor{ID: "test", Kind: models.ActorSupport}
 	note := func(sid, text string, kw ...string) {
 		t.Helper()
-		_, err := store.CreateNote(ctx, models.NewNote{UserID: uid, Kind: models.KindSession, Prov: models.Provenance{SessionID: sid},
+		_, err := store.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: uid, Kind: models.KindSession, Prov: models.Provenance{SessionID: sid},
 			Note: memory.Note{Text: text, Keywords: kw, Scope: memory.ScopeDurable, Source: memory.SourceAssistant}}, staff, "test data")
 		if err != nil {
 			t.Fatal(err)

@@ -169,7 +169,7 @@ func (w *Worker) RunOnce(ctx context.Context) bool {
 	for {
 		tries++
 		if tries > optimisticTries {
-			_, res, err = w.store.ApplyConsolidationLocked(jctx, job, w.cfg.ID, func(global, session []memory.Note) memory.Result {
+			_, res, err = w.store.Notes(memory.Limits{}).ApplyConsolidationLocked(jctx, job, w.cfg.ID, func(global, session []memory.Note) memory.Result {
 				return memory.ConsolidateRules(global, session, w.options())
 			})
 			break
@@ -177,7 +177,7 @@ func (w *Worker) RunOnce(ctx context.Context) bool {
 		var version int64
 		res, version, err = w.consolidate(jctx, job)
 		if err == nil {
-			_, err = w.store.ApplyConsolidation(jctx, job, w.cfg.ID, res, version)
+			_, err = w.store.Notes(memory.Limits{}).ApplyConsolidation(jctx, job, w.cfg.ID, res, version)
 		}
 		if !errors.Is(err, models.ErrMemoryChanged) {
 			break

@@ -227,7 +227,7 @@ func seedWorld(t *testing.T, s *models.Store, u *models.User) world {
 	ctx := context.Background()
 	w := world{user: u, id: strings.ToLower(models.NewID()[:10])}
 	w.noteText = "Likes rooms facing the courtyard, case " + w.id + "."
-	n, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
+	n, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
 		Note: memNote(w.noteText)}, models.Actor{Kind: models.ActorSystem}, "seed")
 	if err != nil {
 		t.Fatal(err)
@@ -245,7 +245,7 @@ func seedWorld(t *testing.T, s *models.Store, u *models.User) world {
 		Instructions: "<memories>\n- " + w.noteText + "\n</memories>", Messages: `[{"role":"user","content":"Hello","turn":1}]`, Response: `{"content":"Hi"}`}); err != nil {
 		t.Fatal(err)
 	}
-	sn, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession, Note: memNote("Wants a late checkout this trip."),
+	sn, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession, Note: memNote("Wants a late checkout this trip."),
 		Prov: models.Provenance{SessionID: cs.ID}}, models.Actor{Kind: models.ActorAssistant}, "seed")
 	if err != nil {
 		t.Fatal(err)

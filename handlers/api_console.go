@@ -34,22 +34,6 @@ func requireReason(reason string) (string, error) {
 	return reason, nil
 }
 
-// checkStaffNote runs a note written by staff through the same guardrails
-// as the assistant's (sensitive data, instructions, length, keywords).
-func checkStaffNote(text string, keywords []string) (memory.SaveNoteArgs, error) {
-	args, refusal := memory.CheckNote(memory.SaveNoteArgs{Text: text, Keywords: keywords, Scope: memory.ScopeDurable}, 0, 0, memory.Limits{})
-	if refusal != nil {
-		return args, newError(http.StatusUnprocessableEntity, "note_refused", staffRefusal(refusal))
-	}
-	return args, nil
-}
-
-// staffRefusal words a guardrail refusal for people rather than the model.
-func staffRefusal(r *memory.Refusal) string {
-	msg := strings.TrimPrefix(r.Message, "Not saved: ")
-	return "The note was not saved: " + msg
-}
-
 func (s *Server) apiSearchUsers(c echo.Context) error {
 	found, err := s.store.SearchUsers(c.Request().Context(), c.QueryParam("q"), 50)
 	if err != nil {
@@ -81,12 +65,8 @@ func (s *Server) apiCreateNote(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	args, err := checkStaffNote(req.Text, req.Keywords)
-	if err != nil {
-		return err
-	}
-	n, err := s.store.CreateNote(c.Request().Context(), models.NewNote{UserID: subject.ID, Kind: models.KindGlobal,
-		Note: memory.Note{Text: args.Text, Keywords: args.Keywords, Scope: memory.ScopeDurable, Pinned: req.Pinned, Source: memory.SourceStaff}},
+	n, err := s.notes.Add(c.Request().Context(), models.NewNote{UserID: subject.ID, Kind: models.KindGlobal,
+		Note: memory.Note{Text: req.Text, Keywords: req.Keywords, Scope: memory.ScopeDurable, Pinned: req.Pinned, Source: memory.SourceStaff}},
 		actorOf(currentUser(c)), reason)
 	if err != nil {
 		return err
@@ -119,43 +99,10 @@ func (s *Server) apiUpdateNote(c echo.Context) error {
 	return c.JSON(http.StatusOK, n.Domain())
 }
 
-// updateNote validates and applies a staff change to a note.
+// updateNote applies a staff change to a note through the note service.
 func (s *Server) updateNote(c echo.Context, userID, noteID string, text *string, keywords []string, pinned *bool, reason string) (*models.Note, error) {
-	ctx := c.Request().Context()
-	cur, err := s.store.NoteByID(ctx, userID, noteID)
-	if err != nil {
-		return nil, err
-	}
-	if cur.Kind != models.KindGlobal || cur.Status != models.StatusActive {
-		// Session notes are the assistant's staging area and superseded or
-		// consumed notes are history: only long-term memory is edited.
-		return nil, newError(http.StatusConflict, "not_editable", "Only active long-term notes can be edited; delete this one instead.")
-	}
-	if text == nil && keywords == nil && pinned == nil {
-		return nil, newError(http.StatusUnprocessableEntity, "nothing_to_change", "Change the text, the keywords or the pin.")
-	}
-	patch := models.NotePatch{Pinned: pinned}
-	if text != nil || keywords != nil {
-		d := cur.Domain()
-		t, kw := d.Text, d.Keywords
-		if text != nil {
-			t = *text
-		}
-		if keywords != nil {
-			kw = keywords
-		}
-		args, err := checkStaffNote(t, kw)
-		if err != nil {
-			return nil, err
-		}
-		if text != nil {
-			patch.Text = &args.Text
-		}
-		if keywords != nil {
-			patch.Keywords = args.Keywords
-		}
-	}
-	return s.store.UpdateNote(ctx, userID, noteID, patch, actorOf(currentUser(c)), reason)
+	return s.notes.Edit(c.Request().Context(), userID, noteID, models.NotePatch{Text: text, Keywords: keywords, Pinned: pinned},
+		actorOf(currentUser(c)), reason)
 }
 
 func (s *Server) apiDeleteNote(c echo.Context) error {
@@ -178,11 +125,7 @@ func (s *Server) apiDeleteNote(c echo.Context) error {
 	} else if reason == "" {
 		reason = "deleted by the traveler"
 	}
-	ctx := c.Request().Context()
-	if _, err := s.store.NoteByID(ctx, subject.ID, c.Param("note")); err != nil {
-		return err
-	}
-	if err := s.store.DeleteNote(ctx, subject.ID, c.Param("note"), actorOf(u), reason); err != nil {
+	if err := s.notes.Delete(c.Request().Context(), subject.ID, c.Param("note"), actorOf(u), reason); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

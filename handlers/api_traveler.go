@@ -3,7 +3,6 @@ package handlers
 import (
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -12,7 +11,6 @@ import (
 
 	"concierge/memory"
 	"concierge/models"
-	"concierge/views"
 )
 
 // This file is the traveler's self-service, shared by the JSON API (SPEC
@@ -27,76 +25,19 @@ const (
 	ownNoteEdited = "edited by the traveler"
 )
 
-// travelerRefusal says to the traveler, in their terms, why their own note
-// was not saved: what to change, never the refused text.
-func travelerRefusal(r *memory.Refusal, text string) *Error {
-	msg := views.BlockedNotice(r.Category)
-	switch r.Category {
-	case memory.CategoryTooLong:
-		msg = "Not saved: a note holds at most 180 characters and this one has " +
-			strconv.Itoa(utf8.RuneCountInString(strings.TrimSpace(text))) + ". Shorten it to one short sentence."
-	case memory.CategoryBadFormat:
-		msg = "Not saved: write one or two short sentences."
-	case memory.CategoryBadKeywords:
-		msg = "Not saved: say in a few words what the note is about (for example “Prefers aisle seats.”)."
-	}
-	return newError(http.StatusUnprocessableEntity, "note_refused", msg)
-}
-
-// checkOwnNote runs a note the traveler wrote through the same guardrails
-// as the assistant's and staff's notes (memory.CheckNote). Keywords are
-// optional for a traveler: without them they are suggested from the text,
-// and keep is used when nothing can be suggested (an edit keeps the note's
-// old keywords).
-func checkOwnNote(text string, keywords, keep []string, globalCount int) (memory.SaveNoteArgs, error) {
-	kw := keywords
-	if len(kw) == 0 {
-		kw = memory.SuggestKeywords(text)
-	}
-	if len(kw) == 0 {
-		kw = keep
-	}
-	args, refusal := memory.CheckNote(memory.SaveNoteArgs{Text: text, Keywords: kw, Scope: memory.ScopeDurable}, 0, globalCount, memory.Limits{})
-	if refusal != nil {
-		return args, travelerRefusal(refusal, text)
-	}
-	return args, nil
-}
-
 // addOwnNote stores a long-term note the traveler wrote themselves.
 func (s *Server) addOwnNote(c echo.Context, text string, keywords []string) (*models.Note, error) {
-	ctx := c.Request().Context()
 	u := currentUser(c)
-	global, _, err := s.store.CountNotes(ctx, u.ID, "")
-	if err != nil {
-		return nil, err
-	}
-	args, err := checkOwnNote(text, keywords, nil, global)
-	if err != nil {
-		return nil, err
-	}
-	return s.store.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
-		Note: memory.Note{Text: args.Text, Keywords: args.Keywords, Scope: memory.ScopeDurable, Source: memory.SourceTraveler}},
+	return s.notes.Add(c.Request().Context(), models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
+		Note: memory.Note{Text: text, Keywords: keywords, Scope: memory.ScopeDurable, Source: memory.SourceTraveler}},
 		travelerActor(u), ownNoteAdded)
 }
 
 // editOwnNote changes the text of one of the traveler's long-term notes;
 // a pin set by staff or consolidation stays as it is.
 func (s *Server) editOwnNote(c echo.Context, noteID, text string, keywords []string) (*models.Note, error) {
-	ctx := c.Request().Context()
 	u := currentUser(c)
-	cur, err := s.store.NoteByID(ctx, u.ID, noteID)
-	if err != nil {
-		return nil, err
-	}
-	if cur.Kind != models.KindGlobal || cur.Status != models.StatusActive {
-		return nil, newError(http.StatusConflict, "not_editable", "Only notes kept for all your trips can be edited here.")
-	}
-	args, err := checkOwnNote(text, keywords, cur.Domain().Keywords, 0)
-	if err != nil {
-		return nil, err
-	}
-	return s.store.UpdateNote(ctx, u.ID, noteID, models.NotePatch{Text: &args.Text, Keywords: args.Keywords}, travelerActor(u), ownNoteEdited)
+	return s.notes.Edit(c.Request().Context(), u.ID, noteID, models.NotePatch{Text: &text, Keywords: keywords}, travelerActor(u), ownNoteEdited)
 }
 
 // sessionTitle validates a conversation's new title.
@@ -215,7 +156,7 @@ type ownNoteRequest struct {
 
 func (r ownNoteRequest) check() error {
 	if r.Pinned != nil {
-		return newError(http.StatusForbidden, "cannot_pin", "Travelers cannot pin notes; support pins safety needs such as allergies.")
+		return models.ErrCannotPin
 	}
 	if r.Text == nil {
 		return newError(http.StatusUnprocessableEntity, "nothing_to_change", "Give the note's text.")

@@ -151,17 +151,8 @@ func (s *Server) chatUndo(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	n, err := s.store.NoteByID(ctx, u.ID, c.Param("note"))
+	n, err := s.notes.Undo(ctx, u.ID, cs.ID, c.Param("note"), travelerActor(u))
 	if err != nil {
-		return err
-	}
-	if n.SessionID != cs.ID {
-		return errNotFound
-	}
-	if cs.Status != models.SessionOpen {
-		return newError(http.StatusConflict, "session_closed", "This conversation has ended: manage what Concierge remembers on the memory page.")
-	}
-	if err := s.store.DeleteNote(ctx, u.ID, n.ID, travelerActor(u), "undone by the traveler"); err != nil {
 		return err
 	}
 	panel, err := s.chatPanelFor(c, cs)

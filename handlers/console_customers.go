@@ -3,7 +3,6 @@ package handlers
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"sort"
@@ -285,7 +284,7 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 	}
 	reason, err := requireReason(reasonIn)
 	if err != nil {
-		return fail(errorMessage(err))
+		return fail(userMessage(err))
 	}
 	var profile memory.Profile
 	dec := json.NewDecoder(strings.NewReader(raw))
@@ -339,14 +338,13 @@ func (s *Server) consoleAddNote(c echo.Context) error {
 	}
 	reason, err := requireReason(reasonIn)
 	if err != nil {
-		return fail(errorMessage(err))
+		return fail(userMessage(err))
 	}
-	args, err := checkStaffNote(text, splitKeywords(kw))
-	if err != nil {
-		return fail(errorMessage(err))
+	_, err = s.notes.Add(c.Request().Context(), models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
+		Note: memory.Note{Text: text, Keywords: splitKeywords(kw), Pinned: pinned, Source: memory.SourceStaff}}, actorOf(currentUser(c)), reason)
+	if e, _ := toError(err); err != nil && e.Status < 500 {
+		return fail(e.Message)
 	}
-	_, err = s.store.CreateNote(c.Request().Context(), models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
-		Note: memory.Note{Text: args.Text, Keywords: args.Keywords, Pinned: pinned, Source: memory.SourceStaff}}, actorOf(currentUser(c)), reason)
 	if err != nil {
 		return err
 	}
@@ -381,7 +379,7 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 	}
 	reason, err := requireReason(reasonIn)
 	if err != nil {
-		return fail(errorMessage(err))
+		return fail(userMessage(err))
 	}
 	var tp *string
 	var kws []string
@@ -397,7 +395,7 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 		pp = &pinned
 	}
 	updated, err := s.updateNote(c, n.UserID, n.ID, tp, kws, pp, reason)
-	if e := (*Error)(nil); errors.As(err, &e) && e.Status < 500 {
+	if e, _ := toError(err); err != nil && e.Status < 500 {
 		return fail(e.Message)
 	}
 	if err != nil {
@@ -416,10 +414,10 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 	reason, err := requireReason(c.FormValue("reason"))
 	if err != nil {
 		row := noteRow(n.UserID, n, csrfToken(c))
-		row.Mode, row.Error = "delete", errorMessage(err)
+		row.Mode, row.Error = "delete", userMessage(err)
 		return render(c, inlineErrorStatus(c), views.NoteItem(row))
 	}
-	if err := s.store.DeleteNote(ctx, n.UserID, n.ID, actorOf(currentUser(c)), reason); err != nil {
+	if err := s.notes.Delete(ctx, n.UserID, n.ID, actorOf(currentUser(c)), reason); err != nil {
 		return err
 	}
 	// An empty answer removes the row (hx-swap outerHTML).

@@ -64,13 +64,10 @@ var domainStatus = map[string]int{
 	memory.EANSWERING:     http.StatusConflict,
 	memory.EKEYREUSED:     http.StatusUnprocessableEntity,
 	memory.ESELFERASURE:   http.StatusConflict,
-}
-
-// errorMessage is the message toError gives people for err: what a form
-// shows inline.
-func errorMessage(err error) string {
-	e, _ := toError(err)
-	return e.Message
+	memory.ENOTEREFUSED:   http.StatusUnprocessableEntity,
+	memory.ENOTEDITABLE:   http.StatusConflict,
+	memory.ECANNOTPIN:     http.StatusForbidden,
+	memory.ENOTHING:       http.StatusUnprocessableEntity,
 }
 
 // userMessage is the message a person sees for err, through the same
@@ -100,7 +97,11 @@ func toError(err error) (e *Error, internal bool) {
 		return newError(http.StatusServiceUnavailable, "restarting", "Concierge is restarting. Try again in a few seconds; nothing was stored."), false
 	case errors.As(err, &de):
 		if status, ok := domainStatus[de.Code]; ok {
-			return &Error{Status: status, Code: de.Code, Message: de.Message, Turn: de.Turn}, false
+			msg := de.Message
+			if de.Note != nil {
+				msg = noteRefusalMessage(de.Note)
+			}
+			return &Error{Status: status, Code: de.Code, Message: msg, Turn: de.Turn}, false
 		}
 	case errors.As(err, &me):
 		// The user's message is stored before the model is called.
@@ -130,6 +131,25 @@ func toError(err error) (e *Error, internal bool) {
 		}
 	}
 	return newError(http.StatusInternalServerError, "internal", "Something went wrong on our side. Please try again."), true
+}
+
+// noteRefusalMessage words the guard's refusal of a note for whoever wrote
+// it: the traveler in their terms (what to change), staff plainly; never
+// the refused text.
+func noteRefusalMessage(r *memory.NoteRefusal) string {
+	if !r.Own {
+		return "The note was not saved: " + strings.TrimPrefix(r.Message, "Not saved: ")
+	}
+	switch r.Category {
+	case memory.CategoryTooLong:
+		return "Not saved: a note holds at most 180 characters and this one has " +
+			strconv.Itoa(r.Chars) + ". Shorten it to one short sentence."
+	case memory.CategoryBadFormat:
+		return "Not saved: write one or two short sentences."
+	case memory.CategoryBadKeywords:
+		return "Not saved: say in a few words what the note is about (for example “Prefers aisle seats.”)."
+	}
+	return views.BlockedNotice(r.Category)
 }
 
 // isAPI reports whether a request is a machine's: the JSON API, the health

@@ -264,7 +264,7 @@ func (s *Server) myMemoryDelete(c echo.Context) error {
 		return err
 	}
 	id := c.Param("note")
-	if err := s.store.DeleteNote(ctx, u.ID, id, travelerActor(u), "deleted by the traveler"); err != nil {
+	if err := s.notes.Delete(ctx, u.ID, id, travelerActor(u), "deleted by the traveler"); err != nil {
 		return err
 	}
 	focus := ""
@@ -282,7 +282,7 @@ func (s *Server) myMemoryDelete(c echo.Context) error {
 // myMemoryDeleteAll hard-deletes all of the traveler's long-term notes.
 func (s *Server) myMemoryDeleteAll(c echo.Context) error {
 	u := currentUser(c)
-	n, err := s.store.DeleteGlobalNotes(c.Request().Context(), u.ID, travelerActor(u), "all deleted by the traveler")
+	n, err := s.notes.DeleteGlobal(c.Request().Context(), u.ID, travelerActor(u), "all deleted by the traveler")
 	if err != nil {
 		return err
 	}

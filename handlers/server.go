@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"concierge/agent"
+	"concierge/memory"
 
 	"concierge/models"
 	"concierge/static"
@@ -87,6 +88,7 @@ type Server struct {
 	cfg     Config
 	store   *models.Store
 	agent   *agent.Agent
+	notes   *models.Notes // every note write (the agent's service)
 	turns   *agent.Runner
 	worker  *agent.Worker
 	log     *slog.Logger
@@ -100,7 +102,9 @@ type Server struct {
 func NewServer(cfg Config, store *models.Store, ag *agent.Agent, worker *agent.Worker, log *slog.Logger) *Server {
 	s := &Server{cfg: cfg, store: store, agent: ag, turns: agent.NewRunner(cfg.Turns, ag, log), worker: worker, log: log,
 		assets: static.New(), echo: echo.New(), streams: streamCounts{perUser: map[string]int{}}, metrics: newMetrics(store, log)}
+	s.notes = store.Notes(memory.Limits{})
 	if ag != nil {
+		s.notes = ag.Notes()
 		ag.SetObserver(s.metrics) // every turn's model and server time, for /metrics
 	}
 	s.echo.HideBanner = true

@@ -18,6 +18,10 @@ const (
 	EANSWERING     = "answer_in_progress" // the message is stored and another instance is answering it
 	EKEYREUSED     = "idempotency_key_reused"
 	ESELFERASURE   = "self_erasure" // an admin tried to erase their own account
+	ENOTEREFUSED   = "note_refused" // the guard refused a note (Error.Note says why)
+	ENOTEDITABLE   = "not_editable" // the note is not an active long-term note
+	ECANNOTPIN     = "cannot_pin"   // travelers do not pin notes; staff pin safety needs
+	ENOTHING       = "nothing_to_change"
 	EINTERNAL      = "internal"
 )
 
@@ -30,6 +34,18 @@ type Error struct {
 	Message string
 	// Turn is the stored message's turn, for EANSWERING.
 	Turn int
+	// Note is the guard's verdict, for ENOTEREFUSED: the HTTP layer words
+	// it for whoever wrote the note.
+	Note *NoteRefusal
+}
+
+// NoteRefusal is why a note was not written, without its text.
+type NoteRefusal struct {
+	*Refusal
+	// Own is set when the traveler wrote the note in their own words.
+	Own bool
+	// Chars is the note's length in characters, for CategoryTooLong.
+	Chars int
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%s: %s", e.Code, e.Message) }

@@ -283,7 +283,7 @@ func leaseAllows(cs *ChatSession, l *AnswerLease, now time.Time) bool {
 }
 
 // Round is what one model round of a turn leaves behind, written together
-// by CommitRound.
+// by Notes.CommitRound.
 type Round struct {
 	// Snapshot is exactly what the model was sent (nil: none).
 	Snapshot *TurnSnapshot
@@ -291,7 +291,7 @@ type Round struct {
 	// results of its tool calls.
 	Messages []*Message
 	// Notes are the session notes the round's tool calls saved, stored in
-	// the same transaction as the tool results that report them; DraftNote
+	// the same transaction as the tool results that report them; Notes.Draft
 	// gives each its id first. A crash or a lost lease leaves neither.
 	Notes []PendingNote
 	// Release gives the answer lease back (the turn is over); otherwise
@@ -300,14 +300,14 @@ type Round struct {
 	Renew   time.Duration
 }
 
-// CommitRound stores one round of the turn the lease's holder is
+// commitRound stores one round of the turn the lease's holder is
 // answering — its snapshot, messages and notes, the session's activity and
 // the lease's renewal or release — in one transaction. It fails, writing
 // nothing, with ErrLeaseLost when the lease was taken over (a stalled
 // instance that wakes up cannot write into a turn that is no longer its
 // own) and with ErrSessionClosed once the session no longer takes
-// messages.
-func (s *Store) CommitRound(ctx context.Context, l *AnswerLease, r Round) error {
+// messages. The round's notes go through notes (Notes.CommitRound).
+func (s *Store) commitRound(ctx context.Context, l *AnswerLease, r Round, notes *Notes) error {
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		cs, err := s.lockSessionTx(tx, l.SessionID)
 		if err != nil {
@@ -331,7 +331,7 @@ func (s *Store) CommitRound(ctx context.Context, l *AnswerLease, r Round) error 
 		if err := s.appendTx(tx, cs, lease, r.Messages...); err != nil {
 			return err
 		}
-		return s.createPendingTx(tx, cs.UserID, r.Notes)
+		return notes.addPendingTx(tx, cs.UserID, r.Notes)
 	})
 	if err != nil {
 		return fmt.Errorf("models: commit round in %s: %w", l.SessionID, conflict(err))
@@ -429,7 +429,7 @@ func (s *Store) ChatSessions(ctx context.Context, userID string, limit int) ([]C
 // giving it the next sequence number (and a user message the next turn when
 // it has none), and marks the session active. It refuses messages to a
 // session that is no longer open. It takes no lease: the turn loop uses
-// SubmitUserMessage and CommitRound; this is for imports and tests.
+// SubmitUserMessage and Notes.CommitRound; this is for imports and tests.
 func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		cs, err := s.lockSessionTx(tx, m.SessionID)

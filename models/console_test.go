@@ -16,7 +16,7 @@ import (
 // consolidation report, while the transcript keeps what was said.
 func TestDeleteNoteScrubsEveryCopy(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
-		const canary = "platypus-harmonica-5512"
+		const canary = "platypus-harmonica"
 		v := seedEverything(t, s, "del@example.com", "Del Eter", canary)
 		var notes []models.Note
 		if err := s.DB().Where("user_id = ? AND text LIKE ?", v.user.ID, "%"+canary+"%").Find(&notes).Error; err != nil || len(notes) == 0 {
@@ -24,7 +24,7 @@ func TestDeleteNoteScrubsEveryCopy(t *testing.T) {
 		}
 		staff := models.Actor{ID: "staff-1", Kind: models.ActorSupport}
 		for _, n := range notes {
-			if err := s.DeleteNote(ctx, v.user.ID, n.ID, staff, "customer asked"); err != nil {
+			if err := s.Notes(memory.Limits{}).Delete(ctx, v.user.ID, n.ID, staff, "customer asked"); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -63,13 +63,13 @@ func TestAuditFilters(t *testing.T) {
 		s.Now = func() time.Time { return now }
 		u, _ := s.CreateUser(ctx, "a@example.com", "A", models.RoleTraveler, "right-pass")
 		staff := models.Actor{ID: "s1", Kind: models.ActorSupport}
-		n, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal, Note: memory.Note{Text: "Likes tea.", Keywords: []string{"tea"}}}, staff, "asked")
+		n, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal, Note: memory.Note{Text: "Likes tea.", Keywords: []string{"tea"}}}, staff, "asked")
 		if err != nil {
 			t.Fatal(err)
 		}
 		now = now.Add(48 * time.Hour)
 		pin := true
-		if _, err := s.UpdateNote(ctx, u.ID, n.ID, models.NotePatch{Pinned: &pin}, models.Actor{ID: "a1", Kind: models.ActorAdmin}, "important"); err != nil {
+		if _, err := s.Notes(memory.Limits{}).Edit(ctx, u.ID, n.ID, models.NotePatch{Pinned: &pin}, models.Actor{ID: "a1", Kind: models.ActorAdmin}, "important"); err != nil {
 			t.Fatal(err)
 		}
 		tests := []struct {

@@ -38,11 +38,11 @@ func seedEverything(t *testing.T, s *models.Store, email, name, canary string) s
 	}
 	must(s.SetProfile(ctx, u.ID, memory.Profile{"name": name, "email": email, "home_city": "Lisbon", "motto": canary}, staff, "import "+canary))
 	must(s.CreateTrip(ctx, u.ID, memory.Trip{Route: "Lisbon – Oslo", StartDate: "2026-01-02", EndDate: "2026-01-09", Purpose: canary}))
-	g, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
+	g, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
 		Note: memory.Note{Text: "Likes " + canary + " on trips.", Keywords: []string{"canary"}, Source: memory.SourceStaff}}, staff, "asked")
 	must(err)
 	txt := "Really likes " + canary + " on trips."
-	_, err = s.UpdateNote(ctx, u.ID, g.ID, models.NotePatch{Text: &txt}, staff, "reworded")
+	_, err = s.Notes(memory.Limits{}).Edit(ctx, u.ID, g.ID, models.NotePatch{Text: &txt}, staff, "reworded")
 	must(err)
 
 	cs, err := s.CreateChatSession(ctx, u.ID)
@@ -53,7 +53,7 @@ func seedEverything(t *testing.T, s *models.Store, email, name, canary string) s
 	must(s.SaveSnapshot(ctx, &models.TurnSnapshot{SessionID: cs.ID, UserID: u.ID, Turn: 1, Round: 1, Model: "offline",
 		Instructions: "<user_profile>name: " + name + "</user_profile> " + canary, Messages: `[{"role":"user","content":"` + canary + `"}]`,
 		Response: `{"content":"` + canary + `"}`, PromptTokens: 10, CompletionTokens: 5}))
-	_, err = s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession,
+	_, err = s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession,
 		Note: memory.Note{Text: "Wants " + canary + " every time.", Keywords: []string{"canary"}, Source: memory.SourceAssistant},
 		Prov: models.Provenance{SessionID: cs.ID, MessageID: msg.ID}}, models.Actor{Kind: models.ActorAssistant}, "stated by the traveler")
 	must(err)
@@ -70,7 +70,7 @@ func seedEverything(t *testing.T, s *models.Store, email, name, canary string) s
 	res := memory.ConsolidateRules(global, session, memory.ConsolidateOptions{Today: "2026-01-10"})
 	version, err := s.MemoryVersion(ctx, u.ID)
 	must(err)
-	rep, err := s.ApplyConsolidation(ctx, claimed, "w1", res, version)
+	rep, err := s.Notes(memory.Limits{}).ApplyConsolidation(ctx, claimed, "w1", res, version)
 	must(err)
 	if !bytes.Contains([]byte(rep.Report), []byte(canary)) {
 		t.Fatalf("the report does not carry the canary, so the test would prove nothing: %s", rep.Report)
@@ -93,10 +93,10 @@ func TestEraseUserLeavesNothing(t *testing.T) {
 		const (
 			email  = "zelda.erasable@example.com"
 			name   = "Zelda Erasable"
-			canary = "quokka-saxophone-7741"
+			canary = "quokka-saxophone"
 		)
 		victim := seedEverything(t, s, email, name, canary)
-		other := seedEverything(t, s, "olaf.keeper@example.com", "Olaf Keeper", "wombat-trombone-1188")
+		other := seedEverything(t, s, "olaf.keeper@example.com", "Olaf Keeper", "wombat-trombone")
 		admin, err := s.CreateUser(ctx, "boss@example.com", "Boss", models.RoleAdmin, "right-pass")
 		if err != nil {
 			t.Fatal(err)
@@ -139,7 +139,7 @@ func TestEraseUserLeavesNothing(t *testing.T) {
 		if len(after) != 0 {
 			t.Errorf("after erasure, tables still hold the user's email, name, canary or id: %v", after)
 		}
-		if kept, _ := s.ScanTables(ctx, "wombat-trombone-1188"); kept["messages"] == 0 || kept["notes"] == 0 {
+		if kept, _ := s.ScanTables(ctx, "wombat-trombone"); kept["messages"] == 0 || kept["notes"] == 0 {
 			t.Errorf("the other traveler's data went too: %v", kept)
 		}
 
@@ -173,7 +173,7 @@ func TestEraseUserLeavesNothing(t *testing.T) {
 						t.Errorf("%s (%d bytes) still holds %q %d times", file, len(b), needle, n)
 					}
 				}
-				if !bytes.Contains(b, []byte("wombat-trombone-1188")) && file == path {
+				if !bytes.Contains(b, []byte("wombat-trombone")) && file == path {
 					t.Errorf("%s does not hold the other traveler's canary: the byte scan may be looking at the wrong file", file)
 				}
 			}

@@ -105,12 +105,12 @@ func TestSubmitTakesLease(t *testing.T) {
 				{SessionID: cs.ID, Role: "assistant", ToolCalls: `[{"id":"c1","name":"save_memory_note","arguments":"{}"}]`, Turn: 1},
 				{SessionID: cs.ID, Role: "tool", Content: `{"ok":true}`, ToolCallID: "c1", Turn: 1},
 			}, Renew: time.Minute}
-		if err := s.CommitRound(ctx, sub.Lease, r); err != nil {
+		if err := s.Notes(memory.Limits{}).CommitRound(ctx, sub.Lease, r); err != nil {
 			t.Fatal(err)
 		}
 		final := models.Round{Snapshot: &models.TurnSnapshot{SessionID: cs.ID, UserID: cs.UserID, Turn: 1, Round: 2, Instructions: "i"},
 			Messages: []*models.Message{{SessionID: cs.ID, Role: "assistant", Content: "hi", Turn: 1}}, Release: true}
-		if err := s.CommitRound(ctx, sub.Lease, final); err != nil {
+		if err := s.Notes(memory.Limits{}).CommitRound(ctx, sub.Lease, final); err != nil {
 			t.Fatal(err)
 		}
 		msgs, _ := s.Messages(ctx, cs.ID)
@@ -128,7 +128,7 @@ func TestSubmitTakesLease(t *testing.T) {
 		if err != nil {
 			t.Fatalf("the released lease is free: %v", err)
 		}
-		if err := s.CommitRound(ctx, sub.Lease, final); !errors.Is(err, models.ErrLeaseLost) {
+		if err := s.Notes(memory.Limits{}).CommitRound(ctx, sub.Lease, final); !errors.Is(err, models.ErrLeaseLost) {
 			t.Errorf("a released lease commits: %v, want ErrLeaseLost", err)
 		}
 		_ = s.ReleaseAnswerLease(ctx, l)
@@ -192,13 +192,13 @@ func TestAnswerLeaseFencing(t *testing.T) {
 		}
 		stale := models.Round{Snapshot: &models.TurnSnapshot{SessionID: cs.ID, UserID: cs.UserID, Turn: m.Turn, Round: 1, Instructions: "late"},
 			Messages: []*models.Message{{SessionID: cs.ID, Role: "assistant", Content: "late answer", Turn: m.Turn}}}
-		if err := s.CommitRound(ctx, old, stale); !errors.Is(err, models.ErrLeaseLost) {
+		if err := s.Notes(memory.Limits{}).CommitRound(ctx, old, stale); !errors.Is(err, models.ErrLeaseLost) {
 			t.Errorf("old holder writes: %v, want ErrLeaseLost", err)
 		}
 		if snaps, _ := s.Snapshots(ctx, cs.ID); len(snaps) != 0 {
 			t.Errorf("the old holder's refused round left %d snapshots", len(snaps))
 		}
-		if err := s.CommitRound(ctx, taker, models.Round{Messages: []*models.Message{{SessionID: cs.ID, Role: "assistant", Content: "answer", Turn: m.Turn}},
+		if err := s.Notes(memory.Limits{}).CommitRound(ctx, taker, models.Round{Messages: []*models.Message{{SessionID: cs.ID, Role: "assistant", Content: "answer", Turn: m.Turn}},
 			Renew: time.Minute}); err != nil {
 			t.Errorf("new holder writes: %v", err)
 		}
@@ -218,7 +218,7 @@ func TestStaleConsolidationIsNotApplied(t *testing.T) {
 		uid, _, _ := closedSession(t, s, sesame)
 		cs2, _ := s.CreateChatSession(ctx, uid)
 		sesame.Source = memory.SourceAssistant
-		if _, err := s.CreateNote(ctx, models.NewNote{UserID: uid, Kind: models.KindSession, Note: sesame,
+		if _, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: uid, Kind: models.KindSession, Note: sesame,
 			Prov: models.Provenance{SessionID: cs2.ID}}, models.Actor{Kind: models.ActorAssistant}, ""); err != nil {
 			t.Fatal(err)
 		}
@@ -239,13 +239,13 @@ func TestStaleConsolidationIsNotApplied(t *testing.T) {
 		}
 		resA, vA := compute(a)
 		resB, vB := compute(b) // the same notes, the same version
-		if _, err := s.ApplyConsolidation(ctx, a, "w1", resA, vA); err != nil {
+		if _, err := s.Notes(memory.Limits{}).ApplyConsolidation(ctx, a, "w1", resA, vA); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ApplyConsolidation(ctx, b, "w2", resB, vB); !errors.Is(err, models.ErrMemoryChanged) {
+		if _, err := s.Notes(memory.Limits{}).ApplyConsolidation(ctx, b, "w2", resB, vB); !errors.Is(err, models.ErrMemoryChanged) {
 			t.Fatalf("stale apply: %v, want ErrMemoryChanged", err)
 		}
-		if _, _, err := s.ApplyConsolidationLocked(ctx, b, "w2", func(global, session []memory.Note) memory.Result {
+		if _, _, err := s.Notes(memory.Limits{}).ApplyConsolidationLocked(ctx, b, "w2", func(global, session []memory.Note) memory.Result {
 			return memory.ConsolidateRules(global, session, opt)
 		}); err != nil {
 			t.Fatalf("locked apply: %v", err)
@@ -269,18 +269,18 @@ func TestNoteWritesAdvanceTheMemoryVersion(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		u, _ := openSession(t, s)
 		v0, _ := s.MemoryVersion(ctx, u.ID)
-		n, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal, Note: memory.Note{Text: "Likes tea.", Keywords: []string{"tea"}}},
+		n, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal, Note: memory.Note{Text: "Likes tea.", Keywords: []string{"tea"}}},
 			models.Actor{Kind: models.ActorSupport}, "call")
 		if err != nil {
 			t.Fatal(err)
 		}
 		v1, _ := s.MemoryVersion(ctx, u.ID)
 		text := "Likes green tea."
-		if _, err := s.UpdateNote(ctx, u.ID, n.ID, models.NotePatch{Text: &text}, models.Actor{Kind: models.ActorSupport}, "call"); err != nil {
+		if _, err := s.Notes(memory.Limits{}).Edit(ctx, u.ID, n.ID, models.NotePatch{Text: &text}, models.Actor{Kind: models.ActorSupport}, "call"); err != nil {
 			t.Fatal(err)
 		}
 		v2, _ := s.MemoryVersion(ctx, u.ID)
-		if err := s.DeleteNote(ctx, u.ID, n.ID, models.Actor{Kind: models.ActorTraveler}, "no"); err != nil {
+		if err := s.Notes(memory.Limits{}).Delete(ctx, u.ID, n.ID, models.Actor{Kind: models.ActorTraveler}, "no"); err != nil {
 			t.Fatal(err)
 		}
 		v3, _ := s.MemoryVersion(ctx, u.ID)
@@ -314,7 +314,7 @@ func TestJobLeaseRenewal(t *testing.T) {
 			t.Errorf("old claim renews: %v, want ErrJobLost", err)
 		}
 		v, _ := s.MemoryVersion(ctx, uid)
-		if _, err := s.ApplyConsolidation(ctx, old, "w1", memory.Result{}, v); !errors.Is(err, models.ErrJobLost) {
+		if _, err := s.Notes(memory.Limits{}).ApplyConsolidation(ctx, old, "w1", memory.Result{}, v); !errors.Is(err, models.ErrJobLost) {
 			t.Errorf("old claim applies: %v, want ErrJobLost", err)
 		}
 	})

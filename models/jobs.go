@@ -212,7 +212,7 @@ type ReportJSON struct {
 	GlobalNotes    []memory.Note     `json:"global_notes"`
 }
 
-// ApplyConsolidation writes a consolidation result in one transaction: the
+// applyConsolidation writes a consolidation result in one transaction: the
 // session notes' fates, promoted, refreshed, pinned, superseded and forgotten
 // global notes with their history and audit events, the report, the job's
 // completion and the session's closing. It fails with ErrJobLost, applying
@@ -221,7 +221,7 @@ type ReportJSON struct {
 // version, the one read before the notes res was computed from — so two
 // consolidations of one traveler never both apply results computed from
 // the same notes.
-func (s *Store) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, worker string, res memory.Result, version int64) (*ConsolidationReport, error) {
+func (s *Store) applyConsolidation(ctx context.Context, job *ConsolidationJob, worker string, res memory.Result, version int64) (*ConsolidationReport, error) {
 	var report *ConsolidationReport
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		// Compare-and-swap on the user's memory version, first: it locks
@@ -256,7 +256,7 @@ func (s *Store) checkpointIfForgot(ctx context.Context, res memory.Result) {
 	}
 }
 
-// ApplyConsolidationLocked is the last resort of a consolidation that kept
+// applyConsolidationLocked is the last resort of a consolidation that kept
 // finding the traveler's memory changed: it locks the user's row (the
 // version bump every note write takes first), reads the notes inside that
 // transaction, computes the result with compute — which must be fast and
@@ -264,7 +264,7 @@ func (s *Store) checkpointIfForgot(ctx context.Context, res memory.Result) {
 // change the notes in between, so it always succeeds (unless the job was
 // lost): a job cannot starve. It fails with ErrJobLost like
 // ApplyConsolidation.
-func (s *Store) ApplyConsolidationLocked(ctx context.Context, job *ConsolidationJob, worker string,
+func (s *Store) applyConsolidationLocked(ctx context.Context, job *ConsolidationJob, worker string,
 	compute func(global, session []memory.Note) memory.Result) (*ConsolidationReport, memory.Result, error) {
 	var report *ConsolidationReport
 	var res memory.Result
@@ -459,6 +459,9 @@ func (s *Store) syncGlobalTx(tx *gorm.DB, job *ConsolidationJob, g memory.Note, 
 		action = "note.promote"
 	}
 	if n.Text != g.Text {
+		if err := screenConsolidated(g.Text); err != nil {
+			return true, err
+		}
 		fields["text"] = g.Text
 	}
 	if kw := encodeKeywords(g.Keywords); kw != n.Keywords && len(g.Keywords) > 0 {

@@ -24,7 +24,7 @@ func closedSession(t *testing.T, s *models.Store, notes ...memory.Note) (userID 
 	}
 	for _, n := range notes {
 		n.Source = memory.SourceAssistant
-		row, err := s.CreateNote(ctx, models.NewNote{UserID: john.ID, Kind: models.KindSession, Note: n,
+		row, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: john.ID, Kind: models.KindSession, Note: n,
 			Prov: models.Provenance{SessionID: cs.ID}}, models.Actor{Kind: models.ActorAssistant}, "")
 		if err != nil {
 			t.Fatal(err)
@@ -51,16 +51,16 @@ func TestDeletedDuringConsolidationStaysDeleted(t *testing.T) {
 		global, _ := s.GlobalNotes(ctx, uid)
 		session, _ := s.SessionNotes(ctx, job.SessionID)
 		res := memory.ConsolidateRules(global, session, memory.ConsolidateOptions{Today: "2026-11-29", MaxGlobalNotes: 200})
-		if err := s.DeleteNote(ctx, uid, ids[0], models.Actor{ID: uid, Kind: models.ActorTraveler}, "undo"); err != nil {
+		if err := s.Notes(memory.Limits{}).Delete(ctx, uid, ids[0], models.Actor{ID: uid, Kind: models.ActorTraveler}, "undo"); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.ApplyConsolidation(ctx, job, "w1", res, version); !errors.Is(err, models.ErrMemoryChanged) {
+		if _, err := s.Notes(memory.Limits{}).ApplyConsolidation(ctx, job, "w1", res, version); !errors.Is(err, models.ErrMemoryChanged) {
 			t.Fatalf("applying a result computed before a delete: %v, want ErrMemoryChanged", err)
 		}
 		// Even a stale result applied under the new version (the store's
 		// second line of defence) must not bring the note back.
 		version, _ = s.MemoryVersion(ctx, uid)
-		rep, err := s.ApplyConsolidation(ctx, job, "w1", res, version)
+		rep, err := s.Notes(memory.Limits{}).ApplyConsolidation(ctx, job, "w1", res, version)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,10 +101,10 @@ func TestDeletingAGlobalNoteTakesMergedCopies(t *testing.T) {
 			}
 		}
 		version, _ := s.MemoryVersion(ctx, job.UserID)
-		if _, err := s.ApplyConsolidation(ctx, job, "w1", res, version); err != nil {
+		if _, err := s.Notes(memory.Limits{}).ApplyConsolidation(ctx, job, "w1", res, version); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.DeleteNote(ctx, uid, into, models.Actor{ID: uid, Kind: models.ActorTraveler}, "no longer true"); err != nil {
+		if err := s.Notes(memory.Limits{}).Delete(ctx, uid, into, models.Actor{ID: uid, Kind: models.ActorTraveler}, "no longer true"); err != nil {
 			t.Fatal(err)
 		}
 		var hits int64

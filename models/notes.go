@@ -137,20 +137,6 @@ func (s *Store) TurnNotes(ctx context.Context, userID, sessionID string) (global
 	return global, session, nil
 }
 
-// CountNotes counts a user's active global notes and a session's active notes.
-func (s *Store) CountNotes(ctx context.Context, userID, sessionID string) (global, session int, err error) {
-	var g, sn int64
-	if err = s.db.WithContext(ctx).Model(&Note{}).Where("user_id = ? AND kind = ? AND status = ?", userID, KindGlobal, StatusActive).Count(&g).Error; err != nil {
-		return 0, 0, fmt.Errorf("models: count notes: %w", err)
-	}
-	if sessionID != "" {
-		if err = s.db.WithContext(ctx).Model(&Note{}).Where("session_id = ? AND kind = ? AND status = ?", sessionID, KindSession, StatusActive).Count(&sn).Error; err != nil {
-			return 0, 0, fmt.Errorf("models: count notes: %w", err)
-		}
-	}
-	return int(g), int(sn), nil
-}
-
 // NoteByID returns one of a user's notes.
 func (s *Store) NoteByID(ctx context.Context, userID, id string) (*Note, error) {
 	var n Note
@@ -168,49 +154,18 @@ type NewNote struct {
 	Prov   Provenance
 }
 
-// CreateNote stores a note, its first history entry and an audit event, in
-// one transaction.
-func (s *Store) CreateNote(ctx context.Context, nn NewNote, actor Actor, reason string) (*Note, error) {
-	var out *Note
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		if err := s.bumpMemoryVersionTx(tx, nn.UserID); err != nil {
-			return err
-		}
-		if nn.Kind == KindSession && nn.Prov.SessionID != "" {
-			// A session note joins a session that still takes notes: once
-			// it is closing, its consolidation may already have run, and a
-			// note saved now would never be promoted nor dropped.
-			// (CommitRound's notes are checked by the append they join.)
-			cs, err := s.lockSessionTx(tx, nn.Prov.SessionID)
-			if err != nil {
-				return err
-			}
-			if cs.Status != SessionOpen {
-				return ErrSessionClosed
-			}
-		}
-		var err error
-		out, err = s.createNoteTx(tx, nn, actor, reason)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: create note: %w", err)
-	}
-	return out, nil
-}
-
-// PendingNote is a note to create inside another write (Round.Notes), with
-// who saves it and why.
+// PendingNote is a note to add, with who adds it and why: a round's notes
+// (Round.Notes) and what Notes.Draft checks.
 type PendingNote struct {
 	NewNote
 	Actor  Actor
 	Reason string
 }
 
-// DraftNote gives a note its id and the defaults CreateNote would give it,
-// so that what reports the note (a tool result) can be written in the same
-// transaction that stores it.
-func (s *Store) DraftNote(nn NewNote) NewNote {
+// draftNote gives a note its id and defaults, so that what reports the
+// note (a tool result) can be written in the same transaction that stores
+// it.
+func (s *Store) draftNote(nn NewNote) NewNote {
 	if nn.Note.ID == "" {
 		nn.Note.ID = s.newID()
 	}
@@ -223,28 +178,11 @@ func (s *Store) DraftNote(nn NewNote) NewNote {
 	return nn
 }
 
-// createPendingTx creates a write's pending notes, all of one user.
-func (s *Store) createPendingTx(tx *gorm.DB, userID string, notes []PendingNote) error {
-	if len(notes) == 0 {
-		return nil
-	}
-	if err := s.bumpMemoryVersionTx(tx, userID); err != nil {
-		return err
-	}
-	for _, pn := range notes {
-		if pn.UserID != userID {
-			return fmt.Errorf("models: a pending note of user %s in a write of user %s", pn.UserID, userID)
-		}
-		if _, err := s.createNoteTx(tx, pn.NewNote, pn.Actor, pn.Reason); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
+// createNoteTx writes a note the service checked, its first history entry
+// and its audit event.
 func (s *Store) createNoteTx(tx *gorm.DB, nn NewNote, actor Actor, reason string) (*Note, error) {
 	now := s.now()
-	d := s.DraftNote(nn).Note
+	d := s.draftNote(nn).Note
 	n := &Note{
 		ID: d.ID, UserID: nn.UserID, Kind: nn.Kind, Text: d.Text, Keywords: encodeKeywords(d.Keywords),
 		Scope: string(d.Scope), LastUpdateDate: d.LastUpdateDate, Pinned: d.Pinned, Source: string(d.Source),
@@ -294,88 +232,65 @@ type NotePatch struct {
 	Pinned   *bool
 }
 
-// UpdateNote changes a note, records a new history entry and an audit event
-// with the content before and after.
-func (s *Store) UpdateNote(ctx context.Context, userID, id string, p NotePatch, actor Actor, reason string) (*Note, error) {
-	var out Note
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		if err := s.bumpMemoryVersionTx(tx, userID); err != nil {
-			return err
-		}
-		if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&out).Error; err != nil {
-			return notFound(err)
-		}
-		before := notePayload(&out)
-		if p.Text != nil {
-			out.Text = *p.Text
-		}
-		if p.Keywords != nil {
-			out.Keywords = encodeKeywords(p.Keywords)
-		}
-		if p.Pinned != nil {
-			out.Pinned = *p.Pinned
-		}
-		out.UpdatedAt = s.now()
-		if p.Text != nil || p.Keywords != nil {
-			out.LastUpdateDate = out.UpdatedAt.Format(memory.DateLayout)
-		}
-		if err := tx.Save(&out).Error; err != nil {
-			return err
-		}
-		if err := s.addVersionTx(tx, &out, actor, reason); err != nil {
-			return err
-		}
-		return s.auditTx(tx, AuditEvent{UserID: userID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note.update",
-			NoteID: id, Reason: reason, Before: before, After: notePayload(&out)})
-	})
-	if err != nil {
-		return nil, fmt.Errorf("models: update note %s: %w", id, err)
+// updateNoteTx applies a checked patch to cur and records a new history
+// entry and an audit event with the content before and after.
+func (s *Store) updateNoteTx(tx *gorm.DB, cur *Note, p NotePatch, actor Actor, reason string) (*Note, error) {
+	out := *cur
+	before := notePayload(&out)
+	if p.Text != nil {
+		out.Text = *p.Text
 	}
-	return &out, nil
+	if p.Keywords != nil {
+		out.Keywords = encodeKeywords(p.Keywords)
+	}
+	if p.Pinned != nil {
+		out.Pinned = *p.Pinned
+	}
+	out.UpdatedAt = s.now()
+	if p.Text != nil || p.Keywords != nil {
+		out.LastUpdateDate = out.UpdatedAt.Format(memory.DateLayout)
+	}
+	if err := tx.Save(&out).Error; err != nil {
+		return nil, err
+	}
+	if err := s.addVersionTx(tx, &out, actor, reason); err != nil {
+		return nil, err
+	}
+	return &out, s.auditTx(tx, AuditEvent{UserID: out.UserID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note.update",
+		NoteID: out.ID, Reason: reason, Before: before, After: notePayload(&out)})
 }
 
-// DeleteNote hard-deletes a note: the row and its history go, and so do the
-// session notes that were merged into it (the same fact in other words);
-// their text is scrubbed from audit payloads and consolidation reports, and
-// an audit event without content records who deleted it and why.
-func (s *Store) DeleteNote(ctx context.Context, userID, id string, actor Actor, reason string) error {
-	err := s.write(ctx, func(tx *gorm.DB) error {
-		if err := s.bumpMemoryVersionTx(tx, userID); err != nil {
-			return err
-		}
-		var n Note
-		if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&n).Error; err != nil {
-			return notFound(err)
-		}
-		var merged []Note
-		if err := tx.Where("user_id = ? AND status = ? AND superseded_by = ?", userID, StatusConsumed, id).Find(&merged).Error; err != nil {
-			return err
-		}
-		ids := map[string]bool{id: true}
-		for _, m := range merged {
-			ids[m.ID] = true
-		}
-		// Redact first, while the notes and their history can still say
-		// what they said.
-		if err := s.redactNoteTx(tx, userID, ids); err != nil {
-			return err
-		}
-		for _, m := range append(merged, n) {
-			if err := tx.Where("note_id = ?", m.ID).Delete(&NoteVersion{}).Error; err != nil {
-				return err
-			}
-			if err := tx.Where("id = ?", m.ID).Delete(&Note{}).Error; err != nil {
-				return err
-			}
-		}
-		return s.auditTx(tx, AuditEvent{UserID: userID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note.delete",
-			NoteID: id, Reason: reason, SessionID: n.SessionID})
-	})
-	if err != nil {
-		return fmt.Errorf("models: delete note %s: %w", id, err)
+// deleteNoteTx hard-deletes a note, the session notes merged into it and
+// their history, scrubs their text from every copy (redactNoteTx) and
+// records the deletion, without content, in the audit trail.
+func (s *Store) deleteNoteTx(tx *gorm.DB, userID, id string, actor Actor, reason string) error {
+	var n Note
+	if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&n).Error; err != nil {
+		return notFound(err)
 	}
-	s.checkpoint(ctx)
-	return nil
+	var merged []Note
+	if err := tx.Where("user_id = ? AND status = ? AND superseded_by = ?", userID, StatusConsumed, id).Find(&merged).Error; err != nil {
+		return err
+	}
+	ids := map[string]bool{id: true}
+	for _, m := range merged {
+		ids[m.ID] = true
+	}
+	// Redact first, while the notes and their history can still say
+	// what they said.
+	if err := s.redactNoteTx(tx, userID, ids); err != nil {
+		return err
+	}
+	for _, m := range append(merged, n) {
+		if err := tx.Where("note_id = ?", m.ID).Delete(&NoteVersion{}).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("id = ?", m.ID).Delete(&Note{}).Error; err != nil {
+			return err
+		}
+	}
+	return s.auditTx(tx, AuditEvent{UserID: userID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note.delete",
+		NoteID: id, Reason: reason, SessionID: n.SessionID})
 }
 
 // checkpoint folds the SQLite WAL back into the database file and truncates

@@ -19,14 +19,14 @@ func TestSessionNoteRefusedOnceClosing(t *testing.T) {
 		cs, _ := s.CreateChatSession(ctx, u.ID)
 		note := models.NewNote{UserID: u.ID, Kind: models.KindSession, Prov: models.Provenance{SessionID: cs.ID},
 			Note: memory.Note{Text: "Prefers aisle seats.", Keywords: []string{"seat"}}}
-		if _, err := s.CreateNote(ctx, note, models.Actor{Kind: models.ActorAssistant}, "stated"); err != nil {
+		if _, err := s.Notes(memory.Limits{}).Add(ctx, note, models.Actor{Kind: models.ActorAssistant}, "stated"); err != nil {
 			t.Fatalf("open session: %v", err)
 		}
 		if _, err := s.CloseSession(ctx, cs.ID, "ended"); err != nil {
 			t.Fatal(err)
 		}
 		note.Note.Text = "Is vegetarian."
-		if _, err := s.CreateNote(ctx, note, models.Actor{Kind: models.ActorAssistant}, "stated"); !errors.Is(err, models.ErrSessionClosed) {
+		if _, err := s.Notes(memory.Limits{}).Add(ctx, note, models.Actor{Kind: models.ActorAssistant}, "stated"); !errors.Is(err, models.ErrSessionClosed) {
 			t.Errorf("closing session: CreateNote = %v, want ErrSessionClosed", err)
 		}
 	})
@@ -39,7 +39,7 @@ func TestAuditSubjectRole(t *testing.T) {
 		trav, _ := s.CreateUser(ctx, "erin@example.com", "Erin", models.RoleTraveler, "right-pass")
 		adm, _ := s.CreateUser(ctx, "root@example.com", "Root", models.RoleAdmin, "right-pass")
 		for _, id := range []string{trav.ID, adm.ID} {
-			if _, err := s.CreateNote(ctx, models.NewNote{UserID: id, Kind: models.KindGlobal, Note: memory.Note{Text: "Prefers trains.", Keywords: []string{"train"}}},
+			if _, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: id, Kind: models.KindGlobal, Note: memory.Note{Text: "Prefers trains.", Keywords: []string{"train"}}},
 				models.Actor{Kind: models.ActorSystem}, "test"); err != nil {
 				t.Fatal(err)
 			}

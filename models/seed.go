@@ -90,7 +90,7 @@ func (s *Store) SeedDemo(ctx context.Context, password string) (bool, error) {
 	for _, note := range johnNotes() {
 		note.Source = memory.SourceSeed
 		note.Scope = memory.ScopeDurable
-		if _, err := s.CreateNote(ctx, NewNote{UserID: john.ID, Kind: KindGlobal, Note: note}, seed, "demo seed"); err != nil {
+		if _, err := s.Notes(memory.Limits{}).Add(ctx, NewNote{UserID: john.ID, Kind: KindGlobal, Note: note}, seed, "demo seed"); err != nil {
 			return false, err
 		}
 	}

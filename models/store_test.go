@@ -82,13 +82,13 @@ func TestNotesLifecycle(t *testing.T) {
 			t.Fatal(err)
 		}
 		staff := models.Actor{ID: "staff1", Kind: models.ActorSupport}
-		n, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
+		n, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
 			Note: memory.Note{Text: "Likes the canary phrase zebra-umbrella.", Keywords: []string{"canary"}, Source: memory.SourceStaff}}, staff, "customer asked")
 		if err != nil {
 			t.Fatal(err)
 		}
 		text := "Likes quiet rooms."
-		if _, err := s.UpdateNote(ctx, u.ID, n.ID, models.NotePatch{Text: &text}, staff, "typo"); err != nil {
+		if _, err := s.Notes(memory.Limits{}).Edit(ctx, u.ID, n.ID, models.NotePatch{Text: &text}, staff, "typo"); err != nil {
 			t.Fatal(err)
 		}
 		hist, err := s.NoteHistory(ctx, n.ID)
@@ -99,7 +99,7 @@ func TestNotesLifecycle(t *testing.T) {
 		if err != nil || len(notes) != 1 || notes[0].Text != text || notes[0].Keywords[0] != "canary" {
 			t.Fatalf("GlobalNotes = %+v, %v", notes, err)
 		}
-		if err := s.DeleteNote(ctx, u.ID, n.ID, staff, "customer asked"); err != nil {
+		if err := s.Notes(memory.Limits{}).Delete(ctx, u.ID, n.ID, staff, "customer asked"); err != nil {
 			t.Fatal(err)
 		}
 		for _, table := range []string{"notes", "note_versions", "audit_events"} {
@@ -143,7 +143,7 @@ func TestTurnNotes(t *testing.T) {
 		actor := models.Actor{Kind: models.ActorSystem}
 		add := func(user, kind, session, text, date string) *models.Note {
 			t.Helper()
-			n, err := s.CreateNote(ctx, models.NewNote{UserID: user, Kind: kind, Prov: models.Provenance{SessionID: session},
+			n, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: user, Kind: kind, Prov: models.Provenance{SessionID: session},
 				Note: memory.Note{Text: text, Keywords: []string{"k"}, LastUpdateDate: date}}, actor, "")
 			if err != nil {
 				t.Fatal(err)
@@ -157,7 +157,7 @@ func TestTurnNotes(t *testing.T) {
 		add(u.ID, models.KindSession, a.ID, "session a, first", "2026-12-01")
 		add(u.ID, models.KindSession, a.ID, "session a, second", "2026-01-01")
 		add(u.ID, models.KindSession, b.ID, "session b", "2026-01-01")
-		if err := s.DeleteNote(ctx, u.ID, gone.ID, actor, ""); err != nil {
+		if err := s.Notes(memory.Limits{}).Delete(ctx, u.ID, gone.ID, actor, ""); err != nil {
 			t.Fatal(err)
 		}
 		global, session, err := s.TurnNotes(ctx, u.ID, a.ID)
@@ -256,7 +256,7 @@ func TestMigrationUpgrade(t *testing.T) {
 	if v, _ := s.SchemaVersion(ctx); v != models.LatestSchemaVersion() {
 		t.Errorf("schema version = %d, want %d", v, models.LatestSchemaVersion())
 	}
-	if _, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
+	if _, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
 		Note: memory.Note{Text: "Prefers trains.", Keywords: []string{"train"}}}, models.Actor{Kind: models.ActorSystem}, ""); err != nil {
 		t.Errorf("the upgraded schema cannot hold a note for the old account: %v", err)
 	}

@@ -28,23 +28,6 @@ func (s *Store) JobForSession(ctx context.Context, sessionID string) (*Consolida
 	return &j, nil
 }
 
-// DeleteGlobalNotes hard-deletes every global note of a user, superseded
-// ones included, each through DeleteNote (so history, audit payloads and
-// reports are scrubbed the same way). It returns how many went.
-func (s *Store) DeleteGlobalNotes(ctx context.Context, userID string, actor Actor, reason string) (int, error) {
-	var ids []string
-	if err := s.db.WithContext(ctx).Model(&Note{}).Where("user_id = ? AND kind = ?", userID, KindGlobal).
-		Order("created_at, id").Pluck("id", &ids).Error; err != nil {
-		return 0, fmt.Errorf("models: delete global notes: %w", err)
-	}
-	for i, id := range ids {
-		if err := s.DeleteNote(ctx, userID, id, actor, reason); err != nil {
-			return i, err
-		}
-	}
-	return len(ids), nil
-}
-
 // MaxSessionTitleChars bounds a conversation's title.
 const MaxSessionTitleChars = 80
 

@@ -32,13 +32,13 @@ func TestDeleteChatSession(t *testing.T) {
 			t.Fatal(err)
 		}
 		prov := models.Provenance{SessionID: cs.ID, MessageID: msg.ID}
-		staged, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession, Prov: prov,
+		staged, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession, Prov: prov,
 			Note: memory.Note{Text: "Wants a quiet room on this trip.", Keywords: []string{"room"}, Scope: memory.ScopeThisTrip, Source: memory.SourceAssistant}},
 			models.Actor{Kind: models.ActorAssistant}, "stated")
 		if err != nil {
 			t.Fatal(err)
 		}
-		learned, err := s.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal, Prov: prov,
+		learned, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal, Prov: prov,
 			Note: memory.Note{Text: "Prefers quiet rooms.", Keywords: []string{"room"}, Source: memory.SourceConsolidation}},
 			models.Actor{Kind: models.ActorConsolidation}, "promoted")
 		if err != nil {

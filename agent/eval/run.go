@@ -234,7 +234,7 @@ func setUp(ctx context.Context, store *models.Store, sc Scenario) (string, error
 		}
 		note := memory.Note{Text: n.Text, Keywords: kw, LastUpdateDate: n.Date, Pinned: n.Pinned,
 			Scope: memory.ScopeDurable, Source: memory.SourceSeed}
-		if _, err := store.CreateNote(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal, Note: note}, actor, "evaluation"); err != nil {
+		if _, err := store.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal, Note: note}, actor, "evaluation"); err != nil {
 			return "", err
 		}
 	}

@@ -47,7 +47,7 @@ func TestCrashDuringConsolidation(t *testing.T) {
 		{Text: "Wants a window seat on this trip to sleep.", Keywords: []string{"seat", "window"}, Scope: memory.ScopeThisTrip},
 	} {
 		n.Source = memory.SourceAssistant
-		if _, err := store.CreateNote(ctx, models.NewNote{UserID: john.ID, Kind: models.KindSession, Note: n,
+		if _, err := store.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: john.ID, Kind: models.KindSession, Note: n,
 			Prov: models.Provenance{SessionID: cs.ID}}, models.Actor{Kind: models.ActorAssistant}, ""); err != nil {
 			t.Fatal(err)
 		}

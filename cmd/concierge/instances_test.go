@@ -446,7 +446,7 @@ func TestConcurrentClosesLearnOneNote(t *testing.T) {
 				t.Fatal(err)
 			}
 			note := memory.Note{Text: "Is allergic to sesame.", Keywords: []string{"allergy", "sesame"}, Scope: memory.ScopeDurable, Source: memory.SourceAssistant}
-			if _, err := store.CreateNote(ctx, models.NewNote{UserID: john.ID, Kind: models.KindSession, Note: note,
+			if _, err := store.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: john.ID, Kind: models.KindSession, Note: note,
 				Prov: models.Provenance{SessionID: cs.ID}}, models.Actor{Kind: models.ActorAssistant}, "stated by the traveler"); err != nil {
 				t.Fatal(err)
 			}
@@ -579,7 +579,7 @@ func TestKillDuringConsolidationRecoversInSeconds(t *testing.T) {
 		}
 		cs, _ := store.CreateChatSession(ctx, john.ID)
 		note := memory.Note{Text: "Is vegetarian.", Keywords: []string{"diet", "vegetarian"}, Scope: memory.ScopeDurable, Source: memory.SourceAssistant}
-		if _, err := store.CreateNote(ctx, models.NewNote{UserID: john.ID, Kind: models.KindSession, Note: note,
+		if _, err := store.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: john.ID, Kind: models.KindSession, Note: note,
 			Prov: models.Provenance{SessionID: cs.ID}}, models.Actor{Kind: models.ActorAssistant}, ""); err != nil {
 			t.Fatal(err)
 		}
