@@ -616,7 +616,7 @@ func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userM
 		}
 	}
 	if refusal != nil {
-		if err := a.store.RecordBlockedWrite(ctx, cs.UserID, cs.ID, refusal.Category); err != nil {
+		if err := a.store.RecordBlockedWrite(ctx, cs.UserID, cs.ID, userMsg.ID, refusal.Category); err != nil {
 			a.log.Error("record blocked write", "session_id", cs.ID, "err", err)
 		}
 		a.log.Info("memory write blocked", "session_id", cs.ID, "category", refusal.Category)

@@ -538,10 +538,19 @@ func (s *Store) Snapshots(ctx context.Context, sessionID string) ([]TurnSnapshot
 	return out, s.wholeInstructions(ctx, out)
 }
 
-// RecordBlockedWrite counts a refused memory write by category only.
-func (s *Store) RecordBlockedWrite(ctx context.Context, userID, sessionID, category string) error {
+// RecordBlockedWrite counts a refused memory write by category only, and
+// in the same transaction puts it in the review queue with the message
+// (and so the turn) it answered — never the refused text: the reviewer
+// reads the traveler's own words in the transcript.
+func (s *Store) RecordBlockedWrite(ctx context.Context, userID, sessionID, messageID, category string) error {
 	bw := &BlockedWrite{ID: s.newID(), UserID: userID, SessionID: sessionID, Category: category, CreatedAt: s.now()}
-	if err := s.write(ctx, func(tx *gorm.DB) error { return tx.Create(bw).Error }); err != nil {
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Create(bw).Error; err != nil {
+			return err
+		}
+		return s.addReviewTx(tx, ReviewItem{UserID: userID, Kind: ReviewRefusedWrite, SessionID: sessionID, MessageID: messageID, Category: category})
+	})
+	if err != nil {
 		return fmt.Errorf("models: record blocked write: %w", err)
 	}
 	return nil

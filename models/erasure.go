@@ -42,7 +42,7 @@ type ErasureReceipt struct {
 // does the work unseen).
 var erasureTables = []string{
 	"note_versions", "notes", "messages", "turn_snapshots", "consolidation_reports",
-	"consolidation_jobs", "blocked_writes", "audit_events", "trips", "profiles",
+	"consolidation_jobs", "blocked_writes", "review_items", "audit_events", "trips", "profiles",
 	"chat_sessions", "api_tokens", "web_sessions",
 }
 
@@ -121,6 +121,7 @@ func (s *Store) EraseUser(ctx context.Context, userID string, executedBy Actor, 
 		// Rows about other people keep their content but lose the reference.
 		for _, a := range []struct{ table, col string }{
 			{"audit_events", "actor_id"}, {"erasure_requests", "executed_by"},
+			{"review_items", "claimed_by"}, {"review_items", "resolved_by"},
 		} {
 			r := tx.Exec("UPDATE "+a.table+" SET "+a.col+" = '' WHERE "+a.col+" = ?", userID)
 			if r.Error != nil {

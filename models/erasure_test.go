@@ -57,7 +57,7 @@ func seedEverything(t *testing.T, s *models.Store, email, name, canary string) s
 		Note: memory.Note{Text: "Wants " + canary + " every time.", Keywords: []string{"canary"}, Source: memory.SourceAssistant},
 		Prov: models.Provenance{SessionID: cs.ID, MessageID: msg.ID}}, models.Actor{Kind: models.ActorAssistant}, "stated by the traveler")
 	must(err)
-	must(s.RecordBlockedWrite(ctx, u.ID, cs.ID, memory.CategorySecret))
+	must(s.RecordBlockedWrite(ctx, u.ID, cs.ID, "", memory.CategorySecret))
 	job, err := s.CloseSession(ctx, cs.ID, "ended by the traveler")
 	must(err)
 	claimed, err := s.ClaimJob(ctx, "w1", time.Minute)

@@ -356,6 +356,13 @@ func (s *Store) applyTx(tx *gorm.DB, job *ConsolidationJob, worker string, res m
 		if err := tx.Create(report).Error; err != nil {
 			return err
 		}
+		if res.FallbackReason != "" {
+			// The report holds the rejected decisions and why; the item
+			// points at it.
+			if err := s.addReviewTx(tx, ReviewItem{UserID: job.UserID, Kind: ReviewFallback, SessionID: job.SessionID, ConsolidationID: job.ID}); err != nil {
+				return err
+			}
+		}
 		return tx.Model(&ChatSession{}).Where("id = ?", job.SessionID).
 			Updates(map[string]any{"status": SessionClosed, "closed_at": now}).Error
 	}()
@@ -479,5 +486,8 @@ func (s *Store) syncGlobalTx(tx *gorm.DB, job *ConsolidationJob, g memory.Note, 
 	if len(fields) == 0 {
 		return true, nil
 	}
-	return true, s.setNoteFieldsTx(tx, job.UserID, g.ID, fields, actor, "consolidation", action, prov)
+	if err := s.setNoteFieldsTx(tx, job.UserID, g.ID, fields, actor, "consolidation", action, prov); err != nil {
+		return true, err
+	}
+	return true, s.reviewConsolidatedTx(tx, job, g.ID, fields)
 }

@@ -288,6 +288,36 @@ CREATE TABLE prompt_texts (
 ALTER TABLE turn_snapshots ADD COLUMN instructions_head TEXT NOT NULL DEFAULT '';
 ALTER TABLE turn_snapshots ADD COLUMN instructions_tail TEXT NOT NULL DEFAULT '';
 `},
+	// The review queue (SPEC §2.6): items that need a person, each created
+	// in the transaction of the write that caused it. An item names what it
+	// is about by id (note, consolidation job, refused category), never by
+	// a copy of a note's text, so deleting a note needs no scrub here.
+	{12, "review queue", `
+CREATE TABLE review_items (
+	id TEXT PRIMARY KEY,
+	user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+	kind TEXT NOT NULL,
+	status TEXT NOT NULL,
+	session_id TEXT NOT NULL DEFAULT '',
+	turn INTEGER NOT NULL DEFAULT 0,
+	message_id TEXT NOT NULL DEFAULT '',
+	note_id TEXT NOT NULL DEFAULT '',
+	consolidation_id TEXT NOT NULL DEFAULT '',
+	category TEXT NOT NULL DEFAULT '',
+	field TEXT NOT NULL DEFAULT '',
+	current_value TEXT NOT NULL DEFAULT '',
+	proposed_value TEXT NOT NULL DEFAULT '',
+	created_at {{ts}} NOT NULL,
+	claimed_by TEXT NOT NULL DEFAULT '',
+	claimed_until {{ts}},
+	resolved_by TEXT NOT NULL DEFAULT '',
+	resolved_at {{ts}},
+	action TEXT NOT NULL DEFAULT '',
+	reason TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX review_items_open ON review_items (status, created_at);
+CREATE INDEX review_items_user ON review_items (user_id);
+`},
 }
 
 // leanWritesMigration drops what every message paid for and nothing read.

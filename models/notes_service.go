@@ -168,7 +168,11 @@ func (n *Notes) addTx(tx *gorm.DB, p PendingNote) (*Note, error) {
 	if r != nil {
 		return nil, refused(r)
 	}
-	return n.s.createNoteTx(tx, checked.NewNote, p.Actor, p.Reason)
+	out, err := n.s.createNoteTx(tx, checked.NewNote, p.Actor, p.Reason)
+	if err != nil {
+		return nil, err
+	}
+	return out, n.s.suggestProfileTx(tx, out, p.Prov)
 }
 
 // addPendingTx creates a round's notes, all of one user, each checked
@@ -220,53 +224,63 @@ var ErrCannotPin = &memory.Error{Code: memory.ECANNOTPIN,
 // and after, in one transaction. Travelers cannot pin; a traveler's edit
 // without keywords gets them suggested from the text, or keeps the old.
 func (n *Notes) Edit(ctx context.Context, userID, id string, p NotePatch, actor Actor, reason string) (*Note, error) {
-	if actor.Kind == ActorTraveler && p.Pinned != nil {
-		return nil, ErrCannotPin
-	}
 	var out *Note
 	err := n.write(ctx, userID, func(tx *gorm.DB) error {
-		var cur Note
-		if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&cur).Error; err != nil {
-			return notFound(err)
-		}
-		if cur.Kind != KindGlobal || cur.Status != StatusActive {
-			return ErrNotEditable
-		}
-		if p.Text == nil && p.Keywords == nil && p.Pinned == nil {
-			return ErrNothingToChange
-		}
-		if p.Text != nil || p.Keywords != nil {
-			d := cur.Domain()
-			next := PendingNote{NewNote: NewNote{UserID: userID, Kind: cur.Kind, Note: d}, Actor: actor, Reason: reason}
-			if p.Text != nil {
-				next.Note.Text = *p.Text
-			}
-			var keep []string
-			switch {
-			case actor.Kind == ActorTraveler:
-				next.Note.Keywords, keep = p.Keywords, d.Keywords
-			case p.Keywords != nil:
-				next.Note.Keywords = p.Keywords
-			}
-			checked, r := n.check(next, keep, 0, 0)
-			if r != nil {
-				return refused(r)
-			}
-			if p.Text != nil {
-				p.Text = &checked.Note.Text
-			}
-			if p.Keywords != nil || actor.Kind == ActorTraveler {
-				p.Keywords = checked.Note.Keywords
-			}
-		}
 		var err error
-		out, err = n.s.updateNoteTx(tx, &cur, p, actor, reason)
+		out, err = n.editTx(tx, userID, id, p, actor, reason)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("models: update note %s: %w", id, err)
 	}
 	return out, nil
+}
+
+// editTx is Edit inside a write that has bumped the user's memory version
+// (a review item's resolution edits a note in its own transaction).
+func (n *Notes) editTx(tx *gorm.DB, userID, id string, p NotePatch, actor Actor, reason string) (*Note, error) {
+	if actor.Kind == ActorTraveler && p.Pinned != nil {
+		return nil, ErrCannotPin
+	}
+	var cur Note
+	if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&cur).Error; err != nil {
+		return nil, notFound(err)
+	}
+	if cur.Kind != KindGlobal || cur.Status != StatusActive {
+		return nil, ErrNotEditable
+	}
+	if p.Text == nil && p.Keywords == nil && p.Pinned == nil {
+		return nil, ErrNothingToChange
+	}
+	if p.Text != nil || p.Keywords != nil {
+		d := cur.Domain()
+		next := PendingNote{NewNote: NewNote{UserID: userID, Kind: cur.Kind, Note: d}, Actor: actor, Reason: reason}
+		if p.Text != nil {
+			next.Note.Text = *p.Text
+		}
+		var keep []string
+		switch {
+		case actor.Kind == ActorTraveler:
+			next.Note.Keywords, keep = p.Keywords, d.Keywords
+		case p.Keywords != nil:
+			next.Note.Keywords = p.Keywords
+		}
+		checked, r := n.check(next, keep, 0, 0)
+		if r != nil {
+			return nil, refused(r)
+		}
+		if p.Text != nil {
+			p.Text = &checked.Note.Text
+		}
+		if p.Keywords != nil || actor.Kind == ActorTraveler {
+			p.Keywords = checked.Note.Keywords
+		}
+	}
+	out, err := n.s.updateNoteTx(tx, &cur, p, actor, reason)
+	if err != nil || p.Text == nil {
+		return out, err
+	}
+	return out, n.s.suggestProfileTx(tx, out, Provenance{})
 }
 
 // Delete hard-deletes a note: the row and its history go, and so do the

@@ -23,6 +23,24 @@ type Export struct {
 	Audit             []ExportAudit       `json:"audit_events"`
 	Erasure           []ExportErasure     `json:"erasure_requests"`
 	BlockedByCategory map[string]int      `json:"blocked_writes_by_category"`
+	Review            []ExportReview      `json:"review_items"`
+}
+
+// ExportReview is one review queue item about the user, open or resolved.
+type ExportReview struct {
+	ID         string     `json:"id"`
+	Kind       string     `json:"kind"`
+	Status     string     `json:"status"`
+	SessionID  string     `json:"session_id,omitempty"`
+	Turn       int        `json:"turn,omitempty"`
+	NoteID     string     `json:"note_id,omitempty"`
+	Category   string     `json:"category,omitempty"`
+	Field      string     `json:"field,omitempty"`
+	Proposed   string     `json:"proposed,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ResolvedAt *time.Time `json:"resolved_at,omitempty"`
+	Action     string     `json:"action,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
 }
 
 // ExportUser is the account part of an export.
@@ -194,6 +212,16 @@ func (s *Store) ExportUserData(ctx context.Context, userID string) (*Export, err
 	}
 	for _, b := range blocked {
 		out.BlockedByCategory[b.Category] = b.N
+	}
+	var items []ReviewItem
+	if err := db.Where("user_id = ?", userID).Order("created_at, id").Find(&items).Error; err != nil {
+		return nil, fmt.Errorf("models: export review items: %w", err)
+	}
+	out.Review = make([]ExportReview, len(items))
+	for i, it := range items {
+		out.Review[i] = ExportReview{ID: it.ID, Kind: it.Kind, Status: it.Status, SessionID: it.SessionID, Turn: it.Turn,
+			NoteID: it.NoteID, Category: it.Category, Field: it.Field, Proposed: it.ProposedValue, CreatedAt: it.CreatedAt,
+			ResolvedAt: it.ResolvedAt, Action: it.Action, Reason: it.Reason}
 	}
 	return out, nil
 }

@@ -12,19 +12,11 @@ import (
 
 // Profile returns a user's profile (empty when none was stored).
 func (s *Store) Profile(ctx context.Context, userID string) (memory.Profile, error) {
-	var p Profile
-	err := s.db.WithContext(ctx).Where("user_id = ?", userID).Take(&p).Error
+	p, err := profileTx(s.db.WithContext(ctx), userID)
 	if err != nil {
-		if notFound(err) == ErrNotFound {
-			return memory.Profile{}, nil
-		}
 		return nil, fmt.Errorf("models: profile: %w", err)
 	}
-	out := memory.Profile{}
-	if err := json.Unmarshal([]byte(p.Data), &out); err != nil {
-		return nil, fmt.Errorf("models: profile %s: %w", userID, err)
-	}
-	return out, nil
+	return p, nil
 }
 
 // SetProfile replaces a user's profile and records the change in the audit trail.
@@ -34,21 +26,42 @@ func (s *Store) SetProfile(ctx context.Context, userID string, profile memory.Pr
 		return fmt.Errorf("models: set profile: %w", err)
 	}
 	err = s.write(ctx, func(tx *gorm.DB) error {
-		var old Profile
-		before := ""
-		if err := tx.Where("user_id = ?", userID).Take(&old).Error; err == nil {
-			before = old.Data
-		}
-		if err := tx.Save(&Profile{UserID: userID, Data: string(data), UpdatedAt: s.now()}).Error; err != nil {
-			return err
-		}
-		return s.auditTx(tx, AuditEvent{UserID: userID, ActorID: actor.ID, ActorKind: actor.Kind,
-			Action: "profile.update", Reason: reason, Before: before, After: string(data)})
+		return s.setProfileTx(tx, userID, data, actor, reason)
 	})
 	if err != nil {
 		return fmt.Errorf("models: set profile: %w", err)
 	}
 	return nil
+}
+
+// setProfileTx stores a profile's JSON and its audit event inside tx.
+func (s *Store) setProfileTx(tx *gorm.DB, userID string, data []byte, actor Actor, reason string) error {
+	var old Profile
+	before := ""
+	if err := tx.Where("user_id = ?", userID).Take(&old).Error; err == nil {
+		before = old.Data
+	}
+	if err := tx.Save(&Profile{UserID: userID, Data: string(data), UpdatedAt: s.now()}).Error; err != nil {
+		return err
+	}
+	return s.auditTx(tx, AuditEvent{UserID: userID, ActorID: actor.ID, ActorKind: actor.Kind,
+		Action: "profile.update", Reason: reason, Before: before, After: string(data)})
+}
+
+// profileTx reads a user's profile inside tx (empty when none was stored).
+func profileTx(tx *gorm.DB, userID string) (memory.Profile, error) {
+	var p Profile
+	out := memory.Profile{}
+	if err := tx.Where("user_id = ?", userID).Take(&p).Error; err != nil {
+		if notFound(err) == ErrNotFound {
+			return out, nil
+		}
+		return nil, err
+	}
+	if err := json.Unmarshal([]byte(p.Data), &out); err != nil {
+		return nil, fmt.Errorf("profile %s: %w", userID, err)
+	}
+	return out, nil
 }
 
 // CreateTrip stores a trip.
