@@ -137,6 +137,18 @@ func erasureParam(name string) target {
 	}
 }
 
+// reviewParam is a review item id in the path parameter name: the
+// traveler it is about.
+func reviewParam(name string) target {
+	return func(s *Server, c echo.Context, _ *models.User) (string, error) {
+		it, err := s.store.ReviewItemByID(c.Request().Context(), c.Param(name))
+		if err != nil {
+			return "", err
+		}
+		return it.UserID, nil
+	}
+}
+
 // tokenParam is an API token id in the path parameter name.
 func tokenParam(name string) target {
 	return func(s *Server, c echo.Context, _ *models.User) (string, error) {

@@ -220,6 +220,9 @@ type apiErasureRequest struct {
 	RequestedBy string                 `json:"requested_by"`
 	ExecutedBy  string                 `json:"executed_by,omitempty"`
 	CreatedAt   time.Time              `json:"created_at"`
+	RequestedAt time.Time              `json:"requested_at"`
+	DueAt       time.Time              `json:"due_at"`
+	Urgency     string                 `json:"urgency,omitempty"` // due_soon or overdue while pending
 	CompletedAt *time.Time             `json:"completed_at,omitempty"`
 	Receipt     *models.ErasureReceipt `json:"receipt,omitempty"`
 }
@@ -230,13 +233,15 @@ func (s *Server) apiErasureRequests(c echo.Context) error {
 		return err
 	}
 	out := make([]apiErasureRequest, len(reqs))
+	now := s.store.Clock()
 	for i, r := range reqs {
 		rec, err := r.DecodeReceipt()
 		if err != nil {
 			return err
 		}
 		out[i] = apiErasureRequest{ID: r.ID, Status: r.Status, UserID: r.UserID, RequestedBy: r.RequestedBy, ExecutedBy: r.ExecutedBy,
-			CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Receipt: rec}
+			CreatedAt: r.CreatedAt, RequestedAt: r.CreatedAt, DueAt: r.DueAt(s.cfg.ErasureDue), Urgency: r.Urgency(now, s.cfg.ErasureDue),
+			CompletedAt: r.CompletedAt, Receipt: rec}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"requests": out})
 }

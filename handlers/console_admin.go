@@ -145,9 +145,11 @@ func (s *Server) erasurePage(c echo.Context) (views.ErasurePage, error) {
 	if err != nil {
 		return vm, err
 	}
+	now := s.store.Clock()
 	for _, r := range reqs {
 		row := views.ErasureRow{ID: r.ID, CustomerID: r.UserID, RequestedBy: r.RequestedBy, Created: fmtTime(r.CreatedAt),
-			Reason: views.ErasureReasonLabel(r.Reason), Ticket: r.Ticket}
+			Reason: views.ErasureReasonLabel(r.Reason), Ticket: r.Ticket,
+			Due: fmtTime(r.DueAt(s.cfg.ErasureDue)), Urgency: r.Urgency(now, s.cfg.ErasureDue)}
 		if r.Status == models.ErasurePending {
 			if u, err := s.store.UserByID(ctx, r.UserID); err == nil {
 				row.CustomerName, row.CustomerEmail = u.Name, u.Email

@@ -36,6 +36,15 @@ func (s *Server) page(c echo.Context, title, active string) views.Page {
 	}
 	if u := currentUser(c); u != nil {
 		p.Viewer = &views.Viewer{Name: u.Name, Role: string(u.Role)}
+		if u.Role.IsStaff() {
+			// Staff navigation shows the open review items they may work;
+			// a failed count only hides the badge.
+			if n, err := s.store.ReviewCounts(c.Request().Context(), models.ReviewFilter{Status: models.ReviewOpen, Role: managedRole(u)}); err == nil {
+				for _, k := range n {
+					p.OpenReviews += k
+				}
+			}
+		}
 		if u.Role == models.RoleAdmin {
 			// The navigation shows admins how many erasures wait; a failed
 			// count only hides the badge.

@@ -45,6 +45,10 @@ type Config struct {
 	LoginRatePerMinute float64
 	LoginBurst         int
 
+	// ErasureDue is how long after it was made an erasure request is due
+	// (one month by default, as data-protection law in most markets sets).
+	ErasureDue time.Duration
+
 	// Turns tunes the runner that produces answers apart from the requests
 	// that ask for them: model concurrency, queue, turn timeout.
 	Turns agent.RunnerConfig
@@ -80,6 +84,7 @@ func DefaultConfig() Config {
 		WriteTimeout:       60 * time.Second,
 		ReadHeaderTimeout:  10 * time.Second,
 		IdleTimeout:        2 * time.Minute,
+		ErasureDue:         30 * 24 * time.Hour,
 	}
 }
 

@@ -138,6 +138,7 @@ func turnOfTx(tx *gorm.DB, messageID string) (int, error) {
 
 // ReviewFilter selects queue items; zero fields select everything.
 type ReviewFilter struct {
+	ItemID string // one item
 	Kind   string
 	UserID string
 	Status string // ReviewOpen, ReviewResolved or "" for both
@@ -146,7 +147,9 @@ type ReviewFilter struct {
 	Role Role
 	// Before keeps items created before it (the page's age filter).
 	Before time.Time
-	Limit  int
+	// Customer keeps the items of accounts whose name or e-mail holds it.
+	Customer string
+	Limit    int
 }
 
 // ReviewRow is an item with the names the queue shows beside it.
@@ -157,6 +160,9 @@ type ReviewRow struct {
 
 func (f ReviewFilter) apply(q *gorm.DB) *gorm.DB {
 	q = q.Joins("JOIN users ON users.id = review_items.user_id")
+	if f.ItemID != "" {
+		q = q.Where("review_items.id = ?", f.ItemID)
+	}
 	if f.Kind != "" {
 		q = q.Where("review_items.kind = ?", f.Kind)
 	}
@@ -171,6 +177,10 @@ func (f ReviewFilter) apply(q *gorm.DB) *gorm.DB {
 	}
 	if !f.Before.IsZero() {
 		q = q.Where("review_items.created_at < ?", f.Before)
+	}
+	if c := strings.ToLower(strings.TrimSpace(f.Customer)); c != "" {
+		like := "%" + strings.NewReplacer("%", "", "_", "").Replace(c) + "%"
+		q = q.Where("(LOWER(users.name) LIKE ? OR LOWER(users.email) LIKE ?)", like, like)
 	}
 	return q
 }
@@ -424,4 +434,46 @@ func (s *Store) reviewConsolidatedTx(tx *gorm.DB, job *ConsolidationJob, noteID 
 		return nil
 	}
 	return s.suggestProfileTx(tx, &n, prov)
+}
+
+// ReviewDetails are what the queue shows of the items' subjects, read
+// where they live (so a deleted note is simply gone from the queue too):
+// the notes by id, and the fallback reasons by consolidation job id.
+type ReviewDetails struct {
+	Notes     map[string]Note
+	Fallbacks map[string]string
+}
+
+// ReviewDetailsOf reads the details of items in two statements.
+func (s *Store) ReviewDetailsOf(ctx context.Context, items []ReviewRow) (ReviewDetails, error) {
+	d := ReviewDetails{Notes: map[string]Note{}, Fallbacks: map[string]string{}}
+	var noteIDs, jobIDs []string
+	for _, it := range items {
+		if it.NoteID != "" {
+			noteIDs = append(noteIDs, it.NoteID)
+		}
+		if it.Kind == ReviewFallback && it.ConsolidationID != "" {
+			jobIDs = append(jobIDs, it.ConsolidationID)
+		}
+	}
+	db := s.db.WithContext(ctx)
+	if len(noteIDs) > 0 {
+		var notes []Note
+		if err := db.Where("id IN ?", noteIDs).Find(&notes).Error; err != nil {
+			return d, fmt.Errorf("models: review notes: %w", err)
+		}
+		for _, n := range notes {
+			d.Notes[n.ID] = n
+		}
+	}
+	if len(jobIDs) > 0 {
+		var reps []ConsolidationReport
+		if err := db.Select("job_id", "fallback_reason").Where("job_id IN ?", jobIDs).Find(&reps).Error; err != nil {
+			return d, fmt.Errorf("models: review fallbacks: %w", err)
+		}
+		for _, r := range reps {
+			d.Fallbacks[r.JobID] = r.FallbackReason
+		}
+	}
+	return d, nil
 }

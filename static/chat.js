@@ -126,22 +126,6 @@
     if (box && document.activeElement === document.body) box.focus({ preventScroll: true });
   });
 
-  // After Undo, Delete, Edit and the like the server names what to say and
-  // where the focus goes (HX-Trigger-After-Settle, see handlers.announce):
-  // the live region speaks, and the focus never falls back to the body.
-  function announce(say, focus) {
-    var live = document.getElementById("announce");
-    if (live && say) {
-      live.textContent = "";
-      window.setTimeout(function () { live.textContent = say; }, 50);
-    }
-    var el = focus && document.querySelector(focus);
-    if (el) el.focus();
-  }
-  document.addEventListener("concierge:announce", function (evt) {
-    announce(evt.detail.say, evt.detail.focus);
-  });
-
   // Errors show next to the control that caused them: a form (or one of its
   // ancestors) names its error slot in data-errors, and an error answer is
   // swapped there instead of the page's flash area; the control is marked

@@ -314,6 +314,8 @@ type ErasureRow struct {
 	Reason                                                                                   string // its label
 	Ticket                                                                                   string
 	Receipt                                                                                  *ReceiptView
+	// Due is the request's due date; Urgency is "", "due_soon" or "overdue".
+	Due, Urgency string
 }
 
 // ErasurePage is the admins' erasure queue.

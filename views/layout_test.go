@@ -34,8 +34,8 @@ func TestLayoutNavigationByRole(t *testing.T) {
 	}{
 		{"anonymous", nil, nil, true},
 		{"traveler", &views.Viewer{Name: "John", Role: "traveler"}, []string{"/chat", "/memory"}, false},
-		{"support", &views.Viewer{Name: "Sam", Role: "support"}, []string{"/console", "/console/audit", "/console/health"}, false},
-		{"admin", &views.Viewer{Name: "Alex", Role: "admin"}, []string{"/console", "/console/audit", "/console/health", "/console/erasure", "/console/accounts"}, false},
+		{"support", &views.Viewer{Name: "Sam", Role: "support"}, []string{"/console", "/console/review", "/console/audit", "/console/health"}, false},
+		{"admin", &views.Viewer{Name: "Alex", Role: "admin"}, []string{"/console", "/console/review", "/console/audit", "/console/health", "/console/erasure", "/console/accounts"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,6 +27,9 @@ type Page struct {
 	// PendingErasures is the number of erasure requests waiting, shown in
 	// an admin's navigation.
 	PendingErasures int
+	// OpenReviews is the number of open review items the viewer may work,
+	// shown in staff navigation.
+	OpenReviews int
 }
 
 // NavItem is one entry of the top navigation.
@@ -43,6 +46,7 @@ func (p Page) Nav() []NavItem {
 	if p.Viewer.IsStaff() {
 		items := []NavItem{
 			{Key: "customers", Label: "Customers", Href: "/console"},
+			{Key: "review", Label: "Review", Href: "/console/review", Count: p.OpenReviews},
 			{Key: "audit", Label: "Audit", Href: "/console/audit"},
 			{Key: "health", Label: "Memory health", Href: "/console/health"},
 		}

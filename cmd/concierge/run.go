@@ -155,6 +155,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	hcfg := handlers.DefaultConfig()
 	hcfg.SecureCookies = cfg.SecureCookies
 	hcfg.TrustProxy = cfg.TrustProxy
+	hcfg.ErasureDue = cfg.ErasureDue
 	hcfg.DemoEnabled = cfg.Demo
 	hcfg.Offline = cfg.OpenAIKey == ""
 	// A turn may call the model MaxRounds times, each within the model timeout.
