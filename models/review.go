@@ -373,8 +373,12 @@ func (n *Notes) resolveTx(tx *gorm.DB, it *ReviewItem, res Resolution, actor Act
 		}
 		return out.ID, nil
 	case "add":
+		kw := res.Keywords
+		if len(kw) == 0 {
+			kw = memory.SuggestKeywords(res.Text)
+		}
 		out, err := n.addTx(tx, PendingNote{NewNote: NewNote{UserID: it.UserID, Kind: KindGlobal,
-			Note: memory.Note{Text: res.Text, Keywords: res.Keywords, Scope: memory.ScopeDurable, Source: memory.SourceStaff,
+			Note: memory.Note{Text: res.Text, Keywords: kw, Scope: memory.ScopeDurable, Source: memory.SourceStaff,
 				LastUpdateDate: n.s.now().Format(memory.DateLayout)},
 			Prov: Provenance{SessionID: it.SessionID, MessageID: it.MessageID}}, Actor: actor, Reason: res.Reason})
 		if err != nil {
