@@ -103,7 +103,7 @@ func converse(t *testing.T, e *env, john string, messages ...string) string {
 
 type reviewItemJSON struct {
 	ID, Kind, UserID, SessionID, NoteID, Category, Field, Proposed, Status, ClaimedBy, Action string
-	Turn                                                                                   int
+	Turn                                                                                      int
 }
 
 func (r *reviewItemJSON) UnmarshalJSON(b []byte) error {
