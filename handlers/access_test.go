@@ -169,6 +169,9 @@ func accessRoutes() []route {
 		{method: "GET", path: "/console/sessions/:id", m: &mStaff, okStatus: 200},
 		{method: "GET", path: "/console/sessions/:id/turns/:turn", m: &mStaff, okStatus: 200, shows: true},
 		{method: "POST", path: "/console/jobs/:job/retry", m: &mStaff, okStatus: 303},
+		{method: "GET", path: "/console/review", r: &rStaff, okStatus: 200},
+		{method: "POST", path: "/console/review/:item/claim", m: &mStaff, okStatus: 303},
+		{method: "POST", path: "/console/review/:item/resolve", m: &mStaff, okStatus: 303, form: f("action", "dismiss", "reason", "harmless")},
 		{method: "GET", path: "/console/audit", r: &rStaff, okStatus: 200},
 		{method: "GET", path: "/console/health", r: &rStaff, okStatus: 200},
 		{method: "GET", path: "/console/erasure", r: &rAdmin, okStatus: 200},
@@ -205,6 +208,10 @@ func accessRoutes() []route {
 		{method: "POST", path: "/api/v1/users/me/erasure-request", r: &rTraveler, okStatus: 0},
 		{method: "DELETE", path: "/api/v1/users/me/erasure-request", r: &rTraveler, okStatus: 0},
 		{method: "GET", path: "/api/v1/erasure-requests", r: &rAdmin, okStatus: 200},
+		{method: "GET", path: "/api/v1/erasure-receipts.csv", r: &rAdmin, okStatus: 200},
+		{method: "GET", path: "/api/v1/review", r: &rStaff, okStatus: 200},
+		{method: "POST", path: "/api/v1/review/:item/claim", m: &mStaff, okStatus: 200},
+		{method: "POST", path: "/api/v1/review/:item/resolve", m: &mStaff, okStatus: 200, body: `{"action":"dismiss","reason":"harmless"}`},
 		{method: "POST", path: "/api/v1/users/:id/erase", m: &mAdminNotSelf, okStatus: 200, body: `{"reason":"data_subject_request","ticket":"DSR-1"}`},
 	}
 }
@@ -219,6 +226,7 @@ var publicRoutes = map[string]bool{
 type world struct {
 	user                                                   *models.User
 	note, sessionNote, session, ended, job, req, token, id string
+	item                                                   string
 	noteText                                               string
 }
 
@@ -264,6 +272,14 @@ func seedWorld(t *testing.T, s *models.Store, u *models.User) world {
 		Error: "seeded failure", CreatedAt: time.Now()}).Error; err != nil {
 		t.Fatal(err)
 	}
+	if err := s.RecordBlockedWrite(ctx, u.ID, cs.ID, "", memory.CategorySecret); err != nil {
+		t.Fatal(err)
+	}
+	items, err := s.ReviewItems(ctx, models.ReviewFilter{UserID: u.ID})
+	if err != nil || len(items) != 1 {
+		t.Fatalf("review items %v, %v", items, err)
+	}
+	w.item = items[0].ID
 	r, err := s.CreateErasureRequest(ctx, u.ID, models.ActorTraveler, "")
 	if err != nil {
 		t.Fatal(err)
@@ -293,7 +309,7 @@ func fill(path string, w world) string {
 	if strings.HasSuffix(path, "/undo") {
 		note = w.sessionNote
 	}
-	return strings.NewReplacer(":id", idKind, ":note", note, ":job", w.job, ":req", w.req, ":turn", "1").Replace(path)
+	return strings.NewReplacer(":id", idKind, ":note", note, ":job", w.job, ":req", w.req, ":item", w.item, ":turn", "1").Replace(path)
 }
 
 // caller is a signed-in person for one cell: a bearer token for the API and
