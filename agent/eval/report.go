@@ -35,6 +35,18 @@ func WriteTable(w io.Writer, labels []string, cards []Scorecard) error {
 	row("over-influence", func(c Scorecard) string { return pct(c.Injection.OverInfluence) })
 	row("prompt tokens / turn", func(c Scorecard) string { return fmt.Sprintf("%.0f", c.Injection.TokensPerTurn) })
 	row("time to personalization", func(c Scorecard) string { return fmt.Sprintf("%.2f turns", c.TimeToPersonalizationTurns) })
+	hold := func(f func(*HoldoutScore) string) func(Scorecard) string {
+		return func(c Scorecard) string {
+			if c.Holdout == nil {
+				return "-"
+			}
+			return f(c.Holdout)
+		}
+	}
+	row("holdout precision", hold(func(h *HoldoutScore) string { return pct(h.Precision) }))
+	row("holdout recall", hold(func(h *HoldoutScore) string { return pct(h.Recall) }))
+	row("holdout scope accuracy", hold(func(h *HoldoutScore) string { return pct(h.ScopeAccuracy) }))
+	row("holdout refused saved", hold(func(h *HoldoutScore) string { return fmt.Sprint(h.RefusedSaved) }))
 	for _, kind := range kindsOf(cards) {
 		row("checks: "+kind, func(c Scorecard) string {
 			k := c.Kinds[kind]

@@ -64,6 +64,10 @@ type Scorecard struct {
 	// message count plus one.
 	TimeToPersonalizationTurns float64 `json:"time_to_personalization_turns"`
 
+	// Holdout is the score on the holdout statements, which the rules were
+	// not written alongside; nil when it was not run.
+	Holdout *HoldoutScore `json:"holdout,omitempty"`
+
 	// Failures names every check that failed, for the table.
 	Failures []string `json:"-"`
 	// Kinds counts scenarios and their failed checks per kind, for the

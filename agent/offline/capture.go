@@ -1,7 +1,9 @@
 package offline
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -30,7 +32,14 @@ func (t *table) capture(message string, known map[string]bool) capture {
 		c.sensitive = true
 	}
 	seen := map[string]bool{}
-	for _, s := range reSentence.FindAllString(message, -1) {
+	sentences := reSentence.FindAllString(message, -1)
+	// A taste stated while asking for something ("…? I prefer flexible
+	// tickets") is about this search.
+	choosing := strings.Contains(message, "?") || slices.ContainsFunc(sentences, func(s string) bool {
+		s = t.stripFillers(t.normalise(s))
+		return t.isRequest(s) || t.re["questions"].MatchString(s) || t.re["choosing"].MatchString(s)
+	})
+	for _, s := range sentences {
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(t.normalise(s), "\x00$0"), "\x00")
 		var marker memory.Scope // carried to the later clauses of the sentence
 		firstPerson := false
@@ -52,15 +61,34 @@ func (t *table) capture(message string, known map[string]bool) capture {
 				firstPerson = who == "first"
 				c.otherPerson = c.otherPerson || (!firstPerson && t.anyRule(cl))
 			}
-			if cl == "" || !firstPerson || (t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl)) || t.re["hypothetical"].MatchString(cl) {
+			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) {
 				continue
 			}
 			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")
 			if remembered && scope != memory.ScopeThisTrip {
 				scope = memory.ScopeDurable
 			}
-			if scope != "" || !t.isRequest(cl) {
+			request := t.isRequest(cl)
+			g, read := t.lex.read(cl, i > 0)
+			read = read && (!request || t.lex.wantMarked(cl))
+			if read && g.change { // a move or a new habit is the current fact, past tense or not
+				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
+				continue
+			}
+			if t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) {
+				continue
+			}
+			if scope != "" || !request {
+				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
+				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
+				if read && (!g.want || t.lex.wantMarked(cl)) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && keepsMore(g.note, ruled)) {
+					c.notes, c.known = c.notes[:notes], c.known[:knowns]
+					if g.bare && choosing {
+						g.scope = memory.ScopeThisTrip
+					}
+					c.add(scoped(g.note, cmp.Or(scope, g.scope, memory.ScopeDurable)), known, seen)
+				}
 			}
 		}
 	}
@@ -108,6 +136,15 @@ func (t *table) applyRules(cl, sentence string, marker memory.Scope, bareWant bo
 		}
 		used[r.Group] = r.Group != ""
 	}
+}
+
+// scoped gives a clause reader's note its scope, saying so in a trip note.
+func scoped(n memory.SaveNoteArgs, scope memory.Scope) memory.SaveNoteArgs {
+	n.Scope = scope
+	if low := strings.ToLower(n.Text); scope == memory.ScopeThisTrip && !strings.Contains(low, "this trip") && !strings.Contains(low, "this time") {
+		n.Text = strings.TrimSuffix(n.Text, ".") + " on this trip."
+	}
+	return n
 }
 
 // add vets one candidate with memory.CheckNote and keeps it once.
@@ -195,17 +232,10 @@ func (t *table) listItems(s string) []string {
 			}
 		}
 		if item := strings.Join(kept, " "); len(kept) > 0 && len(kept) <= 3 {
-			out = append(out, cmpOr(t.file.Plurals[item], item))
+			out = append(out, cmp.Or(t.file.Plurals[item], item))
 		}
 	}
 	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // markerOf reads the explicit scope marker of a clause, if any.

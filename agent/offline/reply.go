@@ -66,6 +66,7 @@ func (t *table) askedSlot(prev string) string {
 // it is new, was just asked for, or the traveler changes it.
 func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	var added []string
+	msg = t.lex.until.ReplaceAllString(msg, "") // "until the end of March" ends a note, not the trip
 	low := strings.ToLower(msg)
 	found := map[string]string{"to": t.place(t.re["trip.destination"], msg), "from": t.place(t.re["trip.origin"], msg),
 		"dates": strings.TrimSpace(t.re["trip.dates"].FindString(msg)), "budget": t.re["trip.budget"].FindString(msg)}
@@ -85,7 +86,7 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	if d := found["dates"]; d != "" && !t.words["trip.months"][strings.Fields(d)[0]] {
 		found["dates"] = strings.ToLower(d[:1]) + d[1:] // "Next month" inside a sentence
 	}
-	if words := strings.Fields(strings.Trim(msg, ".!")); len(words) <= 3 && found["to"] == "" && found["from"] == "" && found["travellers"] == "" &&
+	if words := strings.Fields(strings.Trim(msg, ".!")); len(words) > 0 && len(words) <= 3 && found["to"] == "" && found["from"] == "" && found["travellers"] == "" &&
 		(asked == "to" || asked == "from") && words[0][0] >= 'A' && words[0][0] <= 'Z' && !t.words["trip.not_places"][words[0]] {
 		found[asked] = strings.TrimPrefix(strings.Join(words, " "), "From ")
 	}

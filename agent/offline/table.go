@@ -62,12 +62,13 @@ type table struct {
 	requests []*pattern
 	re       map[string]*pattern        // by key; nested keys as "trip.dates"
 	words    map[string]map[string]bool // by key
+	lex      *lexicon                   // the clause reader's words
 }
 
 // patterns lists every pattern the engine reads, so a table missing one
 // fails to load instead of failing mid-conversation.
 var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless", "hypothetical", "questions", "want_forms",
-	"fillers", "remember", "list_stop", "clause_breaks", "first_subject", "other_subject", "safety_notes", "food", "trip.destination",
+	"fillers", "choosing", "remember", "list_stop", "clause_breaks", "first_subject", "other_subject", "safety_notes", "food", "trip.destination",
 	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.recall", "intents.earlier",
 	"intents.greeting", "intents.thanks", "intents.change", "intents.new_destination"}
 
@@ -76,6 +77,10 @@ var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "repl
 // loadTable parses and compiles a table.
 func loadTable(raw []byte) (*table, error) {
 	t := &table{re: map[string]*pattern{}, words: map[string]map[string]bool{}}
+	var err error
+	if t.lex, err = loadLexicon(lexiconEN); err != nil {
+		return nil, err
+	}
 	var rest map[string]any
 	if err := yaml.Unmarshal(raw, &t.file); err != nil {
 		return nil, fmt.Errorf("offline rules: %w", err)
@@ -83,7 +88,6 @@ func loadTable(raw []byte) (*table, error) {
 	if err := yaml.Unmarshal(raw, &rest); err != nil {
 		return nil, fmt.Errorf("offline rules: %w", err)
 	}
-	var err error
 	compile := func(expr string) *pattern {
 		for name, body := range t.file.Macros {
 			expr = strings.ReplaceAll(expr, "{"+name+"}", body)

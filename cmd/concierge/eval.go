@@ -70,7 +70,11 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 		if err != nil {
 			return err
 		}
-		cards = append(cards, eval.Score(model, recs))
+		card := eval.Score(model, recs)
+		if card.Holdout, err = holdout(ctx, opt); err != nil {
+			return err
+		}
+		cards = append(cards, card)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -80,4 +84,14 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 		return enc.Encode(map[string]eval.Scorecard{strategies[0]: cards[0], strategies[1]: cards[1]})
 	}
 	return eval.WriteTable(stdout, strategies, cards)
+}
+
+// holdout scores the model on the English holdout statements.
+func holdout(ctx context.Context, opt eval.Options) (*eval.HoldoutScore, error) {
+	items, err := eval.LoadHoldout("en")
+	if err != nil {
+		return nil, err
+	}
+	s, err := eval.RunHoldout(ctx, items, opt)
+	return &s, err
 }

@@ -1,0 +1,310 @@
+package offline
+
+import (
+	"cmp"
+	_ "embed"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"go.yaml.in/yaml/v3"
+
+	"concierge/memory"
+)
+
+//go:embed lexicon_en.yaml
+var lexiconEN []byte
+
+// lexicon is one language's words for the clause reader; see lexicon_en.yaml.
+type lexicon struct {
+	First          []string          `yaml:"first"`
+	Possessive     []string          `yaml:"possessive"`
+	People         []string          `yaml:"people"`
+	Attributes     []string          `yaml:"attributes"`
+	TripAttributes []string          `yaml:"trip_attributes"`
+	Adverbs        []string          `yaml:"adverbs"`
+	Negators       []string          `yaml:"negators"`
+	HabitAdverbs   []string          `yaml:"habit_adverbs"`
+	BareWants      []string          `yaml:"bare_wants"`
+	States         []string          `yaml:"states"`
+	ObjectStops    []string          `yaml:"object_stops"`
+	Until          []string          `yaml:"until"`
+	Stopwords      []string          `yaml:"stopwords"`
+	NotHabits      []string          `yaml:"not_habits"`
+	Hedges         []string          `yaml:"hedges"`
+	Deictic        []string          `yaml:"deictic"`
+	WantMarkers    []string          `yaml:"want_markers"`
+	Cues           map[string]string `yaml:"cues"`
+	Changes        map[string]string `yaml:"changes"`
+	Fronted        map[string]string `yaml:"fronted"`
+	Pronouns       map[string]string `yaml:"pronouns"`
+	Verbs          map[string]string `yaml:"verbs"`
+
+	stop  map[string]bool
+	until *regexp.Regexp
+}
+
+func loadLexicon(raw []byte) (*lexicon, error) {
+	lx := &lexicon{}
+	if err := yaml.Unmarshal(raw, lx); err != nil {
+		return nil, fmt.Errorf("offline lexicon: %w", err)
+	}
+	if len(lx.First) == 0 || len(lx.Cues) == 0 || len(lx.Until) == 0 || len(lx.HabitAdverbs) == 0 || len(lx.ObjectStops) == 0 {
+		return nil, fmt.Errorf("offline lexicon: first, cues, until, habit_adverbs and object_stops are required")
+	}
+	lx.stop = map[string]bool{}
+	for _, w := range lx.Stopwords {
+		lx.stop[w] = true
+	}
+	quoted := make([]string, len(lx.Until))
+	for i, u := range lx.Until {
+		quoted[i] = regexp.QuoteMeta(u)
+	}
+	lx.until = regexp.MustCompile(`(?i)\b(?:` + strings.Join(quoted, "|") + `)\b[^,.;!?]*`)
+	return lx, nil
+}
+
+// reading is what the clause reader made of one clause.
+type reading struct {
+	note   memory.SaveNoteArgs
+	change bool         // a lasting change of state ("moved to", "gave up")
+	want   bool         // a bare want: a request unless a marker scopes it
+	until  string       // "until the end of March": the note's end, for expires_on (not yet set)
+	scope  memory.Scope // the default scope when no marker sets one
+	pick   bool         // "I prefer a quiet room": one thing for this booking, kept only for a detail a rule drops
+	bare   bool         // an unmarked taste ("I prefer aisle seats"): this trip's when said while choosing
+}
+
+// words are matched at a position of a clause's words: the longest key wins.
+func matchAt(ws []string, i int, keys []string) string {
+	best := ""
+	for _, k := range keys {
+		kw := strings.Fields(k)
+		if len(kw) > len(best) && i+len(kw) <= len(ws) && slices.Equal(ws[i:i+len(kw)], kw) && len(k) > len(best) {
+			best = k
+		}
+	}
+	return best
+}
+
+func keysOf(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	return ks
+}
+
+var reDetail = regexp.MustCompile(`\d+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|under|over|below|above|away from|except|unless|only|long-haul|short-haul|budget|before|after)\b`)
+
+// keepsMore reports whether the reader's note keeps a condition or an
+// amount that none of a rule's fixed notes has ("under four hours", "away
+// from the lift").
+func keepsMore(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
+	for _, d := range reDetail.FindAllString(strings.ToLower(g.Text), -1) {
+		if !slices.ContainsFunc(ruled, func(n memory.SaveNoteArgs) bool { return strings.Contains(strings.ToLower(n.Text), d) }) {
+			return true
+		}
+	}
+	return false
+}
+
+// read finds a clause's subject, polarity, cue and object in one pass and
+// words it as a third-person note. carried says the clause continues a
+// first-person one ("…, so fast wifi is a must").
+func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
+	var r reading
+	if loc := lx.until.FindStringIndex(cl); loc != nil {
+		r.until, cl = strings.TrimSpace(cl[loc[0]:loc[1]]), cl[:loc[0]]+cl[loc[1]:]
+	}
+	ws := strings.Fields(strings.Trim(cl, " ,.!?;:"))
+	for i := range ws { // the object ends at a reason or a request
+		if i > 1 && (matchAt(ws, i, lx.ObjectStops) != "" || strings.HasSuffix(ws[i-1], ",")) {
+			ws = ws[:i]
+			break
+		}
+	}
+	for i := range ws {
+		ws[i] = strings.Trim(ws[i], ",;:!?")
+	}
+	if len(ws) < 2 {
+		return r, false
+	}
+	subj := slices.IndexFunc(ws[:min(len(ws), 5)], func(w string) bool { return slices.Contains(lx.First, w) })
+	switch {
+	case subj >= 0 && (subj == 0 || !slices.ContainsFunc(ws[:subj], func(w string) bool { return slices.Contains(lx.People, w) })):
+		return lx.predicate(r, ws[subj+1:])
+	case slices.Contains(lx.Possessive, ws[0]):
+		return lx.attribute(r, ws)
+	}
+	fronted := keysOf(lx.Fronted)
+	for j := 1; j < len(ws); j++ {
+		if k := matchAt(ws, j, fronted); k != "" && (carried || slices.Contains(ws, "me")) {
+			tail := ws[j+len(strings.Fields(k)):]
+			text := strings.Replace(lx.Fronted[k], "{x}", lx.third(ws[:j]), 1)
+			return lx.finish(r, strings.TrimSuffix(text, ".")+" "+lx.third(tail), ws[:j])
+		}
+	}
+	return r, false
+}
+
+// attribute reads "my budget for flights is usually under 800 euros".
+func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
+	if len(ws) < 3 || slices.Contains(lx.People, ws[1]) || strings.HasSuffix(ws[1], "'s") || matchAt(ws, 1, lx.Attributes) == "" {
+		return r, false
+	}
+	if !slices.ContainsFunc(ws, func(w string) bool { return w == "is" || w == "are" }) {
+		return r, false
+	}
+	if slices.Contains(lx.TripAttributes, ws[1]) {
+		r.scope = memory.ScopeThisTrip // a budget is the trip's unless said to be usual
+	}
+	return lx.finish(r, lx.third(ws[1:]), ws[1:])
+}
+
+// predicate reads what follows the traveler as subject.
+func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
+	lasting, negative, aux1 := false, false, ""
+	changes, cues := keysOf(lx.Changes), keysOf(lx.Cues)
+	aux := map[string]bool{"am": true, "are": true, "have": true, "do": true, "will": true, "would": true, "can": true}
+	for i := 0; i < len(ws); i++ {
+		if k := matchAt(ws, i, changes); k != "" && i+len(strings.Fields(k)) < len(ws) {
+			obj := ws[i+len(strings.Fields(k)):]
+			text := lx.Changes[k]
+			if j := slices.Index(obj, "to"); strings.Contains(text, "{to}") {
+				if j < 0 {
+					return r, false
+				}
+				obj, text = obj[j+1:], strings.Replace(text, "{to}", "{x}", 1)
+			}
+			if strings.HasPrefix(k, "live") || strings.Contains(k, "based") || strings.Contains(k, "moved") || strings.Contains(k, "relocated") {
+				obj = obj[:1+slices.IndexFunc(obj, func(w string) bool { return strings.HasSuffix(w, "»") })]
+				if len(obj) == 0 {
+					return r, false
+				}
+			}
+			obj = trimTime(obj)
+			r.change = true
+			return lx.finish(r, strings.Replace(text, "{x}", lx.third(obj), 1), obj)
+		}
+		if ws[i] == "am" || ws[i] == "are" {
+			rest := ws[i+1:]
+			if len(rest) > 0 && rest[0] == "now" {
+				rest = rest[1:]
+			}
+			if len(rest) == 0 || matchAt(rest, 0, lx.States) == "" || slices.Contains(rest, "any") || slices.Contains(rest, "anything") {
+				return r, false
+			}
+			return lx.finish(r, lx.third(ws[:]), ws[i+1:])
+		}
+		auxHere := aux[ws[i]] && i+1 < len(ws) && (slices.Contains(lx.Negators, ws[i+1]) || slices.Contains(lx.Adverbs, ws[i+1]) || lx.Cues[ws[i+1]] != "")
+		if k := matchAt(ws, i, cues); k != "" && !auxHere && i+len(strings.Fields(k)) < len(ws) {
+			obj := ws[i+len(strings.Fields(k)):]
+			// A bare want, "would rather" or "like to <verb>" asks for
+			// something now; only a marker makes it lasting.
+			// "don't want" turns down an offer; only "never" makes a want lasting.
+			r.want = !lasting && (slices.Contains(lx.BareWants, k) || aux1 == "would" || aux1 == "will" && k == "need" ||
+				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love" || k == "prefer"))
+			if !negative && slices.ContainsFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") }) {
+				return r, false // choosing a named option is a request, not a habit
+			}
+			if last := obj[len(obj)-1]; slices.Contains(lx.Deictic, last) || slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Hedges, w) }) {
+				return r, false
+			}
+			preference := !slices.Contains([]string{"travel", "fly", "eat", "drink", "drive", "rent", "book", "bring", "check", "use", "spend", "sleep",
+				"swim", "stay", "pay", "ask", "pick", "choose", "take", "get", "keep", "walk", "work", "pack", "sit", "go", "do", "have", "live"}, k)
+			everywhere := slices.Contains(obj, "everywhere")
+			habit := negative && !slices.Contains(lx.NotHabits, k) // "I don't drive", not "I don't have any other request"
+			if !preference && !lasting && !habit && !everywhere && !slices.Contains(ws[:i], "only") {
+				return r, false
+			}
+			// An unmarked "I prefer a small car" picks one thing for this
+			// booking; "I prefer morning flights" states a taste.
+			r.bare = !lasting && !negative && !r.want
+			if r.bare && (slices.Contains([]string{"the", "this", "that", "some"}, obj[0]) || unicode.IsDigit(rune(obj[0][0])) || len(obj) > 10) {
+				return r, false
+			}
+			r.pick = r.bare && (obj[0] == "a" || obj[0] == "an")
+			words := slices.Clone(ws)
+			if aux1 == "" && (i == 0 || ws[i-1] != "not") { // the cue is the first verb: conjugate it
+				words = slices.Concat(ws[:i], strings.Fields(lx.Cues[k]), obj)
+			}
+			return lx.finish(r, lx.third(words), obj)
+		}
+		switch {
+		case slices.Contains(lx.HabitAdverbs, ws[i]):
+			lasting = true
+			negative = negative || ws[i] == "never"
+		case slices.Contains(lx.Negators, ws[i]):
+			negative = true
+		case aux[ws[i]]:
+			aux1 = cmp.Or(aux1, ws[i])
+		case slices.Contains(lx.Adverbs, ws[i]):
+		default:
+			return r, false
+		}
+	}
+	return r, false
+}
+
+// trimTime drops a trailing "last month", "in the spring", "a few months ago".
+func trimTime(ws []string) []string {
+	for i, w := range ws {
+		if w == "last" || w == "ago" || w == "this" || w == "in" && i > 0 && !strings.HasPrefix(ws[i-1], "«") || w == "a" && i > 0 || w == "recently" {
+			return ws[:i]
+		}
+	}
+	return ws
+}
+
+// third words a clause's words in the third person: the first verb takes
+// its third-person form and my, me, our become their, them.
+func (lx *lexicon) third(ws []string) string {
+	out := make([]string, 0, len(ws))
+	verbDone := false
+	for i, w := range ws {
+		if v, ok := lx.Verbs[w]; ok && !verbDone {
+			w, verbDone = v, true
+			if w == "does" && (i+1 >= len(ws) || ws[i+1] != "not") {
+				w = "do"
+			}
+		} else if p, ok := lx.Pronouns[w]; ok {
+			w = p
+		}
+		if lx.Cues[w] != "" || slices.Contains(lx.Adverbs, w) {
+			verbDone = verbDone || lx.Cues[w] != ""
+		}
+		out = append(out, w)
+	}
+	return strings.NewReplacer("«", "", "»", "").Replace(strings.Join(out, " "))
+}
+
+// finish makes the note: a capitalised sentence of at most 180 characters
+// with one to three keywords from its object.
+func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) {
+	text = strings.TrimRight(strings.TrimSpace(text), " ,.;:")
+	if words := strings.Fields(text); len(words) > 24 {
+		text = strings.Join(words[:24], " ")
+	}
+	r.note.Text = capitalise(text) + "."
+	for i := len(obj) - 1; i >= 0 && len(r.note.Keywords) < 2; i-- {
+		k := strings.Map(func(c rune) rune {
+			if unicode.IsLetter(c) || unicode.IsDigit(c) {
+				return unicode.ToLower(c)
+			}
+			return -1
+		}, obj[i])
+		if len(k) > 2 && !lx.stop[k] && !slices.Contains(r.note.Keywords, k) && !strings.ContainsAny(k, "0123456789") {
+			r.note.Keywords = append(r.note.Keywords, k)
+		}
+	}
+	return r, len(r.note.Keywords) > 0 // an object of only "the cheaper one" says nothing
+}
+
+// wantMarked reports whether a clause names what makes a want lasting or
+// this trip's ("for this trip I want…", "these days I'd rather…").
+func (lx *lexicon) wantMarked(cl string) bool {
+	return slices.ContainsFunc(lx.WantMarkers, func(m string) bool { return strings.Contains(" "+cl+" ", " "+m+" ") })
+}
