@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -21,11 +22,12 @@ const (
 	MaxFragmentTokens      = 400
 	maxSearchTerms         = 8
 	maxSearchQueryChars    = 300
-	searchCandidatesFactor = 10
+	searchCandidatesFactor = 80
 )
 
 // SearchCandidates is how many matching messages the store returns for
-// RankFragments to choose from.
+// RankFragments to choose from: enough to hold every message of a long
+// conversation that has a term, so the rarity of each term is known.
 const SearchCandidates = MaxSearchFragments * searchCandidatesFactor
 
 // SearchTool is search_conversation as the model is given it: offered only
@@ -72,7 +74,11 @@ func ParseSearchArgs(raw string) (string, error) {
 // searchStop are words that say how the traveler asks, not what about.
 var searchStop = setOf("earlier", "before", "said", "say", "tell", "told", "mention", "mentioned",
 	"remember", "recall", "again", "ago", "conversation", "chat", "message", "you", "your", "about",
-	"where", "how", "why", "there", "here", "one", "ones", "thing", "things", "was", "were", "please")
+	"where", "how", "why", "there", "here", "one", "ones", "thing", "things", "was", "were", "please",
+	"start", "beginning", "first", "name", "remind")
+
+// searchStart are the words of a query about the start of the conversation.
+var searchStart = setOf("start", "beginning", "first")
 
 // SearchTerms are the query's distinctive words, folded to prefixes the
 // full-text engines match (lowercase letters and digits only, so they carry
@@ -126,35 +132,70 @@ type Fragment struct {
 	Seq  int    `json:"-"` // order in the transcript; newer is larger
 }
 
-// RankFragments orders candidates by how many of the query's terms they
-// hold, newest first among equals, and keeps at most MaxSearchFragments
-// within MaxSearchTokens (a long message is cut to MaxFragmentTokens).
-// Every text is neutralised: fragments are data, never instructions.
+// RankFragments orders candidates by the rarity of the query terms they
+// hold — each matched term weighs its inverse document frequency over the
+// candidates, which are every message of the conversation holding any term
+// — so "Lutetia" outweighs "hotel" when hotels come up every few turns.
+// When the query asks what the traveler said ("I", "my", "me"), their own
+// statements come first, then their questions, then the assistant's
+// replies. Among equals the newest comes first, or the oldest when the
+// query asks about the start. It keeps at most MaxSearchFragments within
+// MaxSearchTokens (a long message is cut to MaxFragmentTokens). Every text
+// is neutralised: fragments are data, never instructions.
 func RankFragments(query string, cands []Fragment, counter TokenCounter) []Fragment {
 	if counter == nil {
 		counter = estimateCounter{}
 	}
 	terms := SearchTerms(query)
-	type scored struct {
-		f     Fragment
-		score int
-	}
-	var list []scored
-	for _, f := range cands {
+	holds := make([][]bool, len(cands))
+	df := make([]int, len(terms))
+	for i, f := range cands {
 		ws := words(f.Text)
-		score := 0
-		for _, t := range terms {
+		holds[i] = make([]bool, len(terms))
+		for j, t := range terms {
 			if slices.ContainsFunc(ws, func(w string) bool { return strings.HasPrefix(w, t) }) {
-				score++
+				holds[i][j] = true
+				df[j]++
 			}
 		}
-		if score > 0 {
-			list = append(list, scored{f, score})
+	}
+	qw := words(query)
+	own := slices.ContainsFunc(qw, func(w string) bool { return w == "i" || w == "my" || w == "me" })
+	oldest := slices.ContainsFunc(qw, func(w string) bool { return searchStart[w] })
+	type scored struct {
+		f     Fragment
+		tier  int
+		score float64
+	}
+	var list []scored
+	for i, f := range cands {
+		score := 0.0
+		for j := range terms {
+			if holds[i][j] {
+				score += math.Log(1 + float64(len(cands))/float64(df[j]))
+			}
 		}
+		if score == 0 {
+			continue
+		}
+		tier := 0
+		if own && f.Role == RoleUser {
+			tier = 1
+			if !strings.HasSuffix(strings.TrimSpace(f.Text), "?") {
+				tier = 2 // "the place I told you about" is something I said, not asked
+			}
+		}
+		list = append(list, scored{f, tier, score})
 	}
 	slices.SortStableFunc(list, func(a, b scored) int {
-		if a.score != b.score {
-			return b.score - a.score
+		if a.tier != b.tier {
+			return b.tier - a.tier
+		}
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if oldest {
+			return cmp.Compare(a.f.Seq, b.f.Seq)
 		}
 		return cmp.Compare(b.f.Seq, a.f.Seq)
 	})

@@ -60,7 +60,9 @@ const indexAllMessages = `INSERT INTO message_fts(docid, content) SELECT rowid, 
 // SearchMessages finds the user and assistant messages of one session,
 // before turn beforeTurn, that hold any of terms (as word prefixes; terms
 // come from memory.SearchTerms and are letters and digits only), newest
-// first, at most limit. Only that session is ever searched.
+// first, at most limit. Only that session is ever searched. The caller
+// ranks them (memory.RankFragments weighs each term by its rarity among
+// them), so limit is meant to hold every match of a long conversation.
 func (s *Store) SearchMessages(ctx context.Context, sessionID string, beforeTurn int, terms []string, limit int) ([]memory.Fragment, error) {
 	if len(terms) == 0 || beforeTurn <= 1 {
 		return nil, nil

@@ -131,7 +131,7 @@ func (t *table) afterTools(v *view) string {
 		case t.file.SearchTool:
 			var q struct{ Query string }
 			_ = json.Unmarshal([]byte(c.tc.Arguments), &q) // a bad query only weakens the ranking
-			return t.answerEarlier(fragments(c.result), strings.ToLower(q.Query), v.picker(t))
+			return t.answerEarlier(fragments(c.result), q.Query, v.picker(t))
 		}
 	}
 	pick := v.picker(t)

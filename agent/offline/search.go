@@ -1,7 +1,9 @@
 package offline
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,36 +12,49 @@ import (
 
 // searchQuery returns the words to look for when the traveler asks about
 // something said earlier that is not in the messages in front of the
-// model; found is the message that answers it when it is in front.
+// model; found is the message that answers it when it is in front. The
+// query is the question's content words, widened by the table's search
+// synonyms ("place" looks for hotels and restaurants too), with "I" kept
+// when the traveler asks what they said, so their own messages rank first.
 func (t *table) searchQuery(v *view) (query string, found *memory.Message) {
 	low := strings.ToLower(v.latest)
-	if !t.re["intents.earlier"].MatchString(low) || (!strings.Contains(low, "?") && !t.re["questions"].MatchString(low)) {
+	if !t.re["intents.earlier"].MatchString(low) || (!strings.Contains(low, "?") && !t.re["questions"].MatchString(low) && !t.re["intents.remind"].MatchString(low)) {
 		return "", nil
 	}
 	var words []string
 	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !('a' <= r && r <= 'z' || r == '\'' || r >= 0x80) }) {
-		if len(w) > 2 && !t.words["stopwords"][w] {
+		if len(w) > 2 && !t.words["stopwords"][w] && !slices.Contains(words, w) {
 			words = append(words, w)
 		}
 	}
 	if len(words) == 0 {
 		return "", nil
 	}
+	own := t.re["intents.own"].MatchString(low) // "the place I told you about" is a statement of theirs
 	for i := len(v.front) - 1; i >= 0; i-- {
-		if m := &v.front[i]; (m.Role == memory.RoleUser || m.Role == memory.RoleAssistant) && containsAll(strings.ToLower(m.Content), words) {
+		m := &v.front[i]
+		if own && (m.Role != memory.RoleUser || strings.HasSuffix(strings.TrimSpace(m.Content), "?")) {
+			continue
+		}
+		if (m.Role == memory.RoleUser || m.Role == memory.RoleAssistant) && containsAll(strings.ToLower(m.Content), words) {
 			return strings.Join(words, " "), m
 		}
 	}
-	return strings.Join(words, " "), nil
-}
-
-func containsAll(s string, words []string) bool {
-	for _, w := range words {
-		if !strings.Contains(s, w) {
-			return false
+	var q []string
+	for _, w := range words { // a vague word gives way to what it stands for
+		if syn := t.file.Synonyms[w]; syn != nil {
+			q = append(q, syn...)
+		} else {
+			q = append(q, w)
 		}
 	}
-	return true
+	if own {
+		q = append([]string{"I"}, q...)
+	}
+	if t.re["intents.start"].MatchString(low) {
+		q = append(q, "start")
+	}
+	return strings.Join(q, " "), nil
 }
 
 // fragment is one piece of earlier conversation a search returned.
@@ -89,35 +104,42 @@ func fragments(raw string) []fragment {
 	return out
 }
 
-// answerEarlier quotes the fragment that best matches the query: most
-// query words, then the traveler's own words, then the latest.
+// answerEarlier quotes the fragment memory.RankFragments puts first for
+// the query, the same ranking the server gives search results.
 func (t *table) answerEarlier(frags []fragment, query string, pick func([]string, map[string]string) string) string {
-	best, bestScore := -1, -1
+	cands := make([]memory.Fragment, len(frags))
 	for i, f := range frags {
-		score := 0
-		for _, w := range strings.Fields(query) {
-			if strings.Contains(strings.ToLower(f.text), w) {
-				score += 4
-			}
-		}
-		if f.role == "" || f.role == "user" {
-			score += 2
-		}
-		if score > bestScore || (score == bestScore && f.turn > frags[best].turn) {
-			best, bestScore = i, score
-		}
+		role := memory.Role(cmp.Or(f.role, string(memory.RoleUser)))
+		cands[i] = memory.Fragment{Turn: f.turn, Role: role, Text: f.text, Seq: 2*f.turn + btoi(role == memory.RoleAssistant)}
 	}
-	if best < 0 {
+	ranked := memory.RankFragments(query, cands, nil)
+	if len(ranked) == 0 {
 		return pick(t.file.Replies["earlier_missing"], nil)
 	}
-	f := frags[best]
+	f := ranked[0]
 	who := "you"
-	if f.role == "assistant" {
+	if f.Role == memory.RoleAssistant {
 		who = "I"
 	}
-	text := strings.Join(strings.Fields(f.text), " ")
+	text := strings.Join(strings.Fields(f.Text), " ")
 	if r := []rune(text); len(r) > 240 {
 		text = string(r[:240]) + "…"
 	}
-	return pick(t.file.Replies["earlier_found"], map[string]string{"turn": strconv.Itoa(f.turn), "who": who, "text": text})
+	return pick(t.file.Replies["earlier_found"], map[string]string{"turn": strconv.Itoa(f.Turn), "who": who, "text": text})
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func containsAll(s string, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
 }

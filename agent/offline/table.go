@@ -26,6 +26,7 @@ type tableFile struct {
 	Plurals    map[string]string   `yaml:"plurals"`
 	Requests   []string            `yaml:"requests"`
 	SearchTool string              `yaml:"search_tool"`
+	Synonyms   map[string][]string `yaml:"search_synonyms"`
 }
 
 type ruleFile struct {
@@ -69,10 +70,10 @@ type table struct {
 // fails to load instead of failing mid-conversation.
 var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless", "hypothetical", "questions", "want_forms",
 	"fillers", "choosing", "remember", "list_stop", "clause_breaks", "first_subject", "other_subject", "safety_notes", "food", "trip.destination",
-	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.recall", "intents.earlier",
+	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.recall", "intents.earlier", "intents.remind", "intents.own", "intents.start",
 	"intents.greeting", "intents.thanks", "intents.change", "intents.new_destination"}
 
-var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "replies": true, "ask": true, "placeholders": true, "summary": true, "plurals": true, "requests": true, "search_tool": true}
+var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "replies": true, "ask": true, "placeholders": true, "summary": true, "plurals": true, "requests": true, "search_tool": true, "search_synonyms": true}
 
 // loadTable parses and compiles a table.
 func loadTable(raw []byte) (*table, error) {
