@@ -1,7 +1,9 @@
 package offline
 
 import (
+	"cmp"
 	"regexp"
+	"slices"
 	"strings"
 
 	"concierge/memory"
@@ -129,18 +131,24 @@ var (
 // tool calls did. Order: acknowledgements, safety, the answer, one question,
 // the trip line.
 func (t *table) reply(v *view, c capture, ack []string) string {
-	r, ask := t.file.Replies, t.file.Ask
+	r := t.file.Replies
 	low := contractions.Replace(strings.ToLower(strings.ReplaceAll(v.latest, "’", "'")))
 	is := func(intent string) bool { return t.re["intents."+intent].MatchString(low) }
 	tr := parseTrip(v.prevReply)
 	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
+	if home, _ := v.profile["home_city"].(string); len(tr) > 0 && tr["from"] == "" && home != "" {
+		tr["from"] = home // never ask for what the profile says
+	}
 	fill := t.filler(v, tr)
 	pick := func(variants []string, extra map[string]string) string { return t.pick(variants, v, fill, extra) }
 	if c.instruction {
 		return pick(r["instruction"], nil)
 	}
 	parts, question := ack, ""
+	direct, answered := t.directAnswer(v, low)
 	switch {
+	case answered:
+		parts = append(parts, direct)
 	case is("recall"):
 		parts = append(parts, t.recall(v, pick))
 	case c.sensitive:
@@ -161,11 +169,11 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	// the trip helper asks for what is missing.
 	before, tp := len(parts), t.topicOf(low, tr["to"] == "" || tr["dates"] == "")
 	switch {
-	case is("recall"):
+	case is("recall"), answered:
 	case tp != nil:
 		lead := pick(tp.Lead, nil)
-		if opts := chooseOptions(tp.Options, v); len(opts) > 0 {
-			lead += "\n- " + strings.Join(opts, "\n- ") + "\n" + pick(r["illustrative"], nil)
+		if opts := chooseOptions(t.fitPlace(tp.Options, tr["to"]), v); len(opts) > 0 {
+			lead = t.options(lead, opts, low) + "\n\n" + pick(r["illustrative"], nil) // a blank line ends the list
 		}
 		parts = append(parts, lead)
 		if prefs := t.prefsFor(v, tp); len(prefs) > 0 {
@@ -173,25 +181,25 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		}
 		question = pick(tp.Close, nil)
 		if next := tr.next(); tp.Name != "booking" && (next == "to" || next == "dates" || next == "travellers") {
-			question = pick(ask[next], nil)
+			question = cmp.Or(t.askOnce(v, next, pick), question)
 		}
 	case len(added) > 0 || (len(tr) > 0 && !is("thanks") && !is("greeting")):
 		if len(added) > 0 {
 			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": joinAnd(added)}))
 		}
-		if question = pick(ask[tr.next()], nil); question == "" {
+		if question = t.askOnce(v, tr.next(), pick); tr.next() == "" {
 			parts, question = append(parts, pick(r["trip_ready"], nil)), pick(r["trip_next"], nil)
 		}
 	case is("greeting"):
-		parts, question = append(parts, pick(r["greeting"], nil)), pick(ask["to"], nil)
+		parts, question = append(parts, pick(r["greeting"], nil)), t.askOnce(v, "to", pick)
 	case is("thanks"):
 		parts = append(parts, pick(r["thanks"], nil))
 	case len(parts) == before && len(parts) == len(ack):
-		parts, question = append(parts, pick(r["fallback"], nil)), pick(ask["to"], nil)
+		parts, question = append(parts, pick(r["fallback"], nil)), t.askOnce(v, "to", pick)
 	}
 	text := strings.TrimSpace(strings.Join(append(parts, question), " "))
 	if len(tr) > 0 {
-		text += "\n" + tripPrefix + tr.render(func(k string) string { return k + ": " + tr[k] }, "; ") + "."
+		text += "\n\n" + tripPrefix + tr.render(func(k string) string { return k + ": " + tr[k] }, "; ") + "."
 	}
 	return text
 }
@@ -254,10 +262,46 @@ func (t *table) pick(variants []string, v *view, fill, extra map[string]string) 
 
 // chooseOptions takes up to three options, leaving out those the previous
 // reply already offered.
+// fitPlace drops the options that need what the gazetteer says the place
+// lacks: no beach resort in Rome. A place it does not know keeps them all.
+func (t *table) fitPlace(options []string, place string) []string {
+	has, known := t.file.Gazetteer[strings.ToLower(strings.TrimSpace(place))]
+	if !known {
+		return options
+	}
+	return slices.DeleteFunc(slices.Clone(options), func(o string) bool {
+		for feature, re := range t.needs {
+			if re.MatchString(o) && !slices.Contains(has, feature) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// options renders the options as a list, or as a table when the traveler
+// asked for one.
+func (t *table) options(lead string, opts []string, low string) string {
+	if !t.re["intents.table"].MatchString(low) {
+		return lead + "\n\n- " + strings.Join(opts, "\n- ")
+	}
+	rows := []string{lead, "", "| Option | Trade-offs |", "|---|---|"}
+	for _, o := range opts {
+		name, rest, _ := strings.Cut(o, ": ")
+		rows = append(rows, "| "+capitalise(name)+" | "+rest+" |")
+	}
+	return strings.Join(rows, "\n")
+}
+
 func chooseOptions(options []string, v *view) []string {
 	var out []string
 	for i := 0; i < len(options) && len(out) < 3; i++ {
 		if o := options[(v.turn+len(v.latest)+i)%len(options)]; !strings.Contains(v.prevReply, o) {
+			out = append(out, o)
+		}
+	}
+	for i := 0; i < len(options) && len(out) < min(2, len(options)); i++ { // something to compare, even if said before
+		if o := options[i]; !slices.Contains(out, o) {
 			out = append(out, o)
 		}
 	}

@@ -27,6 +27,11 @@ type tableFile struct {
 	Requests   []string            `yaml:"requests"`
 	SearchTool string              `yaml:"search_tool"`
 	Synonyms   map[string][]string `yaml:"search_synonyms"`
+	Answers    []answerFile        `yaml:"answers"`
+	Phrases    map[string]string   `yaml:"phrases"`
+	Gazetteer  map[string][]string `yaml:"gazetteer"`
+	Order      []string            `yaml:"order"`
+	Needs      map[string]string   `yaml:"needs"`
 }
 
 type ruleFile struct {
@@ -64,16 +69,18 @@ type table struct {
 	re       map[string]*pattern        // by key; nested keys as "trip.dates"
 	words    map[string]map[string]bool // by key
 	lex      *lexicon                   // the clause reader's words
+	answers  []answer
+	needs    map[string]*pattern // what an option needs of a place, by gazetteer feature
 }
 
 // patterns lists every pattern the engine reads, so a table missing one
 // fails to load instead of failing mid-conversation.
 var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless", "hypothetical", "questions", "want_forms",
 	"fillers", "choosing", "remember", "list_stop", "clause_breaks", "first_subject", "other_subject", "safety_notes", "food", "trip.destination",
-	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.recall", "intents.earlier", "intents.remind", "intents.own", "intents.start",
+	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.recall", "intents.earlier", "intents.remind", "intents.own", "intents.start", "intents.table",
 	"intents.greeting", "intents.thanks", "intents.change", "intents.new_destination"}
 
-var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "replies": true, "ask": true, "placeholders": true, "summary": true, "plurals": true, "requests": true, "search_tool": true, "search_synonyms": true}
+var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "replies": true, "ask": true, "placeholders": true, "summary": true, "plurals": true, "requests": true, "search_tool": true, "search_synonyms": true, "answers": true, "phrases": true, "gazetteer": true, "needs": true, "order": true}
 
 // loadTable parses and compiles a table.
 func loadTable(raw []byte) (*table, error) {
@@ -134,6 +141,13 @@ func loadTable(raw []byte) (*table, error) {
 	}
 	for _, tf := range t.file.Topics {
 		t.topics = append(t.topics, topic{topicFile: tf, re: compile(tf.Match), uses: compile(tf.Uses)})
+	}
+	t.needs = map[string]*pattern{}
+	for feature, expr := range t.file.Needs {
+		t.needs[feature] = compile(expr)
+	}
+	for _, af := range t.file.Answers {
+		t.answers = append(t.answers, answer{answerFile: af, re: compile(af.Match), notes: compile(af.Notes)})
 	}
 	for _, r := range t.file.Requests {
 		t.requests = append(t.requests, compile(r))
