@@ -33,6 +33,7 @@ type lexicon struct {
 	Until          []string          `yaml:"until"`
 	Stopwords      []string          `yaml:"stopwords"`
 	NotHabits      []string          `yaml:"not_habits"`
+	Lasting        []string          `yaml:"lasting"`
 	Hedges         []string          `yaml:"hedges"`
 	Deictic        []string          `yaml:"deictic"`
 	WantMarkers    []string          `yaml:"want_markers"`
@@ -159,6 +160,9 @@ func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 		return r, false
 	}
 	if slices.Contains(lx.TripAttributes, ws[1]) {
+		if !strings.ContainsAny(strings.Join(ws, " "), "0123456789") {
+			return r, false // "my budget is moderate" is the trip's budget slot, not a note
+		}
 		r.scope = memory.ScopeThisTrip // a budget is the trip's unless said to be usual
 	}
 	return lx.finish(r, lx.third(ws[1:]), ws[1:])
@@ -215,7 +219,8 @@ func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
 			}
 			preference := !slices.Contains([]string{"travel", "fly", "eat", "drink", "drive", "rent", "book", "bring", "check", "use", "spend", "sleep",
 				"swim", "stay", "pay", "ask", "pick", "choose", "take", "get", "keep", "walk", "work", "pack", "sit", "go", "do", "have", "live"}, k)
-			everywhere := slices.Contains(obj, "everywhere")
+			// "everywhere" makes a habit; "I have three children" a lasting fact.
+			everywhere := slices.Contains(obj, "everywhere") || slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Lasting, w) })
 			habit := negative && !slices.Contains(lx.NotHabits, k) // "I don't drive", not "I don't have any other request"
 			if !preference && !lasting && !habit && !everywhere && !slices.Contains(ws[:i], "only") {
 				return r, false
