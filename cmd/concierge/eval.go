@@ -70,11 +70,16 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 		if err != nil {
 			return err
 		}
-		card := eval.Score(model, recs)
-		if card.Holdout, err = holdout(ctx, opt); err != nil {
-			return err
-		}
-		cards = append(cards, card)
+		cards = append(cards, eval.Score(model, recs))
+	}
+	// The holdout is one message a conversation: the injection strategy
+	// does not bear on it, so it runs once and is reported on every card.
+	hold, err := holdout(ctx, eval.Options{Provider: provider, Model: cfg.ChatModel})
+	if err != nil {
+		return err
+	}
+	for i := range cards {
+		cards[i].Holdout = hold
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

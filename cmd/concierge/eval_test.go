@@ -15,11 +15,12 @@ import (
 
 // scorecardKeys are the keys `concierge eval --json` promises.
 var scorecardKeys = map[string][]string{
-	"":              {"model", "scenarios", "distillation", "guardrails", "consolidation", "injection", "time_to_personalization_turns"},
+	"":              {"model", "scenarios", "distillation", "guardrails", "consolidation", "injection", "time_to_personalization_turns", "holdout"},
 	"distillation":  {"precision", "recall", "scope_accuracy"},
 	"guardrails":    {"blocked_rate", "false_blocks"},
 	"consolidation": {"duplicates_left", "conflicts_resolved", "invented"},
 	"injection":     {"recency_correct", "over_influence", "tokens_per_turn"},
+	"holdout":       {"statements", "precision", "recall", "scope_accuracy", "refused_saved"},
 }
 
 func evalJSON(t *testing.T, env map[string]string, args ...string) map[string]any {
