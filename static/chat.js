@@ -126,31 +126,6 @@
     if (box && document.activeElement === document.body) box.focus({ preventScroll: true });
   });
 
-  // Errors show next to the control that caused them: a form (or one of its
-  // ancestors) names its error slot in data-errors, and an error answer is
-  // swapped there instead of the page's flash area; the control is marked
-  // invalid until the next try.
-  function errorSlot(elt) {
-    var holder = elt && elt.closest && elt.closest("[data-errors]");
-    return holder && document.querySelector(holder.getAttribute("data-errors"));
-  }
-  document.addEventListener("htmx:beforeSwap", function (evt) {
-    var cfg = evt.detail.requestConfig;
-    var slot = errorSlot(cfg && cfg.elt);
-    if (!slot) return;
-    if (evt.detail.isError) {
-      evt.detail.shouldSwap = true;
-      evt.detail.target = slot;
-      evt.detail.swapOverride = "innerHTML";
-      var field = slot.id && document.querySelector('[aria-describedby~="' + slot.id + '"]');
-      if (field) field.setAttribute("aria-invalid", "true");
-    } else {
-      slot.textContent = "";
-      var marked = slot.id && document.querySelector('[aria-describedby~="' + slot.id + '"][aria-invalid]');
-      if (marked) marked.removeAttribute("aria-invalid");
-    }
-  });
-
   // A text over its limit (data-max-chars, typed or pasted) is refused with
   // a visible message under the box instead of being cut silently: the box
   // keeps all of it so nothing is lost, and sending waits until it fits.
