@@ -23,6 +23,13 @@
       live.textContent = "";
       window.setTimeout(function () { live.textContent = say; }, 50);
     }
+    // "?selector": only when the focus fell to the page body (the element
+    // that had it was replaced), never taking it from where the person is.
+    if (focus && focus.charAt(0) === "?") {
+      focus = focus.slice(1);
+      var at = document.activeElement;
+      if (at && at !== document.body && document.contains(at)) focus = null;
+    }
     var el = focus && document.querySelector(focus);
     if (el) {
       if (el.tabIndex < 0 && !el.hasAttribute("tabindex")) el.setAttribute("tabindex", "-1");

@@ -51,8 +51,17 @@
   function fitChat() {
     var main = document.querySelector(".chat-main:not(.chat-welcome)");
     if (!main) return;
+    var root = document.documentElement;
     var top = main.getBoundingClientRect().top + window.scrollY;
-    document.documentElement.style.setProperty("--chat-top", Math.round(top) + "px");
+    root.style.setProperty("--chat-top", Math.round(top) + "px");
+    // On a wide screen the three columns fit the window: whatever still
+    // sticks out below (the page's bottom padding, a border) is taken off
+    // the conversation's height, so the page has no second scrollbar.
+    root.style.setProperty("--chat-fix", "0px");
+    if (window.innerWidth > 1100) {
+      var over = root.scrollHeight - window.innerHeight;
+      if (over > 0 && over < 80) root.style.setProperty("--chat-fix", over + "px");
+    }
   }
 
   function init() {

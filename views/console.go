@@ -51,6 +51,7 @@ type NoteRow struct {
 	SessionID  string
 	Mode       string // "", "edit" or "delete"
 	Error      string
+	ErrorAt    string // the field prefix the error is about: "text-", "reason-" or "dreason-"
 	Reason     string
 	CSRF       string
 	Editable   bool // global notes are edited inline; session notes are read-only here
@@ -61,6 +62,22 @@ func (n NoteRow) Href() string { return "/console/customers/" + n.CustomerID + "
 
 // DOMID is the element id of the note's row.
 func (n NoteRow) DOMID() string { return "note-" + n.ID }
+
+// Refused is the note form's error, at its field (the reason unless
+// ErrorAt says otherwise), or nil.
+func (n NoteRow) Refused() *FormError {
+	if n.Error == "" {
+		return nil
+	}
+	at := n.ErrorAt
+	if at == "" {
+		at = "reason-"
+		if n.Mode == "delete" {
+			at = "dreason-"
+		}
+	}
+	return &FormError{Form: "note", Field: at + n.ID, Message: n.Error}
+}
 
 // KeywordText is the keywords as typed in the edit form.
 func (n NoteRow) KeywordText() string { return strings.Join(n.Keywords, ", ") }
