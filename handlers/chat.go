@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"concierge/agent"
+	"concierge/memory"
 	"concierge/models"
 	"concierge/views"
 )
@@ -263,18 +264,19 @@ func (s *Server) chatPanelFor(c echo.Context, cs *models.ChatSession) (views.Cha
 	if err != nil {
 		return panel, err
 	}
-	panel.Profile = profileHighlights(profile)
 	global, err := s.store.GlobalNotes(ctx, cs.UserID)
 	if err != nil {
 		return panel, err
 	}
+	travelerOrder(global, func(n memory.Note) bool { return n.Pinned })
 	panel.Global = travelerNotes(global)
+	var session []memory.Note
 	if !panel.Ended {
-		session, err := s.store.SessionNotes(ctx, cs.ID)
-		if err != nil {
+		if session, err = s.store.SessionNotes(ctx, cs.ID); err != nil {
 			return panel, err
 		}
 		panel.Session = travelerNotes(session)
 	}
+	panel.Profile = withOverrides(profileHighlights(profile), profile, append(session, global...))
 	return panel, nil
 }
