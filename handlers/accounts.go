@@ -171,11 +171,9 @@ func (s *Server) consoleAccounts(c echo.Context) error {
 // shows under field in form (see formFlash) with what they typed in
 // values kept.
 func (s *Server) accountsFail(c echo.Context, form, field, msg string, values map[string]string) error {
-	anchor := "#new-account"
-	if _, id, ok := strings.Cut(form, ":"); ok {
-		anchor = "#account-" + id
-	}
-	return s.refuseForm(c, "/console/accounts"+anchor, formFlash{Form: form, Field: field, Message: msg, Values: values})
+	// No #fragment: the page moves the focus (and the view) to the field,
+	// and a fragment's scroll would take the focus away again.
+	return s.refuseForm(c, "/console/accounts", formFlash{Form: form, Field: field, Message: msg, Values: values})
 }
 
 // newAccountField is the field of the new-account form an error is about.
@@ -201,7 +199,7 @@ func (s *Server) consoleCreateAccount(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=created&id="+u.ID+"#account-"+u.ID)
+	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=created&id="+u.ID)
 }
 
 func (s *Server) consoleChangeRole(c echo.Context) error {
@@ -218,7 +216,7 @@ func (s *Server) consoleChangeRole(c echo.Context) error {
 		return err
 	}
 	s.log.Info("role changed", "request_id", requestID(c), "user_id", u.ID, "role", role, "by", me.ID)
-	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=role&id="+u.ID+"#account-"+u.ID)
+	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=role&id="+u.ID)
 }
 
 // consoleSetDisabled disables or enables the :id account.
@@ -237,7 +235,7 @@ func (s *Server) consoleSetDisabled(disabled bool) echo.HandlerFunc {
 			done = "disabled"
 		}
 		s.log.Info("account "+done, "request_id", requestID(c), "user_id", u.ID, "by", me.ID)
-		return c.Redirect(http.StatusSeeOther, "/console/accounts?done="+done+"&id="+u.ID+"#account-"+u.ID)
+		return c.Redirect(http.StatusSeeOther, "/console/accounts?done="+done+"&id="+u.ID)
 	}
 }
 
@@ -260,7 +258,7 @@ func (s *Server) consoleResetPassword(c echo.Context) error {
 		// Resetting one's own password signed this browser out too.
 		return c.Redirect(http.StatusSeeOther, "/login")
 	}
-	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=password&id="+u.ID+"#account-"+u.ID)
+	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=password&id="+u.ID)
 }
 
 // apiToken is how the API shows one of the caller's tokens (never its value).

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"fmt"
 	"math"
 	"net/http"
 	"sort"
@@ -199,13 +198,13 @@ func (s *Server) consoleExecuteErasure(c echo.Context) error {
 		return err
 	}
 	if req.Status != models.ErasurePending {
-		return c.Redirect(http.StatusSeeOther, "/console/erasure?receipt="+req.ID+"#receipt-"+req.ID)
+		return c.Redirect(http.StatusSeeOther, "/console/erasure?receipt="+req.ID)
 	}
 	reason, ticket := c.FormValue("reason"), c.FormValue("ticket")
 	// A refusal goes back to the queue (post/redirect/get), the error under
 	// the field it is about and the admin's choices kept.
 	fail := func(field, msg string) error {
-		return s.refuseForm(c, "/console/erasure#req-"+req.ID, formFlash{Form: "erase:" + req.ID, Field: field + req.ID, Message: msg,
+		return s.refuseForm(c, "/console/erasure", formFlash{Form: "erase:" + req.ID, Field: field + req.ID, Message: msg,
 			Values: map[string]string{"reason": reason, "ticket": ticket}})
 	}
 	why, err := erasureWhy(reason, ticket)
@@ -226,5 +225,5 @@ func (s *Server) consoleExecuteErasure(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/console/erasure?receipt=%s#receipt-%s", rec.RequestID, rec.RequestID))
+	return c.Redirect(http.StatusSeeOther, "/console/erasure?receipt="+rec.RequestID)
 }
