@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -26,6 +27,9 @@ type axeState struct {
 func TestBrowserAxe(t *testing.T) {
 	f := newConsoleFixture(t)
 	seedConversation(t, f.e)
+	if status, out := f.e.apiCall("POST", "/api/v1/users/me/erasure-request", f.tokens["priya"], ""); status != http.StatusCreated {
+		t.Fatalf("erasure request: %d %v", status, out)
+	}
 	closed := closedConversation(t, f.e)
 	john, customer := "/chat/"+f.sessionID, "/console/customers/"+f.john.ID
 	click := func(sel, wait string) chromedp.Action[chromedp.Void] {
@@ -45,6 +49,8 @@ func TestBrowserAxe(t *testing.T) {
 		{name: "memory-edit", who: "john", path: "/memory", wait: `[data-testid="memory-page"]`,
 			then: click(`[data-testid="edit-note"]`, `[data-testid="edit-form"]`)},
 		{name: "tokens-traveler", who: "john", path: "/account/tokens", wait: `[data-testid="tokens"]`},
+		{name: "tokens-created", who: "john", path: "/account/tokens", wait: `[data-testid="tokens"]`, then: chromedp.Steps(htmxReady(),
+			chromedp.SendKeys(`#token-label`, "backup script"), chromedp.Click(`[data-testid="token-create"]`), chromedp.WaitVisible(`#token-secret`))},
 		{name: "chat-welcome", who: "priya", path: "/chat", wait: `[data-testid="chat-page"]`},
 		{name: "memory-empty", who: "priya", path: "/memory", wait: `[data-testid="memory-page"]`},
 		{name: "console-search", who: "support", path: "/console?q=john", wait: `[data-testid="customer-results"]`},
@@ -60,6 +66,12 @@ func TestBrowserAxe(t *testing.T) {
 		{name: "tokens-staff", who: "support", path: "/account/tokens", wait: `[data-testid="tokens"]`},
 		{name: "erasure", who: "admin", path: "/console/erasure", wait: `main`},
 		{name: "accounts", who: "admin", path: "/console/accounts", wait: `[data-testid="accounts"]`},
+		{name: "accounts-refused", who: "admin", path: "/console/accounts", wait: `[data-testid="accounts"]`, then: chromedp.Steps(
+			chromedp.Click(`#account-`+f.john.ID+` details.account-more > summary`), chromedp.Click(`#account-`+f.john.ID+` [data-testid="account-disable"]`),
+			chromedp.WaitVisible(`#dr-`+f.john.ID+`-error`))},
+		{name: "erasure-refused", who: "admin", path: "/console/erasure", wait: `[data-testid="erasure-form"]`, then: chromedp.Steps(
+			chromedp.SetValue(`[data-testid="erasure-reason"]`, "account_closure"), chromedp.SendKeys(`[data-testid="erasure-confirm"]`, "no"),
+			chromedp.Click(`[data-testid="erasure-execute"]`), chromedp.WaitVisible(`[data-testid="erasure-error"]`))},
 		{name: "customer-admin", who: "admin", path: customer, wait: `[data-testid="admin-actions"]`},
 	}
 	emails := map[string]string{"john": "john@example.com", "priya": "priya@example.com", "support": "support@example.com", "admin": "admin@example.com"}
@@ -89,6 +101,7 @@ func TestBrowserAxe(t *testing.T) {
 					t.Errorf("%s: reach the state: %v", st.name, err)
 					continue
 				}
+				browsertest.Screenshot(t, ctx, st.name+"-"+vp.name)
 				vs, err := browsertest.Axe(ctx)
 				if err != nil {
 					t.Fatalf("%s: %v", st.name, err)
