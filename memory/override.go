@@ -1,11 +1,5 @@
 package memory
 
-import "strings"
-
-// profileAxes are the profile fields a note can contradict on one of the
-// contradiction axes (similarity.go), with the axis.
-var profileAxes = map[string]string{"seat_preference": "seat", "cabin_class": "cabin", "diet": "diet"}
-
 // ProfileOverride is a note that overrides a profile field: the memory
 // policy lets a note (or the traveler's message) override a field for the
 // conversation, while the profile itself stays as it is.
@@ -14,43 +8,21 @@ type ProfileOverride struct {
 	Note  Note   // the note the assistant follows instead
 }
 
-// ProfileOverrides finds, for each profile field a note can contradict
-// (the seat, the cabin, the diet, the home city), the note that does:
-// a statement, not a negation, whose value on that axis differs from the
-// field's. notes are in the order they win (the caller's list: the
-// conversation's own first, then the most recent), and the first that
-// contradicts a field is the one reported.
+// ProfileOverrides finds, for each profile field a note contradicts
+// (ProfileConflicts decides what contradicts), the note that does. notes
+// are in the order they win (the conversation's own first, then the most
+// recent); the first that contradicts a field is the one reported. A
+// this-trip note overrides too, for the conversation it belongs to.
 func ProfileOverrides(p Profile, notes []Note) []ProfileOverride {
 	var out []ProfileOverride
-	feats := make([]features, len(notes))
-	for i, n := range notes {
-		feats[i] = featuresOf(n.Text)
-	}
-	for _, field := range []string{"seat_preference", "cabin_class", "diet", "home_city"} {
-		value, _ := p[field].(string)
-		if strings.TrimSpace(value) == "" {
-			continue
-		}
-		pf := featuresOf(value)
-		for i, f := range feats {
-			if f.negative {
-				continue
-			}
-			var differs bool
-			if field == "home_city" {
-				differs = f.city != "" && f.city != strings.ToLower(strings.TrimSpace(value))
-			} else {
-				axis := profileAxes[field]
-				pv := pf.axes[axis]
-				if len(pv) == 0 {
-					// A bare value ("aisle") names no trigger word: read it as one.
-					pv = featuresOf(value + " " + axis).axes[axis]
-				}
-				differs = len(f.axes[axis]) > 0 && len(pv) > 0 && !intersects(f.axes[axis], pv)
-			}
-			if differs {
-				out = append(out, ProfileOverride{Field: field, Note: notes[i]})
-				break
+	seen := map[string]bool{}
+	for _, n := range notes {
+		probe := n
+		probe.Scope = ScopeDurable
+		for _, s := range ProfileConflicts(p, probe) {
+			if !seen[s.Field] {
+				seen[s.Field] = true
+				out = append(out, ProfileOverride{Field: s.Field, Note: n})
 			}
 		}
 	}
