@@ -8,6 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"concierge/memory"
 	"concierge/models"
 	"concierge/views"
 )
@@ -151,23 +152,41 @@ func (s *Server) consoleAccounts(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	p := s.page(c, "Accounts", "accounts")
 	vm.Flash, vm.Highlight = accountFlashes[c.QueryParam("done")], c.QueryParam("id")
-	return render(c, http.StatusOK, views.AccountsPageView(s.page(c, "Accounts", "accounts"), vm))
+	if vm.Flash != "" {
+		p.Say, p.Focus = vm.Flash, "#account-"+vm.Highlight
+	}
+	if f := s.takeFormFlash(c); f != nil {
+		vm.Refused = &views.FormError{Form: f.Form, Field: f.Field, Message: f.Message}
+		p.Say, p.Focus = "", "#"+f.Field
+		if f.Form == "new" {
+			vm.New = views.NewAccount{Email: f.Values["email"], Name: f.Values["name"], Role: f.Values["role"], Open: true}
+		}
+	}
+	return render(c, http.StatusOK, views.AccountsPageView(p, vm))
 }
 
-// accountsFail shows the accounts page again with an error next to the
-// form that caused it (forID: "" for the new-account form) and the admin's
-// entries kept.
-func (s *Server) accountsFail(c echo.Context, forID, msg string, keep func(*views.AccountsPage)) error {
-	vm, err := s.accountsPage(c)
-	if err != nil {
-		return err
+// accountsFail sends the admin back to the accounts page, where the error
+// shows under field in form (see formFlash) with what they typed in
+// values kept.
+func (s *Server) accountsFail(c echo.Context, form, field, msg string, values map[string]string) error {
+	// No #fragment: the page moves the focus (and the view) to the field,
+	// and a fragment's scroll would take the focus away again.
+	return s.refuseForm(c, "/console/accounts", formFlash{Form: form, Field: field, Message: msg, Values: values})
+}
+
+// newAccountField is the field of the new-account form an error is about.
+func newAccountField(e *Error) string {
+	switch e.Code {
+	case "weak_password":
+		return "na-password"
+	case "email_taken", "invalid_email":
+		return "na-email"
+	case "bad_role":
+		return "na-role"
 	}
-	vm.Error, vm.ErrorFor = msg, forID
-	if keep != nil {
-		keep(&vm)
-	}
-	return render(c, http.StatusUnprocessableEntity, views.AccountsPageView(s.page(c, "Accounts", "accounts"), vm))
+	return "na-name"
 }
 
 func (s *Server) consoleCreateAccount(c echo.Context) error {
@@ -175,31 +194,29 @@ func (s *Server) consoleCreateAccount(c echo.Context) error {
 	u, err := s.createAccount(c, email, name, role, c.FormValue("password"))
 	var e *Error
 	if errors.As(err, &e) && e.Status < 500 {
-		return s.accountsFail(c, "new", e.Message, func(vm *views.AccountsPage) {
-			vm.New = views.NewAccount{Email: email, Name: name, Role: role, Open: true}
-		})
+		return s.accountsFail(c, "new", newAccountField(e), e.Message, map[string]string{"email": email, "name": name, "role": role})
 	}
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=created&id="+u.ID+"#account-"+u.ID)
+	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=created&id="+u.ID)
 }
 
 func (s *Server) consoleChangeRole(c echo.Context) error {
 	u, me := subjectOf(c), currentUser(c)
 	role := models.Role(c.FormValue("role"))
 	if !role.Valid() {
-		return s.accountsFail(c, u.ID, "Choose traveler, support or admin.", nil)
+		return s.accountsFail(c, "role:"+u.ID, "role-"+u.ID, "Choose traveler, support or admin.", nil)
 	}
 	reason, err := requireReason(c.FormValue("reason"))
 	if err != nil {
-		return s.accountsFail(c, u.ID, userMessage(err), nil)
+		return s.accountsFail(c, "role:"+u.ID, "rr-"+u.ID, userMessage(err), nil)
 	}
 	if err := s.store.ChangeUserRole(c.Request().Context(), u.ID, role, actorOf(me), reason); err != nil {
 		return err
 	}
 	s.log.Info("role changed", "request_id", requestID(c), "user_id", u.ID, "role", role, "by", me.ID)
-	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=role&id="+u.ID+"#account-"+u.ID)
+	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=role&id="+u.ID)
 }
 
 // consoleSetDisabled disables or enables the :id account.
@@ -208,7 +225,7 @@ func (s *Server) consoleSetDisabled(disabled bool) echo.HandlerFunc {
 		u, me := subjectOf(c), currentUser(c)
 		reason, err := requireReason(c.FormValue("reason"))
 		if err != nil {
-			return s.accountsFail(c, u.ID, userMessage(err), nil)
+			return s.accountsFail(c, "toggle:"+u.ID, "dr-"+u.ID, userMessage(err), nil)
 		}
 		if _, err := s.store.SetUserDisabled(c.Request().Context(), u.ID, disabled, actorOf(me), reason); err != nil {
 			return err
@@ -218,7 +235,7 @@ func (s *Server) consoleSetDisabled(disabled bool) echo.HandlerFunc {
 			done = "disabled"
 		}
 		s.log.Info("account "+done, "request_id", requestID(c), "user_id", u.ID, "by", me.ID)
-		return c.Redirect(http.StatusSeeOther, "/console/accounts?done="+done+"&id="+u.ID+"#account-"+u.ID)
+		return c.Redirect(http.StatusSeeOther, "/console/accounts?done="+done+"&id="+u.ID)
 	}
 }
 
@@ -226,12 +243,12 @@ func (s *Server) consoleResetPassword(c echo.Context) error {
 	u, me := subjectOf(c), currentUser(c)
 	reason, err := requireReason(c.FormValue("reason"))
 	if err != nil {
-		return s.accountsFail(c, u.ID, userMessage(err), nil)
+		return s.accountsFail(c, "password:"+u.ID, "pr-"+u.ID, userMessage(err), nil)
 	}
 	err = s.store.ResetPassword(c.Request().Context(), u.ID, c.FormValue("password"), actorOf(me), reason)
 	var pe *models.PasswordError
 	if errors.As(err, &pe) {
-		return s.accountsFail(c, u.ID, pe.Message, nil)
+		return s.accountsFail(c, "password:"+u.ID, "pw-"+u.ID, pe.Message, nil)
 	}
 	if err != nil {
 		return err
@@ -241,12 +258,14 @@ func (s *Server) consoleResetPassword(c echo.Context) error {
 		// Resetting one's own password signed this browser out too.
 		return c.Redirect(http.StatusSeeOther, "/login")
 	}
-	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=password&id="+u.ID+"#account-"+u.ID)
+	return c.Redirect(http.StatusSeeOther, "/console/accounts?done=password&id="+u.ID)
 }
 
 // apiToken is how the API shows one of the caller's tokens (never its value).
 type apiTokenView struct {
 	ID         string     `json:"id"`
+	Label      string     `json:"label"`
+	Prefix     string     `json:"prefix"` // the token's first characters
 	CreatedAt  time.Time  `json:"created_at"`
 	ExpiresAt  time.Time  `json:"expires_at"`
 	LastUsedAt *time.Time `json:"last_used_at"`
@@ -259,7 +278,7 @@ func (s *Server) apiTokens(c echo.Context) error {
 	}
 	out := make([]apiTokenView, len(tokens))
 	for i, t := range tokens {
-		out[i] = apiTokenView{ID: t.ID, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt}
+		out[i] = apiTokenView{ID: t.ID, Label: t.Label, Prefix: t.Prefix, CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"tokens": out})
 }
@@ -272,28 +291,87 @@ func (s *Server) apiRevokeToken(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
-// tokensPage lists the caller's API tokens with their last use.
-func (s *Server) tokensPage(c echo.Context) error {
+// tokensBody gathers the tokens page's list.
+func (s *Server) tokensBody(c echo.Context) (views.TokensPage, error) {
 	tokens, err := s.store.APITokens(c.Request().Context(), currentUser(c).ID)
 	if err != nil {
-		return err
+		return views.TokensPage{}, err
 	}
 	vm := views.TokensPage{CSRF: csrfToken(c)}
-	if c.QueryParam("done") == "revoked" {
-		vm.Flash = "Token revoked: it no longer works."
-	}
 	for _, t := range tokens {
-		row := views.TokenRow{ID: t.ID, Created: fmtTime(t.CreatedAt), Expires: fmtTime(t.ExpiresAt), LastUsed: "never"}
+		row := views.TokenRow{ID: t.ID, Label: t.Label, Prefix: t.Prefix, Created: fmtTime(t.CreatedAt), Expires: fmtTime(t.ExpiresAt), LastUsed: "never"}
 		if t.LastUsedAt != nil {
 			row.LastUsed = fmtTime(*t.LastUsedAt)
 		}
 		vm.Tokens = append(vm.Tokens, row)
 	}
+	return vm, nil
+}
+
+// tokensPage lists the caller's API tokens with their last use.
+func (s *Server) tokensPage(c echo.Context) error {
+	vm, err := s.tokensBody(c)
+	if err != nil {
+		return err
+	}
 	active := ""
 	if currentUser(c).Role.IsStaff() {
 		active = "tokens"
 	}
-	return render(c, http.StatusOK, views.TokensPageView(s.page(c, "API tokens", active), vm))
+	p := s.page(c, "API tokens", active)
+	if c.QueryParam("done") == "revoked" {
+		vm.Flash = "Token revoked: it no longer works."
+		p.Say, p.Focus = vm.Flash, "#tokens-title"
+	}
+	if f := s.takeFormFlash(c); f != nil && f.Form == "token" {
+		vm.Refused = &views.FormError{Form: f.Form, Field: f.Field, Message: f.Message}
+		vm.Label, p.Focus = f.Values["label"], "#"+f.Field
+	}
+	return render(c, http.StatusOK, views.TokensPageView(p, vm))
+}
+
+// tokensPageCreate issues a token with the owner's label. The token is
+// shown once, in the answer to this htmx request (nothing is stored that
+// could show it again, and a reload of the page only lists tokens); a
+// plain form is sent back to the list, where the new token is the first.
+func (s *Server) tokensPageCreate(c echo.Context) error {
+	label := strings.Join(strings.Fields(c.FormValue("label")), " ")
+	refuse := func(msg string) error {
+		if !fromHTMX(c) {
+			return s.refuseForm(c, "/account/tokens", formFlash{Form: "token", Field: "token-label", Message: msg, Values: map[string]string{"label": label}})
+		}
+		vm, err := s.tokensBody(c)
+		if err != nil {
+			return err
+		}
+		vm.Refused, vm.Label = &views.FormError{Form: "token", Field: "token-label", Message: msg}, label
+		announce(c, "", "#token-label")
+		return render(c, http.StatusOK, views.TokensBody(vm))
+	}
+	switch {
+	case label == "":
+		return refuse("Name the token after what will use it, such as “backup script”.")
+	case len([]rune(label)) > models.MaxTokenLabel:
+		return refuse("Keep the name under 60 characters.")
+	}
+	if _, blocked := memory.ScreenText(label); blocked {
+		return refuse("A token's name cannot hold personal data or instructions; name the program that uses it.")
+	}
+	token, t, err := s.store.CreateLabelledAPIToken(c.Request().Context(), currentUser(c).ID, label, s.cfg.TokenTTL)
+	if err != nil {
+		return err
+	}
+	s.log.Info("token created", "request_id", requestID(c), "token_id", t.ID)
+	if !fromHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, "/account/tokens")
+	}
+	vm, err := s.tokensBody(c)
+	if err != nil {
+		return err
+	}
+	vm.Secret, vm.SecretLabel = token, label
+	announce(c, "Token “"+label+"” created. Copy it now: it is shown only this once.", "#token-secret")
+	return render(c, http.StatusOK, views.TokensBody(vm))
 }
 
 func (s *Server) tokensPageRevoke(c echo.Context) error {
@@ -301,5 +379,13 @@ func (s *Server) tokensPageRevoke(c echo.Context) error {
 		return err
 	}
 	s.log.Info("token revoked", "request_id", requestID(c), "token_id", c.Param("id"))
-	return c.Redirect(http.StatusSeeOther, "/account/tokens?done=revoked")
+	if !fromHTMX(c) {
+		return c.Redirect(http.StatusSeeOther, "/account/tokens?done=revoked")
+	}
+	vm, err := s.tokensBody(c)
+	if err != nil {
+		return err
+	}
+	announce(c, "Token revoked: it no longer works.", "#tokens-title")
+	return render(c, http.StatusOK, views.TokensBody(vm))
 }

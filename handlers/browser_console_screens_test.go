@@ -87,11 +87,11 @@ func TestBrowserConsoleScreens(t *testing.T) {
 			err = chromedp.Do(ctx, chromedp.Click(`[data-testid="new-account"] summary`),
 				chromedp.SendKeys(`#na-name`, "Lee Park"), chromedp.SendKeys(`#na-email`, "lee@example.com"),
 				chromedp.SendKeys(`#na-password`, "password"), chromedp.Click(`[data-testid="new-account-form"] button`),
-				chromedp.WaitVisible(`[data-testid="account-error"]`))
+				chromedp.WaitVisible(`#na-password-error`))
 			if err != nil {
 				t.Fatalf("weak password: %v", err)
 			}
-			if got := text(`[data-testid="account-error"]`); !strings.Contains(got, "too easy to guess") {
+			if got := text(`#na-password-error`); !strings.Contains(got, "too easy to guess") {
 				t.Errorf("weak password message %q", got)
 			}
 			shot("accounts-weak-password")

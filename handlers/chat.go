@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"concierge/agent"
+	"concierge/memory"
 	"concierge/models"
 	"concierge/views"
 )
@@ -189,7 +190,26 @@ func (s *Server) chatEnd(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	announceOutcome(c, outcome, "")
 	return render(c, http.StatusOK, views.EndResult(*outcome, panel, csrf))
+}
+
+// announceOutcome moves the focus to the outcome of an ended conversation
+// and says it; the next Tab reaches "Start a new conversation". While
+// the consolidation runs the polled box takes the focus, and when it
+// finishes its replacement takes it back only if the focus fell to the
+// page body (only "?" + selector), so a traveler who moved on is left be.
+func announceOutcome(c echo.Context, o *views.ChatOutcome, only string) {
+	switch {
+	case o.Working():
+		if only == "" {
+			announce(c, "Conversation ended. Updating what Concierge remembers.", "#outcome-working")
+		}
+	case o.Status == "failed":
+		announce(c, "Conversation ended. Its memory update did not run yet; nothing is lost.", only+"#outcome-title")
+	default:
+		announce(c, "Conversation ended. What Concierge remembers is updated.", only+"#outcome-title")
+	}
 }
 
 // chatOutcome is polled while the consolidation of an ended conversation runs.
@@ -202,6 +222,7 @@ func (s *Server) chatOutcome(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	announceOutcome(c, outcome, "?")
 	return render(c, http.StatusOK, views.OutcomeBox(*outcome))
 }
 
@@ -243,18 +264,19 @@ func (s *Server) chatPanelFor(c echo.Context, cs *models.ChatSession) (views.Cha
 	if err != nil {
 		return panel, err
 	}
-	panel.Profile = profileHighlights(profile)
 	global, err := s.store.GlobalNotes(ctx, cs.UserID)
 	if err != nil {
 		return panel, err
 	}
+	travelerOrder(global, func(n memory.Note) bool { return n.Pinned })
 	panel.Global = travelerNotes(global)
+	var session []memory.Note
 	if !panel.Ended {
-		session, err := s.store.SessionNotes(ctx, cs.ID)
-		if err != nil {
+		if session, err = s.store.SessionNotes(ctx, cs.ID); err != nil {
 			return panel, err
 		}
 		panel.Session = travelerNotes(session)
 	}
+	panel.Profile = withOverrides(profileHighlights(profile), profile, append(session, global...))
 	return panel, nil
 }

@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -195,7 +196,47 @@ var profileLabels = []struct{ key, label string }{
 }
 
 // highlightKeys are the profile fields the chat's side panel shows.
-var highlightKeys = map[string]bool{"name": true, "home_city": true, "seat_preference": true, "preferred_tone": true, "loyalty_programs": true}
+var highlightKeys = map[string]bool{"name": true, "home_city": true, "currency": true, "seat_preference": true, "preferred_tone": true, "loyalty_programs": true}
+
+// travelerOrder sorts long-term notes (stored oldest first) the one way
+// the traveler sees them, on the memory page and in the chat's panel:
+// pinned (safety) notes first, then the most recently updated.
+func travelerOrder[N any](notes []N, pinned func(N) bool) {
+	slices.Reverse(notes)
+	slices.SortStableFunc(notes, func(a, b N) int {
+		switch pa, pb := pinned(a), pinned(b); {
+		case pa == pb:
+			return 0
+		case pa:
+			return -1
+		}
+		return 1
+	})
+}
+
+// withOverrides marks the profile facts a note overrides (the memory
+// policy lets a note override a field; the assistant follows the note),
+// naming the note. notes are in the order they win: the conversation's
+// own first, then the long-term ones in travelerOrder.
+func withOverrides(facts []views.TravelerFact, p memory.Profile, notes []memory.Note) []views.TravelerFact {
+	for _, o := range memory.ProfileOverrides(p, notes) {
+		for i := range facts {
+			if facts[i].Key == o.Field {
+				facts[i].OverriddenBy = o.Note.Text
+			}
+		}
+	}
+	return facts
+}
+
+// domainRows are stored notes as the domain speaks of them.
+func domainRows(rows []models.Note) []memory.Note {
+	out := make([]memory.Note, len(rows))
+	for i := range rows {
+		out[i] = rows[i].Domain()
+	}
+	return out
+}
 
 // profileHighlights is the short profile of the chat's side panel.
 func profileHighlights(p memory.Profile) []views.TravelerFact {
@@ -203,7 +244,7 @@ func profileHighlights(p memory.Profile) []views.TravelerFact {
 	for _, f := range profileLabels {
 		if v, ok := p[f.key]; ok && highlightKeys[f.key] {
 			if s := profileValue(f.key, v); s != "" {
-				out = append(out, views.TravelerFact{Label: f.label, Value: s})
+				out = append(out, views.TravelerFact{Key: f.key, Label: f.label, Value: s})
 			}
 		}
 	}
@@ -219,7 +260,7 @@ func profileFacts(p memory.Profile) []views.TravelerFact {
 		known[f.key] = true
 		if v, ok := p[f.key]; ok {
 			if s := profileValue(f.key, v); s != "" {
-				out = append(out, views.TravelerFact{Label: f.label, Value: s})
+				out = append(out, views.TravelerFact{Key: f.key, Label: f.label, Value: s})
 			}
 		}
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"fmt"
 	"math"
 	"net/http"
 	"sort"
@@ -179,7 +178,17 @@ func (s *Server) consoleErasure(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ErasurePageView(s.page(c, "Erasure", "erasure"), vm))
+	p := s.page(c, "Erasure", "erasure")
+	if f := s.takeFormFlash(c); f != nil {
+		if id, ok := strings.CutPrefix(f.Form, "erase:"); ok {
+			vm.Error, vm.ErrorFor, vm.ErrorAt, vm.Reason, vm.Ticket = f.Message, id, f.Field, f.Values["reason"], f.Values["ticket"]
+			p.Focus = "#" + f.Field
+		}
+	}
+	if vm.Highlight != "" {
+		p.Say, p.Focus = "Erasure done: the receipt is below.", "#receipt-"+vm.Highlight
+	}
+	return render(c, http.StatusOK, views.ErasurePageView(p, vm))
 }
 
 func (s *Server) consoleExecuteErasure(c echo.Context) error {
@@ -189,31 +198,32 @@ func (s *Server) consoleExecuteErasure(c echo.Context) error {
 		return err
 	}
 	if req.Status != models.ErasurePending {
-		return c.Redirect(http.StatusSeeOther, "/console/erasure?receipt="+req.ID+"#receipt-"+req.ID)
+		return c.Redirect(http.StatusSeeOther, "/console/erasure?receipt="+req.ID)
 	}
 	reason, ticket := c.FormValue("reason"), c.FormValue("ticket")
-	fail := func(msg string) error {
-		vm, err := s.erasurePage(c)
-		if err != nil {
-			return err
-		}
-		// The admin's choices stay as they made them.
-		vm.Error, vm.ErrorFor, vm.Reason, vm.Ticket = msg, req.ID, reason, ticket
-		return render(c, http.StatusUnprocessableEntity, views.ErasurePageView(s.page(c, "Erasure", "erasure"), vm))
+	// A refusal goes back to the queue (post/redirect/get), the error under
+	// the field it is about and the admin's choices kept.
+	fail := func(field, msg string) error {
+		return s.refuseForm(c, "/console/erasure", formFlash{Form: "erase:" + req.ID, Field: field + req.ID, Message: msg,
+			Values: map[string]string{"reason": reason, "ticket": ticket}})
 	}
 	why, err := erasureWhy(reason, ticket)
 	if err != nil {
-		return fail(userMessage(err))
+		field := "er-reason-"
+		if e, _ := toError(err); e != nil && strings.Contains(e.Code, "ticket") {
+			field = "er-ticket-"
+		}
+		return fail(field, userMessage(err))
 	}
 	if strings.TrimSpace(c.FormValue("confirm")) != "ERASE" {
-		return fail("Type ERASE in capitals to confirm: this cannot be undone.")
+		return fail("er-confirm-", "Type ERASE in capitals to confirm: this cannot be undone.")
 	}
 	rec, err := s.erase(c, req.UserID, why)
 	if e, _ := toError(err); err != nil && e.Status < 500 {
-		return fail(e.Message)
+		return fail("er-confirm-", e.Message)
 	}
 	if err != nil {
 		return err
 	}
-	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/console/erasure?receipt=%s#receipt-%s", rec.RequestID, rec.RequestID))
+	return c.Redirect(http.StatusSeeOther, "/console/erasure?receipt="+rec.RequestID)
 }

@@ -361,6 +361,14 @@ func (s *Server) consoleNote(mode string) echo.HandlerFunc {
 		}
 		row := noteRow(n.UserID, n, csrfToken(c))
 		row.Mode = mode
+		switch mode {
+		case "edit":
+			announce(c, "", "#text-"+n.ID)
+		case "delete":
+			announce(c, "", "#dreason-"+n.ID)
+		default: // Cancel: back to the button that opened the form
+			announce(c, "", "#note-edit-"+n.ID)
+		}
 		return render(c, http.StatusOK, views.NoteItem(row))
 	}
 }
@@ -372,14 +380,15 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 		return err
 	}
 	text, kw, pinned, reasonIn := c.FormValue("text"), c.FormValue("keywords"), c.FormValue("pinned") == "on", c.FormValue("reason")
-	fail := func(msg string) error {
+	fail := func(at, msg string) error {
 		row := noteRow(n.UserID, n, csrfToken(c))
-		row.Mode, row.Error, row.Text, row.Keywords, row.Pinned, row.Reason = "edit", msg, text, splitKeywords(kw), pinned, reasonIn
+		row.Mode, row.Error, row.ErrorAt, row.Text, row.Keywords, row.Pinned, row.Reason = "edit", msg, at, text, splitKeywords(kw), pinned, reasonIn
+		announce(c, "", "#"+at+n.ID)
 		return render(c, inlineErrorStatus(c), views.NoteItem(row))
 	}
 	reason, err := requireReason(reasonIn)
 	if err != nil {
-		return fail(userMessage(err))
+		return fail("reason-", userMessage(err))
 	}
 	var tp *string
 	var kws []string
@@ -396,12 +405,13 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 	}
 	updated, err := s.updateNote(c, n.UserID, n.ID, tp, kws, pp, reason)
 	if e, _ := toError(err); err != nil && e.Status < 500 {
-		return fail(e.Message)
+		return fail("text-", e.Message)
 	}
 	if err != nil {
 		return err
 	}
 	notesChanged(c)
+	announce(c, "Note saved: “"+updated.Text+"”. The change is in the audit trail.", "#note-"+n.ID)
 	return render(c, http.StatusOK, views.NoteItem(noteRow(n.UserID, updated, csrfToken(c))))
 }
 
@@ -415,6 +425,7 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 	if err != nil {
 		row := noteRow(n.UserID, n, csrfToken(c))
 		row.Mode, row.Error = "delete", userMessage(err)
+		announce(c, "", "#dreason-"+n.ID)
 		return render(c, inlineErrorStatus(c), views.NoteItem(row))
 	}
 	if err := s.notes.Delete(ctx, n.UserID, n.ID, actorOf(currentUser(c)), reason); err != nil {
@@ -422,6 +433,7 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 	}
 	// An empty answer removes the row (hx-swap outerHTML).
 	notesChanged(c)
+	announce(c, "Note deleted. The deletion is in the audit trail.", "#global-notes-title")
 	return c.HTML(http.StatusOK, "")
 }
 

@@ -32,7 +32,17 @@ func (s *Server) myMemory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	v := views.RemembersView{Profile: profileFacts(profile), Notes: notes}
+	open, err := s.store.OpenSessionNotes(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	global, err := s.store.GlobalNotes(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	travelerOrder(global, func(n memory.Note) bool { return n.Pinned })
+	facts := withOverrides(profileFacts(profile), profile, append(domainRows(open), global...))
+	v := views.RemembersView{Profile: facts, Notes: notes}
 	if v.Trip, err = s.myTripNotes(c); err != nil {
 		return err
 	}
@@ -51,16 +61,7 @@ func (s *Server) myNotes(c echo.Context) ([]views.TravelerNote, error) {
 	if err != nil {
 		return nil, err
 	}
-	slices.Reverse(rows) // stored oldest first
-	slices.SortStableFunc(rows, func(a, b models.Note) int {
-		switch {
-		case a.Pinned == b.Pinned:
-			return 0
-		case a.Pinned:
-			return -1
-		}
-		return 1
-	})
+	travelerOrder(rows, func(n models.Note) bool { return n.Pinned })
 	sources, err := s.store.NoteSources(ctx, u.ID, rows)
 	if err != nil {
 		return nil, err

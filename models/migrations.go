@@ -318,6 +318,13 @@ CREATE TABLE review_items (
 CREATE INDEX review_items_open ON review_items (status, created_at);
 CREATE INDEX review_items_user ON review_items (user_id);
 `},
+	// A token's owner names it, and the list shows the first characters of
+	// the token itself (not its id), so a token can be recognised. Tokens
+	// issued before keep an empty label and prefix.
+	{13, "API token labels and visible prefixes", `
+ALTER TABLE api_tokens ADD COLUMN label TEXT NOT NULL DEFAULT '';
+ALTER TABLE api_tokens ADD COLUMN prefix TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // leanWritesMigration drops what every message paid for and nothing read.

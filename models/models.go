@@ -319,6 +319,8 @@ type APIToken struct {
 	ID         string `gorm:"primaryKey"`
 	UserID     string
 	Hash       string
+	Label      string // the owner's name for it, or "" (issued by POST /api/v1/auth/token)
+	Prefix     string // the token's first TokenPrefixLen characters, shown to recognise it
 	ExpiresAt  time.Time
 	CreatedAt  time.Time
 	LastUsedAt *time.Time

@@ -126,9 +126,24 @@ func hashToken(token string) string {
 // CreateAPIToken issues a bearer token for user that expires after ttl. The
 // token is returned once; only its hash is stored.
 func (s *Store) CreateAPIToken(ctx context.Context, userID string, ttl time.Duration) (string, *APIToken, error) {
+	return s.CreateLabelledAPIToken(ctx, userID, "", ttl)
+}
+
+// TokenPrefixLen is how many of a token's first characters are kept in the
+// clear to recognise it: "cnc_" and eight random ones, far too few to
+// guess the rest from.
+const TokenPrefixLen = 12
+
+// MaxTokenLabel bounds a token's label, in characters.
+const MaxTokenLabel = 60
+
+// CreateLabelledAPIToken is CreateAPIToken with the owner's label for the
+// token, which must be at most MaxTokenLabel characters.
+func (s *Store) CreateLabelledAPIToken(ctx context.Context, userID, label string, ttl time.Duration) (string, *APIToken, error) {
 	token := "cnc_" + NewID() + NewID()
 	now := s.now()
-	t := &APIToken{ID: s.newID(), UserID: userID, Hash: hashToken(token), ExpiresAt: now.Add(ttl), CreatedAt: now}
+	t := &APIToken{ID: s.newID(), UserID: userID, Hash: hashToken(token), Label: label, Prefix: token[:TokenPrefixLen],
+		ExpiresAt: now.Add(ttl), CreatedAt: now}
 	if err := s.db.WithContext(ctx).Create(t).Error; err != nil {
 		return "", nil, fmt.Errorf("models: create token: %w", err)
 	}

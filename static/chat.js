@@ -51,8 +51,17 @@
   function fitChat() {
     var main = document.querySelector(".chat-main:not(.chat-welcome)");
     if (!main) return;
+    var root = document.documentElement;
     var top = main.getBoundingClientRect().top + window.scrollY;
-    document.documentElement.style.setProperty("--chat-top", Math.round(top) + "px");
+    root.style.setProperty("--chat-top", Math.round(top) + "px");
+    // On a wide screen the three columns fit the window: whatever still
+    // sticks out below (the page's bottom padding, a border) is taken off
+    // the conversation's height, so the page has no second scrollbar.
+    root.style.setProperty("--chat-fix", "0px");
+    if (window.innerWidth > 1100) {
+      var over = root.scrollHeight - window.innerHeight;
+      if (over > 0 && over < 80) root.style.setProperty("--chat-fix", over + "px");
+    }
   }
 
   function init() {
@@ -124,31 +133,6 @@
   document.addEventListener("htmx:sseClose", function () {
     var box = document.getElementById("message");
     if (box && document.activeElement === document.body) box.focus({ preventScroll: true });
-  });
-
-  // Errors show next to the control that caused them: a form (or one of its
-  // ancestors) names its error slot in data-errors, and an error answer is
-  // swapped there instead of the page's flash area; the control is marked
-  // invalid until the next try.
-  function errorSlot(elt) {
-    var holder = elt && elt.closest && elt.closest("[data-errors]");
-    return holder && document.querySelector(holder.getAttribute("data-errors"));
-  }
-  document.addEventListener("htmx:beforeSwap", function (evt) {
-    var cfg = evt.detail.requestConfig;
-    var slot = errorSlot(cfg && cfg.elt);
-    if (!slot) return;
-    if (evt.detail.isError) {
-      evt.detail.shouldSwap = true;
-      evt.detail.target = slot;
-      evt.detail.swapOverride = "innerHTML";
-      var field = slot.id && document.querySelector('[aria-describedby~="' + slot.id + '"]');
-      if (field) field.setAttribute("aria-invalid", "true");
-    } else {
-      slot.textContent = "";
-      var marked = slot.id && document.querySelector('[aria-describedby~="' + slot.id + '"][aria-invalid]');
-      if (marked) marked.removeAttribute("aria-invalid");
-    }
   });
 
   // A text over its limit (data-max-chars, typed or pasted) is refused with

@@ -51,6 +51,7 @@ type NoteRow struct {
 	SessionID  string
 	Mode       string // "", "edit" or "delete"
 	Error      string
+	ErrorAt    string // the field prefix the error is about: "text-", "reason-" or "dreason-"
 	Reason     string
 	CSRF       string
 	Editable   bool // global notes are edited inline; session notes are read-only here
@@ -61,6 +62,22 @@ func (n NoteRow) Href() string { return "/console/customers/" + n.CustomerID + "
 
 // DOMID is the element id of the note's row.
 func (n NoteRow) DOMID() string { return "note-" + n.ID }
+
+// Refused is the note form's error, at its field (the reason unless
+// ErrorAt says otherwise), or nil.
+func (n NoteRow) Refused() *FormError {
+	if n.Error == "" {
+		return nil
+	}
+	at := n.ErrorAt
+	if at == "" {
+		at = "reason-"
+		if n.Mode == "delete" {
+			at = "dreason-"
+		}
+	}
+	return &FormError{Form: "note", Field: at + n.ID, Message: n.Error}
+}
 
 // KeywordText is the keywords as typed in the edit form.
 func (n NoteRow) KeywordText() string { return strings.Join(n.Keywords, ", ") }
@@ -325,10 +342,19 @@ type ErasurePage struct {
 	Done      []ErasureRow
 	Highlight string // the request just executed
 	Error     string
-	ErrorFor  string
+	ErrorFor  string // the request whose form was refused
+	ErrorAt   string // the id of the field the error is about
 	// Reason and Ticket are what the admin chose in the form ErrorFor
 	// refused, shown again as they were.
 	Reason, Ticket string
+}
+
+// Refused is the refusal of request id's form, or nil.
+func (e ErasurePage) Refused(id string) *FormError {
+	if e.ErrorFor != id || e.Error == "" {
+		return nil
+	}
+	return &FormError{Form: "erase", Field: e.ErrorAt, Message: e.Error}
 }
 
 // ErasureReason is one choice of the erasure reason list.
@@ -377,20 +403,45 @@ type AccountsPage struct {
 	New       NewAccount
 	Flash     string
 	Highlight string // the account the flash is about
-	Error     string
-	ErrorFor  string // an account id, or "new"
+	// Refused is the form the last post refused ("new", "role:<id>",
+	// "toggle:<id>", "password:<id>"), shown again with its error.
+	Refused *FormError
 }
 
 // TokenRow is one of the viewer's API tokens.
 type TokenRow struct {
-	ID, Created, Expires, LastUsed string
+	ID, Label, Prefix, Created, Expires, LastUsed string
 }
 
-// TokensPage lists the viewer's API tokens.
+// Name is the token's label, or what it was issued by when it has none.
+func (r TokenRow) Name() string {
+	if r.Label != "" {
+		return r.Label
+	}
+	return "Signed-in API client"
+}
+
+// Shown is the start of the token itself, as the owner's program holds it;
+// tokens issued before prefixes were kept show their id instead.
+func (r TokenRow) Shown() string {
+	if r.Prefix != "" {
+		return r.Prefix + "…"
+	}
+	if len(r.ID) > 8 {
+		return "id " + r.ID[:8] + "…"
+	}
+	return "id " + r.ID
+}
+
+// TokensPage lists the viewer's API tokens and the form to create one.
 type TokensPage struct {
 	CSRF   string
 	Flash  string
 	Tokens []TokenRow
+	// Secret is a token just created, shown this once, with its label.
+	Secret, SecretLabel string
+	Label               string // what was typed in a refused form
+	Refused             *FormError
 }
 
 // Plural is "1 run" or "2 runs": n with the singular or plural noun.

@@ -2,6 +2,8 @@
 // models built by handlers and never touch the database.
 package views
 
+import "github.com/a-h/templ"
+
 // Viewer is the signed-in person as the layout shows them.
 type Viewer struct {
 	Name string
@@ -30,6 +32,37 @@ type Page struct {
 	// OpenReviews is the number of open review items the viewer may work,
 	// shown in staff navigation.
 	OpenReviews int
+	// Say and Focus are what the page's live region announces and where
+	// the focus goes once the page has loaded: the result of the form that
+	// posted and redirected here (see static/app.js).
+	Say, Focus string
+}
+
+// FormError is a refused form shown again after its redirect: the form
+// (a name such as "new" or "disable:<id>"), the id of the field the error
+// belongs to, and the message.
+type FormError struct {
+	Form, Field, Message string
+}
+
+// At is the message when the error belongs to field of form, else "".
+func (e *FormError) At(form, field string) string {
+	if e == nil || e.Form != form || e.Field != field {
+		return ""
+	}
+	return e.Message
+}
+
+// In reports whether the error belongs to form.
+func (e *FormError) In(form string) bool { return e != nil && e.Form == form }
+
+// Attrs marks field of form invalid and points it at its message when the
+// error is there; nothing otherwise.
+func (e *FormError) Attrs(form, field string) templ.Attributes {
+	if e.At(form, field) == "" {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"aria-invalid": "true", "aria-describedby": field + "-error"}
 }
 
 // NavItem is one entry of the top navigation.

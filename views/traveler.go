@@ -52,7 +52,10 @@ type ChatView struct {
 
 // TravelerFact is one line of the profile as the traveler sees it.
 type TravelerFact struct {
-	Label, Value string
+	Key, Label, Value string
+	// OverriddenBy is the text of the note the assistant follows instead
+	// of this field, or "".
+	OverriddenBy string
 }
 
 // TravelerNote is a remembered note as the traveler sees it.
