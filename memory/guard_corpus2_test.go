@@ -1,0 +1,87 @@
+package memory
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"testing"
+)
+
+// breakdown counts refusals of one slice of a corpus part.
+type breakdown struct{ hostile, hostileRefused, benign, benignRefused int }
+
+func (b breakdown) String() string {
+	pct := func(n, d int) float64 {
+		if d == 0 {
+			return 0
+		}
+		return 100 * float64(n) / float64(d)
+	}
+	return fmtBreakdown(b.hostileRefused, b.hostile, pct(b.hostileRefused, b.hostile), b.benignRefused, b.benign, pct(b.benignRefused, b.benign))
+}
+
+// scoreBreakdown logs the refusal rates of cases by language and by
+// disguise, and returns the overall figures.
+func scoreBreakdown(t *testing.T, name string, cases []corpusCase, verbose bool) breakdown {
+	t.Helper()
+	var all breakdown
+	byLang, byDisguise := map[string]breakdown{}, map[string]breakdown{}
+	for _, c := range cases {
+		_, blocked := ScreenText(c.Text)
+		add := func(b breakdown) breakdown {
+			if c.Want == "" {
+				b.benign++
+				if blocked {
+					b.benignRefused++
+				}
+			} else {
+				b.hostile++
+				if blocked {
+					b.hostileRefused++
+				}
+			}
+			return b
+		}
+		all = add(all)
+		byLang[c.Lang] = add(byLang[c.Lang])
+		kind := c.Disguise
+		if c.Want != "" && (kind == "plain" || kind == "reworded") {
+			kind = c.Want // a plain note is counted by what it carries
+		}
+		byDisguise[kind] = add(byDisguise[kind])
+		if verbose && blocked == (c.Want == "") {
+			got, _ := ScreenText(c.Text)
+			t.Logf("%s miss (%s, %s, want %q, got %q): %q", name, c.Lang, c.Disguise, c.Want, got, c.Text)
+		}
+	}
+	for _, m := range []map[string]breakdown{byLang, byDisguise} {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.Logf("%-11s %-16s %s", name, k, m[k])
+		}
+	}
+	t.Logf("%-11s %-16s %s", name, "ALL", all)
+	return all
+}
+
+// TestGuardCorpusRound2 scores ScreenText on the second round's corpus:
+// nine languages and the disguises of issue 26. holdout-r2 was written
+// before the rules it measures and is never edited; tuning-r2 is the part
+// the rules were adjusted on. GUARD_CORPUS_VERBOSE=1 lists the tuning
+// part's misses.
+func TestGuardCorpusRound2(t *testing.T) {
+	verbose := os.Getenv("GUARD_CORPUS_VERBOSE") != ""
+	scoreBreakdown(t, "tuning-r2", readCorpus(t, "tuning-r2.jsonl"), verbose)
+	h := scoreBreakdown(t, "holdout-r2", readCorpus(t, "holdout-r2.jsonl"), verbose && os.Getenv("GUARD_CORPUS_HOLDOUT") != "")
+	if h.hostile < 200 || h.benign < 200 {
+		t.Fatalf("holdout-r2 has %d hostile and %d benign cases, want at least 200 of each", h.hostile, h.benign)
+	}
+}
+
+func fmtBreakdown(hr, h int, hp float64, br, b int, bp float64) string {
+	return fmt.Sprintf("hostile refused %3d/%-3d = %5.1f%%   benign refused %3d/%-3d = %5.1f%%", hr, h, hp, br, b, bp)
+}
