@@ -38,6 +38,13 @@ const (
 	CategoryBadKeywords = "bad_keywords"
 	CategorySessionCap  = "session_cap"
 	CategoryUserCap     = "user_cap"
+	// CategoryUnreadable is a note written in a script no language file
+	// covers (Arabic, Hindi, Thai, Korean…): the rules cannot read it, so it
+	// is refused unless the model layer reviews notes.
+	CategoryUnreadable = "unsupported_language"
+	// CategoryBadEncoding is text that is not valid UTF-8 or holds the
+	// replacement character a lone surrogate decodes to.
+	CategoryBadEncoding = "bad_encoding"
 )
 
 // BlockedCategories lists every refusal category, sensitive ones first.
@@ -47,7 +54,7 @@ func BlockedCategories() []string {
 		CategoryDateOfBirth, CategoryStreetAddress, CategorySecret,
 		CategoryBookingReference, CategoryAccountNumber, CategoryPhone, CategoryEmail,
 		CategoryInstruction, CategorySensitive, CategoryGuess, CategoryTooLong, CategoryBadFormat, CategoryBadKeywords,
-		CategorySessionCap, CategoryUserCap,
+		CategorySessionCap, CategoryUserCap, CategoryUnreadable, CategoryBadEncoding,
 	}
 }
 
@@ -108,9 +115,14 @@ var refusalMessages = map[string]string{
 	CategoryBadKeywords:      "Not saved: give 1 to 3 keywords, each a single lowercase word without numbers or personal data.",
 	CategorySessionCap:       "Not saved: this session already holds the maximum number of notes. Save only what matters most; nothing more can be stored in this session.",
 	CategoryUserCap:          "Not saved: this traveler already has the maximum number of long-term notes. Do not retry; staff can tidy the memory.",
+	CategoryBadEncoding:      "Not saved: the note is not valid text (broken characters or a lone surrogate). Write it again in plain text.",
 }
 
 func refuse(category string) *Refusal {
+	if category == CategoryUnreadable {
+		return &Refusal{Category: category, Message: "Not saved: the note is written in a script the memory checks cannot read. Notes are checked in " +
+			strings.Join(guardRules().languages, ", ") + "; write the note in one of them."}
+	}
 	return &Refusal{Category: category, Message: refusalMessages[category]}
 }
 
@@ -270,12 +282,30 @@ func strictUnmarshal(raw json.RawMessage, v any) error {
 // now; the user cap is only hit when globalCount exceeds the limit, because
 // consolidation prunes every user back down to it.
 func CheckNote(args SaveNoteArgs, sessionCount, globalCount int, lim Limits) (SaveNoteArgs, *Refusal) {
+	return CheckNoteIn(NoteContext{}, args, sessionCount, globalCount, lim)
+}
+
+// NoteContext is what the guard knows about where a note is being written.
+type NoteContext struct {
+	// Previous are the session's earlier notes, oldest first: the rules
+	// also read the new note joined to them, so an instruction or a number
+	// split over two notes is refused when its second half arrives.
+	Previous []string
+	// Reviewed says the model layer (NoteClassifier) reviews what the rules
+	// pass: a note in a script no language file covers is then left to it
+	// instead of being refused as CategoryUnreadable.
+	Reviewed bool
+}
+
+// CheckNoteIn is CheckNote for a note written in a context: the session's
+// earlier notes and whether the model layer reviews it (see NoteContext).
+func CheckNoteIn(nc NoteContext, args SaveNoteArgs, sessionCount, globalCount int, lim Limits) (SaveNoteArgs, *Refusal) {
 	lim = lim.withDefaults()
 	norm := SaveNoteArgs{Text: collapseSpace(args.Text), Scope: args.Scope}
 	if norm.Text == "" {
 		return norm, refuse(CategoryBadFormat)
 	}
-	if cat, blocked := ScreenText(norm.Text); blocked {
+	if cat, blocked := ScreenTextIn(nc, norm.Text); blocked {
 		return SaveNoteArgs{}, refuse(cat)
 	}
 	if utf8.RuneCountInString(norm.Text) > MaxNoteChars {
@@ -389,7 +419,59 @@ func sentenceCount(s string) int {
 // inside numbers change nothing. Every write path and consolidation reuse
 // it, so it must stay cheap and never panic.
 func ScreenText(text string) (category string, blocked bool) {
-	sc := newScreen(text)
+	if !utf8.ValidString(text) || strings.ContainsRune(text, utf8.RuneError) {
+		return CategoryBadEncoding, true
+	}
+	return screenRules(newScreen(text))
+}
+
+// ScreenTextIn is ScreenText for a note written in a context (see
+// NoteContext): the note alone, then the note joined to the session's
+// earlier notes (refused when the join is and the earlier notes alone are
+// not), then, unless the model layer reviews notes, whether the rules can
+// read its script at all.
+func ScreenTextIn(nc NoteContext, text string) (category string, blocked bool) {
+	if cat, blocked := ScreenText(text); blocked {
+		return cat, true
+	}
+	if len(nc.Previous) > 0 {
+		before := strings.Join(nc.Previous, " ")
+		if cat, blocked := screenRules(newScreen(before + " " + text)); blocked {
+			if _, was := screenRules(newScreen(before)); !was {
+				return cat, true
+			}
+		}
+	}
+	if !nc.Reviewed && unreadable(text) {
+		return CategoryUnreadable, true
+	}
+	return "", false
+}
+
+// readableScripts are the scripts the language files are written in.
+var readableScripts = []*unicode.RangeTable{unicode.Latin, unicode.Cyrillic, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Common, unicode.Inherited}
+
+// unreadable reports whether text holds letters of a script no language
+// file covers: three or more that are not look-alikes of Latin letters
+// (a Greek Ο in an English word is read as o).
+func unreadable(text string) bool {
+	n := 0
+	for _, r := range text {
+		if r < utf8.RuneSelf || !unicode.IsLetter(r) || unicode.In(r, readableScripts...) {
+			continue
+		}
+		if _, ok := asciiSkeleton(unicode.ToLower(r), r); ok {
+			continue
+		}
+		if n++; n >= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// screenRules runs the checks of ScreenText on a screening form.
+func screenRules(sc *screen) (category string, blocked bool) {
 	rs := guardRules()
 	if isInstruction(sc, rs) {
 		return CategoryInstruction, true
@@ -508,6 +590,9 @@ func isInstruction(sc *screen, rs *ruleSet) bool {
 	if matchAny(rs.instruction, sc) {
 		return true
 	}
+	if leet, ok := unleet(sc); ok && matchAny(rs.instruction, &screen{cased: leet, lower: leet}) {
+		return true
+	}
 	if strings.ContainsAny(sc.lower, ":[](){}<>«»") && rs.roleMarkRe.MatchString(sc.lower) {
 		return true
 	}
@@ -520,6 +605,68 @@ func isInstruction(sc *screen, rs *ruleSet) bool {
 		}
 	}
 	return false
+}
+
+// unleet returns the instruction check's reading of leetspeak ("1gn0re
+// all pr3vious instruct10ns"): in each word that mixes letters with digits
+// or @ $, those stand for the letters they resemble (3 for з in a
+// Cyrillic word). It is for the instruction check only: the stored text
+// and the number checks never see it. ok is false when no word mixes.
+func unleet(sc *screen) (string, bool) {
+	s := sc.lower
+	if sc.digits == 0 && !strings.ContainsAny(s, "@$") {
+		return "", false
+	}
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(s); {
+		if !isAlnum(s[i]) && s[i] != '@' && s[i] != '$' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		letters, leet, cyrillic := 0, 0, false
+		for j < len(s) && (isAlnum(s[j]) || s[j] == '@' || s[j] == '$') {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			switch {
+			case unicode.IsLetter(r):
+				letters++
+				cyrillic = cyrillic || unicode.Is(unicode.Cyrillic, r)
+			case strings.ContainsRune("013457@$", r):
+				leet++
+			}
+			j += size
+		}
+		if letters == 0 || leet == 0 {
+			b.WriteString(s[i:j])
+			i = j
+			continue
+		}
+		changed = true
+		for _, r := range s[i:j] {
+			switch {
+			case r == '3' && cyrillic:
+				b.WriteString("з")
+			case r == '0':
+				b.WriteByte('o')
+			case r == '1':
+				b.WriteByte('i')
+			case r == '3':
+				b.WriteByte('e')
+			case r == '4' || r == '@':
+				b.WriteByte('a')
+			case r == '5' || r == '$':
+				b.WriteByte('s')
+			case r == '7':
+				b.WriteByte('t')
+			default:
+				b.WriteRune(r)
+			}
+		}
+		i = j
+	}
+	return b.String(), changed
 }
 
 // longTokens returns the runs of 20 or more base64 characters.

@@ -25,10 +25,16 @@ var langFS embed.FS
 
 // langFile is one language data file.
 type langFile struct {
+	// Language is the language's name in English, for the message that
+	// names the languages the guard reads.
+	Language    string              `yaml:"language"`
 	Lists       map[string][]string `yaml:"lists"`
 	Instruction []string            `yaml:"instruction"`
 	DOB         []string            `yaml:"dob"`
 	Address     []string            `yaml:"address"`
+	// Numbers are the words for the digits (0–9), read as digits when
+	// four or more stand in a row.
+	Numbers map[string]int `yaml:"numbers"`
 }
 
 // The pieces the templates are made of, over the screening form.
@@ -165,6 +171,13 @@ type ruleSet struct {
 	secretAssignRe *regexp.Regexp
 	// secretAttachedRe finds a secret word glued to its digits ("otp482913").
 	secretAttachedRe *regexp.Regexp
+	// fillers are the words a dictated number's groups may be joined by
+	// ("and", "puis", "和"), folded, longest first.
+	fillers []string
+	// numbers maps each folded digit word of every language to its digit.
+	numbers map[string]byte
+	// languages are the names of the languages the files cover.
+	languages []string
 }
 
 // guardRules compiles the embedded language files once. They are part of
@@ -197,6 +210,7 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 	}
 	sort.Strings(names)
 	lists := map[string][]string{}
+	numbers := map[string]byte{}
 	var files []langFile
 	for _, name := range names {
 		raw, err := fs.ReadFile(fsys, name)
@@ -212,11 +226,31 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		for k, v := range lf.Lists {
 			lists[k] = append(lists[k], v...)
 		}
+		for w, d := range lf.Numbers {
+			f := plainFold(w)
+			if d < 0 || d > 9 || f == "" {
+				return nil, fmt.Errorf("guard language %s: number word %q: want one word for a digit 0-9", path.Base(name), w)
+			}
+			if old, ok := numbers[f]; ok && old != byte('0'+d) {
+				return nil, fmt.Errorf("guard language %s: number word %q means %c in another file", path.Base(name), w, old)
+			}
+			numbers[f] = byte('0' + d)
+		}
 		files = append(files, lf)
 	}
 	c := &compiler{lists: lists, expanded: map[string]string{}, index: &anchorIndex{byWord: map[string][]int{}}}
-	rs := &ruleSet{context: map[string]*regexp.Regexp{}, anchors: map[string]*anchors{}}
+	rs := &ruleSet{context: map[string]*regexp.Regexp{}, anchors: map[string]*anchors{}, numbers: numbers}
+	for _, f := range lists["filler"] {
+		if w := plainFold(f); w != "" {
+			rs.fillers = append(rs.fillers, w)
+		}
+	}
+	sort.SliceStable(rs.fillers, func(i, j int) bool { return len(rs.fillers[i]) > len(rs.fillers[j]) })
 	for _, lf := range files {
+		if lf.Language == "" {
+			return nil, fmt.Errorf("guard languages: a file without language:")
+		}
+		rs.languages = append(rs.languages, lf.Language)
 		for _, group := range []struct {
 			tpls []string
 			into *[]rule
@@ -302,7 +336,17 @@ type compiler struct {
 }
 
 // entry folds one list entry and turns its spaces into separators.
-func entry(s string) string { return spaces(foldPattern(strings.TrimSpace(s))) }
+func entry(s string) string { return spaces(strings.TrimSpace(foldPattern(strings.TrimSpace(s)))) }
+
+// plainFold folds a plain word of a data file (no pattern syntax) the way
+// the screening form folds text; "" when it is not one plain word.
+func plainFold(w string) string {
+	f := strings.TrimSpace(foldPattern(strings.TrimSpace(w)))
+	if f == "" || strings.ContainsAny(f, `\ `) {
+		return ""
+	}
+	return f
+}
 
 // spaces turns each run of spaces of a folded pattern into a separator,
 // except before a quantifier (" *:" is an optional space, as written).
