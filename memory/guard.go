@@ -888,7 +888,8 @@ func dateShaped(t token) bool {
 // a birth. A birthday without a year ("Birthday is 12 March") and a birth
 // year or place alone pass: useful for planning, they identify nobody.
 func hasDateOfBirth(sc *screen, rs *ruleSet) bool {
-	if sc.digits < 4 || !sc.mayContain(rs.anchors["birth"]) || !rs.context["birth"].MatchString(sc.lower) {
+	// A date written out in words has no digits: the templates read it.
+	if !sc.mayContain(rs.anchors["birth"]) || !rs.context["birth"].MatchString(sc.lower) {
 		return false
 	}
 	for _, t := range sc.tokens {
@@ -908,7 +909,11 @@ var valueRules = []struct {
 	{"ctx_booking", CategoryBookingReference, func(t token) bool {
 		return t.digits >= 5 || t.letters > 0 && len(t.text) >= 5 && len(t.text) <= 12
 	}},
-	{"ctx_passport", CategoryPassportNumber, func(t token) bool { return t.digits >= 6 }},
+	{"ctx_passport", CategoryPassportNumber, func(t token) bool {
+		// Six digits, or a document number that mixes letters in
+		// ("C01X00T47", "C0lXOOT47" once its look-alikes are read).
+		return t.digits >= 6 || t.digits >= 3 && t.letters >= 1 && len(t.text) >= 7 && len(t.text) <= 12 && len(t.groups) == 1
+	}},
 	{"ctx_ssn", CategorySSN, func(t token) bool { return t.digits >= 6 }},
 	{"ctx_account", CategoryAccountNumber, func(t token) bool { return t.digits >= 5 }},
 	{"ctx_phone", CategoryPhone, func(t token) bool { return t.digitsOnly && t.digits >= 7 }},
@@ -929,7 +934,6 @@ func contextValue(sc *screen, rs *ruleSet) string {
 	if len(sc.tokens) == 0 && len(caps) == 0 {
 		return ""
 	}
-	type cand struct{ start int }
 	for _, vr := range valueRules {
 		var starts []int
 		for _, t := range sc.tokens {
@@ -937,8 +941,15 @@ func contextValue(sc *screen, rs *ruleSet) string {
 				starts = append(starts, t.start)
 			}
 		}
-		if vr.list == "ctx_booking" {
-			starts = append(starts, caps...)
+		if vr.list == "ctx_booking" && len(caps) > 0 && sc.mayContain(rs.anchors["ctx_locator"]) {
+			// A word in capitals is a locator only after a word that names
+			// one ("PNR QWERTZ"): after "booking" it is more likely a word
+			// ("booking ONLINE").
+			for _, start := range caps {
+				if sc.contextBefore(rs, "ctx_locator", start) {
+					return vr.category
+				}
+			}
 		}
 		if len(starts) == 0 || !sc.mayContain(rs.anchors[vr.list]) {
 			continue

@@ -200,7 +200,7 @@ func Warm(model string) {
 }
 
 // contextLists are the lists the value checks look up around numbers.
-var contextLists = []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"}
+var contextLists = []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_locator", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"}
 
 // loadRules reads and compiles every lang/*.yaml file of fsys.
 func loadRules(fsys fs.FS) (*ruleSet, error) {
@@ -241,7 +241,8 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 	c := &compiler{lists: lists, expanded: map[string]string{}, index: &anchorIndex{byWord: map[string][]int{}}}
 	rs := &ruleSet{context: map[string]*regexp.Regexp{}, anchors: map[string]*anchors{}, numbers: numbers}
 	for _, f := range lists["filler"] {
-		if w := plainFold(f); w != "" {
+		// A filler of a word-free script is folded apart ("还 有"), as the text is.
+		if w := strings.TrimSpace(foldPattern(strings.TrimSpace(f))); w != "" && !strings.Contains(w, `\`) {
 			rs.fillers = append(rs.fillers, w)
 		}
 	}
@@ -273,7 +274,7 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 			return nil, fmt.Errorf("guard list %s: %w", name, err)
 		}
 	}
-	for _, name := range []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"} {
+	for _, name := range []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_locator", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"} {
 		rs.anchors[name] = c.index.add(c.anchorsOf(name))
 	}
 	for _, name := range []string{"at", "dot"} {
@@ -315,7 +316,14 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rs.secretAssignRe, err = compile("secret assignment", wordStartRe+`(?:`+pw+`)\s*(?:`+assign+`|=|:)\s*["'«]?[^\s"'»]{3,}`); err != nil {
+	of, err := c.list("of")
+	if err != nil {
+		return nil, err
+	}
+	// "password is x", "password: x", and with what it opens between:
+	// "the password for my bank account is x", "mot de passe du compte est x".
+	owner := `(?:\s+(?:` + of + `|for|to|vom|zum|zur|para|per|pour|от|для)(?:\s+[\pL\pN'’-]+){1,3})?`
+	if rs.secretAssignRe, err = compile("secret assignment", wordStartRe+`(?:`+pw+`)`+owner+`\s*(?:`+assign+`|=|:|—|–)\s*["'«]?[^\s"'»]{3,}`); err != nil {
 		return nil, err
 	}
 	sec, err := c.list("ctx_secret")

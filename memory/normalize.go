@@ -584,16 +584,37 @@ func readDigitLikeLetters(cb, lb []byte) {
 			}
 		}
 	}
+	digitLike := func(c byte) byte {
+		switch c {
+		case 'o':
+			return '0'
+		case 'l', 'i':
+			return '1'
+		}
+		return 0
+	}
 	for k, w := range words {
 		if !numeric[k] {
 			continue
 		}
-		for i := w.start; i < w.end; i++ {
-			switch lb[i] {
-			case 'o':
-				cb[i], lb[i] = '0', '0'
-			case 'l', 'i':
-				cb[i], lb[i] = '1', '1'
+		if w.digits == 0 { // all such letters, next to a number
+			for i := w.start; i < w.end; i++ {
+				cb[i], lb[i] = digitLike(lb[i]), digitLike(lb[i])
+			}
+			continue
+		}
+		// Inside a word, only the letters that touch a digit, directly or
+		// through other such letters: "4ooo" is 4000, "otp482913" keeps its o.
+		for changed := true; changed; {
+			changed = false
+			for i := w.start; i < w.end; i++ {
+				d := digitLike(lb[i])
+				if d == 0 {
+					continue
+				}
+				if i > w.start && lb[i-1] >= '0' && lb[i-1] <= '9' || i+1 < w.end && lb[i+1] >= '0' && lb[i+1] <= '9' {
+					cb[i], lb[i], changed = d, d, true
+				}
 			}
 		}
 	}
