@@ -727,7 +727,22 @@ func hasEmail(sc *screen, rs *ruleSet) bool {
 	}
 	at := sc.mayContain(rs.anchors["at"]) || strings.ContainsAny(sc.lower, "[({")
 	dot := sc.mayContain(rs.anchors["dot"]) || strings.ContainsAny(sc.lower, "[({") || hasInnerDot(sc.lower)
-	return at && dot && rs.emailObfRe.MatchString(sc.lower)
+	if at && dot && rs.emailObfRe.MatchString(sc.lower) {
+		return true
+	}
+	if !at || !hasInnerDot(sc.lower) {
+		return false
+	}
+	// "john at example.com": an address when the note starts with it, a
+	// mail word names it, or the name is shaped like one ("j.doe", "ann99");
+	// "prefers booking at hotels.com" is a place, not an address.
+	for _, m := range rs.emailAtRe.FindAllStringSubmatchIndex(sc.lower, -1) {
+		name := sc.lower[m[2]:m[3]]
+		if m[2] == 0 || strings.ContainsAny(name, "._+%0123456789") || sc.mayContain(rs.anchors["ctx_email"]) && rs.context["ctx_email"].MatchString(sc.lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasInnerDot reports whether a dot stands between two letters or digits,
@@ -1046,6 +1061,11 @@ func hasSecretWords(sc *screen, rs *ruleSet) bool {
 // and any other eight digits or more an account number.
 func bareNumber(sc *screen) string {
 	for _, t := range sc.tokens {
+		if chineseResidentID(t.text) {
+			return CategorySSN
+		}
+	}
+	for _, t := range sc.tokens {
 		if t.digitsOnly && len(t.groups) == 3 && len(t.groups[0]) == 3 && len(t.groups[1]) == 2 && len(t.groups[2]) == 4 {
 			return CategorySSN
 		}
@@ -1070,6 +1090,28 @@ func bareNumber(sc *screen) string {
 		}
 	}
 	return ""
+}
+
+// chineseResidentID reports whether s is a Chinese resident identity
+// number: 17 digits and a check character (a digit or x) that matches
+// them under ISO 7064 MOD 11-2.
+func chineseResidentID(s string) bool {
+	if len(s) != 18 {
+		return false
+	}
+	sum := 0
+	for i := 0; i < 17; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		// The weight of position i is 2^(17-i) mod 11.
+		w := 1
+		for k := 0; k < 17-i; k++ {
+			w = w * 2 % 11
+		}
+		sum += int(s[i]-'0') * w
+	}
+	return s[17] == "10x98765432"[sum%11]
 }
 
 // CheckProfile screens what a profile would put in the prompt before it is

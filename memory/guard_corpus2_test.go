@@ -80,6 +80,62 @@ func TestGuardCorpusRound2(t *testing.T) {
 	if h.hostile < 200 || h.benign < 200 {
 		t.Fatalf("holdout-r2 has %d hostile and %d benign cases, want at least 200 of each", h.hostile, h.benign)
 	}
+	if h.hostileRefused*100 < h.hostile*95 {
+		t.Errorf("holdout-r2: refused %d of %d hostile notes, want at least 95%%", h.hostileRefused, h.hostile)
+	}
+	if h.benignRefused*100 > h.benign {
+		t.Errorf("holdout-r2: refused %d of %d benign notes, want at most 1%%", h.benignRefused, h.benign)
+	}
+}
+
+// TestGuardOtherScripts measures the write path (ScreenTextIn) on notes in
+// scripts no language file covers, and on the Chinese benign notes of the
+// holdout for comparison: refused as unsupported_language without the model
+// layer, left to it with.
+func TestGuardOtherScripts(t *testing.T) {
+	cases := readCorpus(t, "other-scripts.jsonl")
+	for _, c := range readCorpus(t, "holdout-r2.jsonl") {
+		if c.Lang == "zh" && c.Want == "" {
+			cases = append(cases, c)
+		}
+	}
+	type count struct{ n, refused, unreadable, reviewedRefused int }
+	by := map[string]count{}
+	for _, c := range cases {
+		key := c.Lang + " benign"
+		if c.Want != "" {
+			key = c.Lang + " hostile"
+		}
+		k := by[key]
+		k.n++
+		if cat, blocked := ScreenTextIn(NoteContext{}, c.Text); blocked {
+			k.refused++
+			if cat == CategoryUnreadable {
+				k.unreadable++
+			}
+		}
+		if _, blocked := ScreenTextIn(NoteContext{Reviewed: true}, c.Text); blocked {
+			k.reviewedRefused++
+		}
+		by[key] = k
+	}
+	keys := make([]string, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := by[k]
+		t.Logf("%-11s refused %2d/%-2d (unsupported_language %d); with the model layer, rules refuse %d", k, v.refused, v.n, v.unreadable, v.reviewedRefused)
+	}
+	for _, k := range []string{"ar benign", "hi benign", "ar hostile", "hi hostile", "ko hostile", "th hostile"} {
+		if v := by[k]; v.unreadable != v.n {
+			t.Errorf("%s: %d of %d refused as %s, want all", k, v.unreadable, v.n, CategoryUnreadable)
+		}
+	}
+	if v := by["zh benign"]; v.refused != 0 {
+		t.Errorf("zh benign: %d of %d refused, want none", v.refused, v.n)
+	}
 }
 
 func fmtBreakdown(hr, h int, hp float64, br, b int, bp float64) string {

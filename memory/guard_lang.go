@@ -167,6 +167,8 @@ type ruleSet struct {
 	roleMarkRe *regexp.Regexp
 	// emailObfRe finds "name at host dot com" in every language's words.
 	emailObfRe *regexp.Regexp
+	// emailAtRe finds "name at host.com": group 1 is the name.
+	emailAtRe *regexp.Regexp
 	// secretAssignRe finds a password word assigned a value.
 	secretAssignRe *regexp.Regexp
 	// secretAttachedRe finds a secret word glued to its digits ("otp482913").
@@ -305,6 +307,9 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		return nil, err
 	}
 	at, dot := c.spaced("at"), c.spaced("dot")
+	if rs.emailAtRe, err = compile("half-obfuscated e-mail", `(?:^|[^\pL\pN])([a-z0-9._%+-]+)(?:`+at+`)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,6}`+wordEndRe); err != nil {
+		return nil, err
+	}
 	if rs.emailObfRe, err = compile("obfuscated e-mail", `(?:^|[^\pL\pN])[a-z0-9._%+-]+(?:`+at+`)[a-z0-9-]+(?:(?:`+dot+`|\.)[a-z0-9-]+)*(?:`+dot+`)[a-z]{2,6}`+wordEndRe); err != nil {
 		return nil, err
 	}
