@@ -419,7 +419,7 @@ func sentenceCount(s string) int {
 // inside numbers change nothing. Every write path and consolidation reuse
 // it, so it must stay cheap and never panic.
 func ScreenText(text string) (category string, blocked bool) {
-	if !utf8.ValidString(text) || strings.ContainsRune(text, utf8.RuneError) {
+	if !isASCII(text) && (!utf8.ValidString(text) || strings.Contains(text, "\uFFFD")) {
 		return CategoryBadEncoding, true
 	}
 	return screenRules(newScreen(text))
@@ -512,6 +512,7 @@ func screenRules(sc *screen) (category string, blocked bool) {
 // screen is a note in its screening form with what the checks share.
 type screen struct {
 	cased, lower string // same length and offsets; see normalizeForms
+	ascii        bool   // lower is all ASCII
 	digits       int
 	tokens       []token      // every word that holds a digit
 	present      []uint64     // the anchor sets the words start, built on first use (mayContain)
@@ -532,7 +533,7 @@ type token struct {
 
 func newScreen(text string) *screen {
 	cased, lower := normalizeForms(text)
-	sc := &screen{cased: cased, lower: lower}
+	sc := &screen{cased: cased, lower: lower, ascii: isASCII(lower)}
 	for i := 0; i < len(lower); i++ {
 		if lower[i] >= '0' && lower[i] <= '9' {
 			sc.digits++
@@ -614,7 +615,7 @@ func isInstruction(sc *screen, rs *ruleSet) bool {
 // and the number checks never see it. ok is false when no word mixes.
 func unleet(sc *screen) (string, bool) {
 	s := sc.lower
-	if sc.digits == 0 && !strings.ContainsAny(s, "@$") {
+	if sc.digits == 0 && strings.IndexByte(s, '@') < 0 && strings.IndexByte(s, '$') < 0 {
 		return "", false
 	}
 	var b strings.Builder
@@ -738,7 +739,7 @@ func hasEmail(sc *screen, rs *ruleSet) bool {
 	// "prefers booking at hotels.com" is a place, not an address.
 	for _, m := range rs.emailAtRe.FindAllStringSubmatchIndex(sc.lower, -1) {
 		name := sc.lower[m[2]:m[3]]
-		if m[2] == 0 || strings.ContainsAny(name, "._+%0123456789") || sc.mayContain(rs.anchors["ctx_email"]) && rs.context["ctx_email"].MatchString(sc.lower) {
+		if m[2] == 0 || strings.ContainsAny(name, "._+%0123456789") || sc.mayContain(rs.anchors["ctx_email"]) && rs.ctx(sc, "ctx_email").MatchString(sc.lower) {
 			return true
 		}
 	}
@@ -903,8 +904,9 @@ func dateShaped(t token) bool {
 // a birth. A birthday without a year ("Birthday is 12 March") and a birth
 // year or place alone pass: useful for planning, they identify nobody.
 func hasDateOfBirth(sc *screen, rs *ruleSet) bool {
-	// A date written out in words has no digits: the templates read it.
-	if !sc.mayContain(rs.anchors["birth"]) || !rs.context["birth"].MatchString(sc.lower) {
+	// A date written out in words has no digits: then a word that starts a
+	// written year ("mil", "neunzehnhundert…") must be there.
+	if sc.digits < 4 && !sc.mayContain(rs.anchors["thousand"]) || !sc.mayContain(rs.anchors["birth"]) || len(sc.contextWords(rs, "birth", 0, len(sc.lower))) == 0 {
 		return false
 	}
 	for _, t := range sc.tokens {
@@ -987,9 +989,8 @@ func (sc *screen) contextBefore(rs *ruleSet, list string, start int) bool {
 	for from > 0 && isGateByte(sc.lower[from-1]) {
 		from-- // start the window on a word
 	}
-	win := sc.lower[from:start]
-	for _, m := range rs.context[list].FindAllStringSubmatchIndex(win, -1) {
-		hs, he := from+m[2], from+m[3]
+	for _, m := range sc.contextWords(rs, list, from, start) {
+		hs, he := m[0], m[1]
 		if start-he > contextWindow || strings.ContainsAny(sc.lower[he:start], ";!?") {
 			continue
 		}
@@ -998,9 +999,8 @@ func (sc *screen) contextBefore(rs *ruleSet, list string, start int) bool {
 			if other.list == list || !sc.mayContain(rs.anchors[other.list]) {
 				continue
 			}
-			for _, o := range rs.context[other.list].FindAllStringSubmatchIndex(win, -1) {
-				os, oe := from+o[2], from+o[3]
-				if os <= hs && he <= oe && oe-os > he-hs {
+			for _, o := range sc.contextWords(rs, other.list, from, hs+1) {
+				if o[0] <= hs && he <= o[1] && o[1]-o[0] > he-hs {
 					covered = true
 				}
 			}
@@ -1008,6 +1008,68 @@ func (sc *screen) contextBefore(rs *ruleSet, list string, start int) bool {
 		if !covered {
 			return true
 		}
+	}
+	return false
+}
+
+// contextWords returns where the words of a context list stand in
+// lower[from:to] (start and end of each), trying only the words that start
+// with one of the list's anchor words, each with an expression anchored
+// there: a few short matches instead of a scan by an expression of every
+// language's words.
+func (sc *screen) contextWords(rs *ruleSet, list string, from, to int) [][2]int {
+	a := rs.anchors[list]
+	if a == nil {
+		var out [][2]int
+		for _, m := range rs.ctx(sc, list).FindAllStringSubmatchIndex(sc.lower[from:to], -1) {
+			out = append(out, [2]int{from + m[2], from + m[3]})
+		}
+		return out
+	}
+	at := rs.contextAt[list]
+	if sc.ascii {
+		at = rs.contextAtASCII[list]
+	}
+	var out [][2]int
+	sc.atAnchorWords(a, from, to, func(p int) bool {
+		if m := at.FindStringSubmatchIndex(sc.lower[p:]); m != nil && p+m[3] <= to {
+			out = append(out, [2]int{p + m[2], p + m[3]})
+		}
+		return false
+	})
+	return out
+}
+
+// atAnchorWords calls try with the start of every word of lower[from:to]
+// that starts with a word of the set a, and of the three words before it
+// (an anchor word may stand inside a phrase: "b-day", "clave de acceso"),
+// each once, until try returns true; it reports whether one did.
+func (sc *screen) atAnchorWords(a *anchors, from, to int, try func(p int) bool) bool {
+	s := sc.lower
+	var starts [4]int
+	n, tried := 0, -1
+	for i := from; i < to; {
+		if !isGateByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isGateByte(s[j]) {
+			j++
+		}
+		starts[n%len(starts)] = i
+		n++
+		if a.index.startsWith(s[i:j], a.id) {
+			for k := max(0, n-len(starts)); k < n; k++ {
+				if p := starts[k%len(starts)]; p > tried {
+					tried = p
+					if try(p) {
+						return true
+					}
+				}
+			}
+		}
+		i = j
 	}
 	return false
 }
@@ -1041,7 +1103,12 @@ func isAlnum(c byte) bool {
 // hasSecretWords finds a password or PIN given a value ("password is
 // sunshine") and a code glued to its digits ("OTP482913").
 func hasSecretWords(sc *screen, rs *ruleSet) bool {
-	if sc.mayContain(rs.anchors["ctx_password"]) && rs.secretAssignRe.MatchString(sc.lower) {
+	assign := rs.secretAssignRe
+	if sc.ascii {
+		assign = rs.secretAssignASCII
+	}
+	if a := rs.anchors["ctx_password"]; a != nil && sc.mayContain(a) &&
+		sc.atAnchorWords(a, 0, len(sc.lower), func(p int) bool { return assign.MatchString(sc.lower[p:]) }) {
 		return true
 	}
 	if sc.digits < 3 || !sc.mayContain(rs.anchors["secret_any"]) {

@@ -118,6 +118,18 @@ func (ix *anchorIndex) present(lower string) []uint64 {
 	return bits
 }
 
+// startsWith reports whether word starts with a word of the set id.
+func (ix *anchorIndex) startsWith(word string, id int) bool {
+	for k := 1; k <= min(len(word), ix.longest); k++ {
+		for _, got := range ix.byWord[word[:k]] {
+			if got == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (r *rule) match(sc *screen) bool {
 	for _, a := range r.anchors {
 		if !sc.mayContain(a) {
@@ -161,6 +173,12 @@ type ruleSet struct {
 	// context finds the words that name a sensitive category, by list name
 	// (ctx_booking, birth…); group 1 is the word.
 	context map[string]*regexp.Regexp
+	// contextASCII are the same for a screening form that is all ASCII:
+	// the entries of Latin-script languages only, a smaller expression.
+	contextASCII map[string]*regexp.Regexp
+	// contextAt and contextAtASCII are the same anchored at the start of
+	// the text, for a word an anchor word has pointed to (contextWords).
+	contextAt, contextAtASCII map[string]*regexp.Regexp
 	// anchors are the words each list's entries start with (see mayContain).
 	anchors map[string]*anchors
 	// roleMarkRe finds role markers ("system:", "«assistant»", "[user]").
@@ -169,15 +187,21 @@ type ruleSet struct {
 	emailObfRe *regexp.Regexp
 	// emailAtRe finds "name at host.com": group 1 is the name.
 	emailAtRe *regexp.Regexp
-	// secretAssignRe finds a password word assigned a value.
-	secretAssignRe *regexp.Regexp
+	// secretAssignRe finds, at the start of the text, a password word
+	// assigned a value; secretAssignASCII is it for a screening form that
+	// is all ASCII.
+	secretAssignRe, secretAssignASCII *regexp.Regexp
 	// secretAttachedRe finds a secret word glued to its digits ("otp482913").
 	secretAttachedRe *regexp.Regexp
 	// fillers are the words a dictated number's groups may be joined by
 	// ("and", "puis", "和"), folded, longest first.
 	fillers []string
-	// numbers maps each folded digit word of every language to its digit.
-	numbers map[string]byte
+	// numbers maps each folded digit word of every language to its digit;
+	// numberFirst marks the bytes they start with and numberLongest is the
+	// longest, so most words are turned away without a lookup.
+	numbers       map[string]byte
+	numberFirst   [256]bool
+	numberLongest int
 	// languages are the names of the languages the files cover.
 	languages []string
 }
@@ -241,10 +265,14 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		files = append(files, lf)
 	}
 	c := &compiler{lists: lists, expanded: map[string]string{}, index: &anchorIndex{byWord: map[string][]int{}}}
-	rs := &ruleSet{context: map[string]*regexp.Regexp{}, anchors: map[string]*anchors{}, numbers: numbers}
+	rs := &ruleSet{numbers: numbers, context: map[string]*regexp.Regexp{}, contextASCII: map[string]*regexp.Regexp{}, contextAt: map[string]*regexp.Regexp{}, contextAtASCII: map[string]*regexp.Regexp{}, anchors: map[string]*anchors{}}
+	for w := range numbers {
+		rs.numberFirst[w[0]] = true
+		rs.numberLongest = max(rs.numberLongest, len(w))
+	}
 	for _, f := range lists["filler"] {
 		// A filler of a word-free script is folded apart ("还 有"), as the text is.
-		if w := strings.TrimSpace(foldPattern(strings.TrimSpace(f))); w != "" && !strings.Contains(w, `\`) {
+		if w := strings.ReplaceAll(strings.TrimSpace(foldPattern(strings.TrimSpace(f))), `\x20`, " "); w != "" && !strings.Contains(w, `\`) {
 			rs.fillers = append(rs.fillers, w)
 		}
 	}
@@ -268,12 +296,24 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		}
 	}
 	for _, name := range contextLists {
-		alt, err := c.list(name)
-		if err != nil {
-			return nil, err
-		}
-		if rs.context[name], err = regexp.Compile(wordStartRe + "(" + alt + ")" + wordEndRe); err != nil {
-			return nil, fmt.Errorf("guard list %s: %w", name, err)
+		for _, ascii := range []bool{false, true} {
+			alt, err := c.listOf(name, ascii)
+			if err != nil {
+				return nil, err
+			}
+			re, err := regexp.Compile(wordStartRe + "(" + alt + ")" + wordEndRe)
+			if err != nil {
+				return nil, fmt.Errorf("guard list %s: %w", name, err)
+			}
+			at, err := regexp.Compile(`^(` + alt + ")" + wordEndRe)
+			if err != nil {
+				return nil, fmt.Errorf("guard list %s: %w", name, err)
+			}
+			if ascii {
+				rs.contextASCII[name], rs.contextAtASCII[name] = re, at
+			} else {
+				rs.context[name], rs.contextAt[name] = re, at
+			}
 		}
 	}
 	for _, name := range []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_locator", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"} {
@@ -289,6 +329,7 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		}
 		rs.anchors[name] = c.index.add(words)
 	}
+	rs.anchors["thousand"] = c.index.add(c.anchorsOf("thousand"))
 	if secret, password := c.anchorsOf("ctx_secret"), c.anchorsOf("ctx_password"); secret != nil && password != nil {
 		rs.anchors["secret_any"] = c.index.add(append(secret, password...))
 	}
@@ -313,22 +354,29 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 	if rs.emailObfRe, err = compile("obfuscated e-mail", `(?:^|[^\pL\pN])[a-z0-9._%+-]+(?:`+at+`)[a-z0-9-]+(?:(?:`+dot+`|\.)[a-z0-9-]+)*(?:`+dot+`)[a-z]{2,6}`+wordEndRe); err != nil {
 		return nil, err
 	}
+	for _, ascii := range []bool{false, true} {
+		var pw, assign, of string
+		for name, into := range map[string]*string{"ctx_password": &pw, "assign": &assign, "of": &of} {
+			if *into, err = c.listOf(name, ascii); err != nil {
+				return nil, err
+			}
+		}
+		// "password is x", "password: x", and with what it opens between:
+		// "the password for my bank account is x", "mot de passe du compte est x".
+		owner := `(?:\s+(?:` + of + `|for|to|vom|zum|zur|para|per|pour|от|для)(?:\s+[\pL\pN'’-]+){1,3})?`
+		// Anchored: it is tried where a password word starts (hasSecretWords).
+		re, err := compile("secret assignment", `^(?:`+pw+`)`+owner+`\s*(?:`+assign+`|=|:|—|–)\s*["'«]?[^\s"'»]{3,}`)
+		if err != nil {
+			return nil, err
+		}
+		if ascii {
+			rs.secretAssignASCII = re
+		} else {
+			rs.secretAssignRe = re
+		}
+	}
 	pw, err := c.list("ctx_password")
 	if err != nil {
-		return nil, err
-	}
-	assign, err := c.list("assign")
-	if err != nil {
-		return nil, err
-	}
-	of, err := c.list("of")
-	if err != nil {
-		return nil, err
-	}
-	// "password is x", "password: x", and with what it opens between:
-	// "the password for my bank account is x", "mot de passe du compte est x".
-	owner := `(?:\s+(?:` + of + `|for|to|vom|zum|zur|para|per|pour|от|для)(?:\s+[\pL\pN'’-]+){1,3})?`
-	if rs.secretAssignRe, err = compile("secret assignment", wordStartRe+`(?:`+pw+`)`+owner+`\s*(?:`+assign+`|=|:|—|–)\s*["'«]?[^\s"'»]{3,}`); err != nil {
 		return nil, err
 	}
 	sec, err := c.list("ctx_secret")
@@ -339,6 +387,15 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		return nil, err
 	}
 	return rs, nil
+}
+
+// ctx returns the context expression of a list for sc: the smaller ASCII
+// one when sc's screening form is ASCII.
+func (rs *ruleSet) ctx(sc *screen, list string) *regexp.Regexp {
+	if sc.ascii {
+		return rs.contextASCII[list]
+	}
+	return rs.context[list]
 }
 
 // compiler expands templates against the merged lists.
@@ -395,11 +452,21 @@ func spaces(s string) string {
 }
 
 // list returns the alternation of a list's entries, longest first.
-func (c *compiler) list(name string) (string, error) {
+func (c *compiler) list(name string) (string, error) { return c.listOf(name, false) }
+
+// listOf is list, of the entries that fold to ASCII only when asciiOnly:
+// what a note whose screening form is ASCII can match, in a smaller
+// expression. A list with no such entry gives an alternation that matches
+// nothing.
+func (c *compiler) listOf(name string, asciiOnly bool) (string, error) {
 	if re, ok := builtins[name]; ok {
 		return re, nil
 	}
-	if alt, ok := c.expanded[name]; ok {
+	key := name
+	if asciiOnly {
+		key += "\x00ascii"
+	}
+	if alt, ok := c.expanded[key]; ok {
 		return alt, nil
 	}
 	items, ok := c.lists[name]
@@ -407,10 +474,10 @@ func (c *compiler) list(name string) (string, error) {
 		return "", fmt.Errorf("guard: no list %q in the language files", name)
 	}
 	seen := map[string]bool{}
-	var parts []string
+	parts := []string{}
 	for _, it := range items {
 		e := entry(it)
-		if e == "" || seen[e] {
+		if e == "" || seen[e] || asciiOnly && !isASCII(strings.ReplaceAll(e, `\pL`, "")) {
 			continue
 		}
 		if _, err := regexp.Compile(e); err != nil {
@@ -420,8 +487,11 @@ func (c *compiler) list(name string) (string, error) {
 		parts = append(parts, e)
 	}
 	sort.SliceStable(parts, func(i, j int) bool { return len(parts[i]) > len(parts[j]) })
+	if len(parts) == 0 {
+		parts = append(parts, `[^\x00-\x{10FFFF}]`)
+	}
 	alt := "(?:" + strings.Join(parts, "|") + ")"
-	c.expanded[name] = alt
+	c.expanded[key] = alt
 	return alt, nil
 }
 
@@ -614,7 +684,7 @@ func (c *compiler) rule(tpl string) (rule, error) {
 				for w < len(lit) && isGateByte(lit[w]) {
 					w++
 				}
-				if w > 0 && w < len(lit) && lit[w] == ' ' {
+				if w > 0 && w < len(lit) && (lit[w] == ' ' || lit[w] == '"') {
 					a = []string{lit[:w]}
 				}
 			}

@@ -407,6 +407,11 @@ func collapseSpacedLetters(cb, lb []byte) ([]byte, []byte) {
 		j := i
 		n := 0
 		for j < len(lb) && isLetterStart(lb, j) {
+			if lb[j] < utf8.RuneSelf {
+				j++
+				n++
+				continue
+			}
 			r, size := utf8.DecodeRune(lb[j:])
 			if isWordFree(r) {
 				break
@@ -456,7 +461,8 @@ func isLetterStart(b []byte, i int) bool {
 // then reads as one number. Fewer stay words: "sei un assistente" is no
 // number.
 func readNumberWords(cb, lb []byte) ([]byte, []byte) {
-	numbers := guardRules().numbers
+	rs := guardRules()
+	numbers := rs.numbers
 	if len(numbers) == 0 {
 		return cb, lb
 	}
@@ -465,7 +471,8 @@ func readNumberWords(cb, lb []byte) ([]byte, []byte) {
 		digit      byte // 0 when the word is a digit run already
 	}
 	var edits []textEdit
-	var run []word
+	var buf [16]word
+	run := buf[:0]
 	flush := func() {
 		spelled := 0
 		for _, w := range run {
@@ -495,14 +502,23 @@ func readNumberWords(cb, lb []byte) ([]byte, []byte) {
 		case isLetterStart(lb, i):
 			j := i
 			for j < len(lb) && isLetterStart(lb, j) {
+				if lb[j] < utf8.RuneSelf {
+					j++
+					continue
+				}
 				r, size := utf8.DecodeRune(lb[j:])
 				j += size
 				if isWordFree(r) {
 					break
 				}
 			}
-			if d, ok := numbers[string(lb[i:j])]; ok {
-				run = append(run, word{i, j, d})
+			if d, ok := byte(0), false; j-i <= rs.numberLongest && rs.numberFirst[lb[i]] {
+				if d, ok = numbers[string(lb[i:j])]; ok {
+					run = append(run, word{i, j, d})
+				}
+				if !ok {
+					flush()
+				}
 			} else {
 				flush()
 			}
@@ -527,6 +543,9 @@ func readNumberWords(cb, lb []byte) ([]byte, []byte) {
 // words of three or more such letters next to one. In place: one byte for
 // one byte.
 func readDigitLikeLetters(cb, lb []byte) {
+	if bytes.IndexAny(lb, "0123456789") < 0 {
+		return // no run of digits to read letters in
+	}
 	type word struct{ start, end, digits, like int }
 	var words []word
 	for i := 0; i < len(lb); {
@@ -634,7 +653,10 @@ func foldPattern(p string) string {
 		word := unicode.IsLetter(r) || unicode.IsDigit(r)
 		free := isWordFree(r)
 		if word && (prevFree || free && prevWord) {
-			b.WriteByte(' ') // word-free characters stand apart, as in the screening form
+			// Word-free characters stand apart, as in the screening form,
+			// by exactly one space there: an escaped space, which spaces()
+			// leaves as it is (a separator class would cost more to compile).
+			b.WriteString(`\x20`)
 		}
 		switch {
 		case r < utf8.RuneSelf:
