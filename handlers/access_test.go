@@ -337,7 +337,7 @@ func newCaller(t *testing.T, e *env, role string) *caller {
 		if c.token, _, err = e.store.CreateAPIToken(ctx, u.ID, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		cookie, err := e.store.CreateWebSession(ctx, u.ID, time.Hour)
+		cookie, err := e.store.CreateWebSession(ctx, u.ID, time.Hour, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

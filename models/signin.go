@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+	"gorm.io/gorm"
 )
 
 // ErrBadCredentials is returned when an email and password do not match,
@@ -207,4 +208,54 @@ func (s *Store) dummyHash() []byte {
 		s.dummy, _ = bcrypt.GenerateFromPassword([]byte(NewID()), s.passwordCost())
 	})
 	return s.dummy
+}
+
+// KeptCredential is the credential a password change was made with, which
+// stays signed in: a web session's cookie value or an API token.
+type KeptCredential struct {
+	WebSession string
+	APIToken   string
+}
+
+// ChangePassword changes the password of the account u, which must give its
+// current one: checked like a sign-in from address under policy (counted,
+// locked and delayed alike, ErrBadCredentials when wrong), then the new
+// one by the password policy (a *PasswordError). Every other web session
+// and API token of the account is ended; keep stays. The change is audited
+// as the account's own act; no password is recorded.
+func (s *Store) ChangePassword(ctx context.Context, u *User, current, next, address string, policy LoginPolicy, keep KeptCredential) error {
+	if _, err := s.Authenticate(ctx, u.Email, current, address, policy); err != nil {
+		return err
+	}
+	if err := CheckPassword(next, u.Email, u.Name); err != nil {
+		return err
+	}
+	hash, err := s.hashPassword(next)
+	if err != nil {
+		return err
+	}
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Model(&User{}).Where("id = ?", u.ID).Updates(map[string]any{"password_hash": hash, "updated_at": s.now()}).Error; err != nil {
+			return err
+		}
+		sessions := tx.Where("user_id = ?", u.ID)
+		if keep.WebSession != "" {
+			sessions = sessions.Where("id <> ?", hashToken(keep.WebSession))
+		}
+		if err := sessions.Delete(&WebSession{}).Error; err != nil {
+			return err
+		}
+		tokens := tx.Where("user_id = ?", u.ID)
+		if keep.APIToken != "" {
+			tokens = tokens.Where("hash <> ?", hashToken(keep.APIToken))
+		}
+		if err := tokens.Delete(&APIToken{}).Error; err != nil {
+			return err
+		}
+		return s.auditTx(tx, AuditEvent{UserID: u.ID, ActorID: u.ID, ActorKind: string(u.Role), Action: "account.password_change", Reason: "own password change"})
+	})
+	if err != nil {
+		return fmt.Errorf("models: change password of %s: %w", u.ID, err)
+	}
+	return nil
 }

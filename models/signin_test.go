@@ -153,7 +153,7 @@ func TestDisabledAccount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cookie, err := s.CreateWebSession(ctx, u.ID, time.Hour)
+		cookie, err := s.CreateWebSession(ctx, u.ID, time.Hour, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func TestDisabledAccount(t *testing.T) {
 		if _, err := s.UserByAPIToken(ctx, token); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("token of a disabled account: %v, want ErrNotFound", err)
 		}
-		if _, err := s.UserByWebSession(ctx, cookie); !errors.Is(err, models.ErrNotFound) {
+		if _, err := s.UserByWebSession(ctx, cookie, time.Hour, 0); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("session of a disabled account: %v, want ErrNotFound", err)
 		}
 		if _, err := s.Authenticate(ctx, "gone@example.com", "right-pass", "127.0.0.1", models.DefaultLoginPolicy); !errors.Is(err, models.ErrBadCredentials) {
