@@ -279,9 +279,13 @@ func (s *Server) tokensPage(c echo.Context) error {
 		return err
 	}
 	vm := views.TokensPage{CSRF: csrfToken(c)}
-	if c.QueryParam("done") == "revoked" {
+	switch c.QueryParam("done") {
+	case "revoked":
 		vm.Flash = "Token revoked: it no longer works."
+	case "password":
+		vm.Flash = "Password changed: every other browser and token was signed out."
 	}
+	vm.PasswordError = c.QueryParam("error")
 	for _, t := range tokens {
 		row := views.TokenRow{ID: t.ID, Created: fmtTime(t.CreatedAt), Expires: fmtTime(t.ExpiresAt), LastUsed: "never"}
 		if t.LastUsedAt != nil {

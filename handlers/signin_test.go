@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -153,5 +154,28 @@ func TestLoneSurrogateRefused(t *testing.T) {
 	}
 	if status, out := e.apiCall("POST", "/api/v1/auth/token", "", `{"email":"john@example.com","password":"\ud83d\ude00"}`); status != http.StatusUnauthorized {
 		t.Errorf("a surrogate pair: status %d %v, want 401", status, out)
+	}
+}
+
+// TestAccountPagePasswordForm changes the password through the account
+// page's form.
+func TestAccountPagePasswordForm(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser()
+	b.login("priya@example.com", "demo")
+	_, body, csrf := b.get("/account/tokens")
+	if !strings.Contains(body, `data-testid="password-change"`) {
+		t.Fatal("account page has no password form")
+	}
+	resp := b.post("/account/password", url.Values{"_csrf": {csrf}, "current": {"nope"}, "new": {"violet-harbour-tram-42"}})
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.Contains(loc, "error=") {
+		t.Fatalf("wrong current password: %d %q", resp.StatusCode, loc)
+	}
+	resp = b.post("/account/password", url.Values{"_csrf": {csrf}, "current": {"demo"}, "new": {"violet-harbour-tram-42"}})
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || loc != "/account/tokens?done=password" {
+		t.Fatalf("change: %d %q", resp.StatusCode, loc)
+	}
+	if status, body, _ := b.get("/account/tokens?done=password"); status != http.StatusOK || !strings.Contains(body, "Password changed") {
+		t.Errorf("the browser that changed it: %d, want the page with the confirmation", status)
 	}
 }

@@ -391,6 +391,8 @@ type TokensPage struct {
 	CSRF   string
 	Flash  string
 	Tokens []TokenRow
+	// PasswordError is why the last password change was refused.
+	PasswordError string
 }
 
 // Plural is "1 run" or "2 runs": n with the singular or plural noun.
