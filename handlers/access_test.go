@@ -127,6 +127,7 @@ func accessRoutes() []route {
 	return []route{
 		{method: "GET", path: "/", r: &rAll, okStatus: 303},
 		{method: "GET", path: "/account/tokens", r: &rAll, okStatus: 200},
+		{method: "POST", path: "/account/password", r: &rAll, okStatus: 303},
 		{method: "POST", path: "/account/tokens/:id/revoke", m: &mOwnAccount, okStatus: 303},
 		{method: "POST", path: "/account/tokens", r: &rAll, okStatus: 303, form: f("label", "backup script")},
 
@@ -186,6 +187,7 @@ func accessRoutes() []route {
 
 		{method: "GET", path: "/metrics", r: &rStaff, okStatus: 200},
 		{method: "GET", path: "/api/v1/me", r: &rAll, okStatus: 200},
+		{method: "POST", path: "/api/v1/users/me/password", r: &rAll, okStatus: 400},
 		{method: "GET", path: "/api/v1/tokens", r: &rAll, okStatus: 200},
 		{method: "DELETE", path: "/api/v1/tokens/:id", m: &mOwnAccount, okStatus: 204},
 		{method: "POST", path: "/api/v1/sessions", r: &rTraveler, okStatus: 201},
@@ -338,7 +340,7 @@ func newCaller(t *testing.T, e *env, role string) *caller {
 		if c.token, _, err = e.store.CreateAPIToken(ctx, u.ID, time.Hour); err != nil {
 			t.Fatal(err)
 		}
-		cookie, err := e.store.CreateWebSession(ctx, u.ID, time.Hour)
+		cookie, err := e.store.CreateWebSession(ctx, u.ID, time.Hour, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -298,6 +298,10 @@ func (s *Server) tokensBody(c echo.Context) (views.TokensPage, error) {
 		return views.TokensPage{}, err
 	}
 	vm := views.TokensPage{CSRF: csrfToken(c)}
+	if c.QueryParam("done") == "password" {
+		vm.Flash = "Password changed: every other browser and token was signed out."
+	}
+	vm.PasswordError = c.QueryParam("error")
 	for _, t := range tokens {
 		row := views.TokenRow{ID: t.ID, Label: t.Label, Prefix: t.Prefix, Created: fmtTime(t.CreatedAt), Expires: fmtTime(t.ExpiresAt), LastUsed: "never"}
 		if t.LastUsedAt != nil {

@@ -13,7 +13,10 @@ import (
 	"concierge/views"
 )
 
-const sessionCookie = "concierge_session"
+const (
+	sessionCookie = "concierge_session"
+	csrfCookie    = "concierge_csrf"
+)
 
 const userKey = "concierge.user"
 
@@ -39,7 +42,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
-			if u, err := s.store.UserByWebSession(ctx, ck.Value); err == nil {
+			if u, err := s.store.UserByWebSession(ctx, ck.Value, s.cfg.SessionTTL, s.cfg.WebSessionIdle); err == nil {
 				c.Set(userKey, u)
 			} else if !errors.Is(err, models.ErrNotFound) {
 				return err
@@ -159,7 +162,16 @@ func (s *Server) login(c echo.Context) error {
 		f := views.LoginForm{Email: email, Error: e.Message, Next: c.FormValue("next"), DemoEnabled: s.cfg.DemoEnabled}
 		return render(c, e.Status, views.LoginPage(s.page(c, "Sign in", ""), f))
 	}
-	token, err := s.store.CreateWebSession(c.Request().Context(), u.ID, s.cfg.SessionTTL)
+	// This browser's earlier session ends, whoever it belonged to, and its
+	// CSRF cookie goes with it: the next page issues a fresh one.
+	if ck, err := c.Cookie(sessionCookie); err == nil && ck.Value != "" {
+		if err := s.store.DeleteWebSession(c.Request().Context(), ck.Value); err != nil {
+			return err
+		}
+	}
+	c.SetCookie(&http.Cookie{Name: csrfCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		Secure: s.cfg.SecureCookies || c.IsTLS()})
+	token, err := s.store.CreateWebSession(c.Request().Context(), u.ID, s.cfg.SessionTTL, s.cfg.WebSessionIdle)
 	if err != nil {
 		return err
 	}
@@ -229,4 +241,60 @@ func (s *Server) apiToken(c echo.Context) error {
 
 func (s *Server) apiMe(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"user": toAPIUser(currentUser(c))})
+}
+
+// apiChangePassword changes the caller's own password with the current one
+// and signs the account out everywhere else: every other browser session
+// and every other API token.
+func (s *Server) apiChangePassword(c echo.Context) error {
+	var req struct {
+		Current string `json:"current"`
+		New     string `json:"new"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	if req.Current == "" || req.New == "" {
+		return newError(http.StatusUnprocessableEntity, "invalid", "Give the current password and the new one.")
+	}
+	return s.changePassword(c, req.Current, req.New, func() error { return c.NoContent(http.StatusNoContent) })
+}
+
+// changePassword is the password change of the API and of the account
+// page: the credential the request came with stays signed in.
+func (s *Server) changePassword(c echo.Context, current, next string, done func() error) error {
+	me := currentUser(c)
+	var keep models.KeptCredential
+	if h := c.Request().Header.Get(echo.HeaderAuthorization); isAPI(c) && strings.HasPrefix(h, "Bearer ") {
+		keep.APIToken = strings.TrimSpace(strings.TrimPrefix(h, "Bearer "))
+	} else if ck, err := c.Cookie(sessionCookie); err == nil {
+		keep.WebSession = ck.Value
+	}
+	err := s.store.ChangePassword(c.Request().Context(), me, current, next, c.RealIP(), s.cfg.LoginPolicy, keep)
+	if err != nil {
+		if errors.Is(err, models.ErrBadCredentials) {
+			return newError(http.StatusForbidden, "bad_credentials", "The current password is not right.")
+		}
+		if e := loginFailure(err); e != nil {
+			return e
+		}
+		if e := accountError(err); e != nil {
+			return e
+		}
+		return err
+	}
+	s.log.Info("password changed", "request_id", requestID(c), "user_id", me.ID)
+	return done()
+}
+
+// accountChangePassword is the account page's password form.
+func (s *Server) accountChangePassword(c echo.Context) error {
+	err := s.changePassword(c, c.FormValue("current"), c.FormValue("new"), func() error {
+		return c.Redirect(http.StatusSeeOther, "/account/tokens?done=password")
+	})
+	var e *Error
+	if errors.As(err, &e) {
+		return c.Redirect(http.StatusSeeOther, "/account/tokens?error="+url.QueryEscape(e.Message))
+	}
+	return err
 }

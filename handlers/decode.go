@@ -32,7 +32,7 @@ func decodeJSON(c echo.Context, v any) error {
 	if !utf8.Valid(raw) {
 		return errBadBytes("request body")
 	}
-	if hasNUL(raw) {
+	if hasNUL(raw) || hasLoneSurrogate(raw) {
 		return errBadBytes("request body")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -68,4 +68,56 @@ func hasNUL(raw []byte) bool {
 			return true
 		}
 	}
+}
+
+// hasLoneSurrogate reports whether a JSON document escapes a UTF-16
+// surrogate that is not half of a pair ("\ud800" alone): encoding/json
+// would store it as U+FFFD, which also splits a word past the guard.
+func hasLoneSurrogate(raw []byte) bool {
+	for i := 0; i+6 <= len(raw); i++ {
+		if raw[i] != '\\' {
+			continue
+		}
+		if raw[i+1] != 'u' {
+			i++ // skip the escaped character
+			continue
+		}
+		r, ok := hex4(raw[i+2 : i+6])
+		if !ok {
+			continue
+		}
+		switch {
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+12 <= len(raw) && raw[i+6] == '\\' && raw[i+7] == 'u' {
+				if lo, ok := hex4(raw[i+8 : i+12]); ok && lo >= 0xDC00 && lo <= 0xDFFF {
+					i += 11
+					continue
+				}
+			}
+			return true
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		}
+		i += 5
+	}
+	return false
+}
+
+func hex4(b []byte) (rune, bool) {
+	var r rune
+	for _, c := range b {
+		var d byte
+		switch {
+		case c >= '0' && c <= '9':
+			d = c - '0'
+		case c >= 'a' && c <= 'f':
+			d = c - 'a' + 10
+		case c >= 'A' && c <= 'F':
+			d = c - 'A' + 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(d)
+	}
+	return r, true
 }

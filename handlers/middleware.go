@@ -90,7 +90,7 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 	return middleware.CSRFWithConfig(middleware.CSRFConfig{
 		Skipper:        func(c echo.Context) bool { return isAPI(c) || strings.HasPrefix(c.Path(), "/static/") },
 		TokenLookup:    "form:_csrf,header:X-CSRF-Token",
-		CookieName:     "concierge_csrf",
+		CookieName:     csrfCookie,
 		CookiePath:     "/",
 		CookieHTTPOnly: true,
 		CookieSameSite: http.SameSiteLaxMode,

@@ -62,7 +62,7 @@ func BenchmarkReviewPage(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			cookie, err := store.CreateWebSession(ctx, support.ID, time.Hour)
+			cookie, err := store.CreateWebSession(ctx, support.ID, time.Hour, 0)
 			if err != nil {
 				b.Fatal(err)
 			}

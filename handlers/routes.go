@@ -33,6 +33,7 @@ func (s *Server) routes() {
 	anyone, travelers := s.requireAPI(), s.requireAPI("traveler")
 	session, job := sessionParam("id"), jobParam("job")
 	api.GET("/me", s.apiMe, anyone)
+	api.POST("/users/me/password", s.apiChangePassword, anyone)
 	api.POST("/sessions", s.apiCreateSession, travelers)
 	api.GET("/sessions/:id", s.apiGetSession, s.guard(ownerOrStaff, session))
 	api.POST("/sessions/:id/messages", s.apiPostMessage, s.guard(ownTraveler, session))

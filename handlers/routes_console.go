@@ -39,6 +39,7 @@ func (s *Server) consoleRoutes(e *echo.Echo) {
 	e.POST("/console/accounts/:id/enable", s.consoleSetDisabled(false), s.guard(adminNotSelf, userParam("id")))
 	e.POST("/console/accounts/:id/password", s.consoleResetPassword, s.guard(adminOnly, userParam("id")))
 	e.GET("/account/tokens", s.tokensPage, s.guard(ownAccount, noTarget))
+	e.POST("/account/password", s.accountChangePassword, s.guard(ownAccount, noTarget))
 	e.POST("/account/tokens/:id/revoke", s.tokensPageRevoke, s.guard(ownAccount, tokenParam("id")))
 	e.POST("/account/tokens", s.tokensPageCreate, s.guard(ownAccount, noTarget))
 

@@ -31,6 +31,8 @@ type Config struct {
 	Offline bool
 	// SessionTTL is how long a browser login lasts.
 	SessionTTL time.Duration
+	// WebSessionIdle ends a browser login left unused this long (0: never).
+	WebSessionIdle time.Duration
 	// TokenTTL is how long an API token lasts.
 	TokenTTL time.Duration
 	// BodyLimit caps request bodies, e.g. "1M".
@@ -73,6 +75,7 @@ type Config struct {
 func DefaultConfig() Config {
 	return Config{
 		SessionTTL:         14 * 24 * time.Hour,
+		WebSessionIdle:     12 * time.Hour,
 		TokenTTL:           24 * time.Hour,
 		BodyLimit:          "1M",
 		LoginPolicy:        models.DefaultLoginPolicy,

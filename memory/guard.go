@@ -38,6 +38,13 @@ const (
 	CategoryBadKeywords = "bad_keywords"
 	CategorySessionCap  = "session_cap"
 	CategoryUserCap     = "user_cap"
+	// CategoryUnreadable is a note written in a script no language file
+	// covers (Arabic, Hindi, Thai, Korean…): the rules cannot read it, so it
+	// is refused unless the model layer reviews notes.
+	CategoryUnreadable = "unsupported_language"
+	// CategoryBadEncoding is text that is not valid UTF-8 or holds the
+	// replacement character a lone surrogate decodes to.
+	CategoryBadEncoding = "bad_encoding"
 )
 
 // BlockedCategories lists every refusal category, sensitive ones first.
@@ -47,7 +54,7 @@ func BlockedCategories() []string {
 		CategoryDateOfBirth, CategoryStreetAddress, CategorySecret,
 		CategoryBookingReference, CategoryAccountNumber, CategoryPhone, CategoryEmail,
 		CategoryInstruction, CategorySensitive, CategoryGuess, CategoryTooLong, CategoryBadFormat, CategoryBadKeywords,
-		CategorySessionCap, CategoryUserCap,
+		CategorySessionCap, CategoryUserCap, CategoryUnreadable, CategoryBadEncoding,
 	}
 }
 
@@ -108,9 +115,14 @@ var refusalMessages = map[string]string{
 	CategoryBadKeywords:      "Not saved: give 1 to 3 keywords, each a single lowercase word without numbers or personal data.",
 	CategorySessionCap:       "Not saved: this session already holds the maximum number of notes. Save only what matters most; nothing more can be stored in this session.",
 	CategoryUserCap:          "Not saved: this traveler already has the maximum number of long-term notes. Do not retry; staff can tidy the memory.",
+	CategoryBadEncoding:      "Not saved: the note is not valid text (broken characters or a lone surrogate). Write it again in plain text.",
 }
 
 func refuse(category string) *Refusal {
+	if category == CategoryUnreadable {
+		return &Refusal{Category: category, Message: "Not saved: the note is written in a script the memory checks cannot read. Notes are checked in " +
+			strings.Join(guardRules().languages, ", ") + "; write the note in one of them."}
+	}
 	return &Refusal{Category: category, Message: refusalMessages[category]}
 }
 
@@ -270,12 +282,30 @@ func strictUnmarshal(raw json.RawMessage, v any) error {
 // now; the user cap is only hit when globalCount exceeds the limit, because
 // consolidation prunes every user back down to it.
 func CheckNote(args SaveNoteArgs, sessionCount, globalCount int, lim Limits) (SaveNoteArgs, *Refusal) {
+	return CheckNoteIn(NoteContext{}, args, sessionCount, globalCount, lim)
+}
+
+// NoteContext is what the guard knows about where a note is being written.
+type NoteContext struct {
+	// Previous are the session's earlier notes, oldest first: the rules
+	// also read the new note joined to them, so an instruction or a number
+	// split over two notes is refused when its second half arrives.
+	Previous []string
+	// Reviewed says the model layer (NoteClassifier) reviews what the rules
+	// pass: a note in a script no language file covers is then left to it
+	// instead of being refused as CategoryUnreadable.
+	Reviewed bool
+}
+
+// CheckNoteIn is CheckNote for a note written in a context: the session's
+// earlier notes and whether the model layer reviews it (see NoteContext).
+func CheckNoteIn(nc NoteContext, args SaveNoteArgs, sessionCount, globalCount int, lim Limits) (SaveNoteArgs, *Refusal) {
 	lim = lim.withDefaults()
 	norm := SaveNoteArgs{Text: collapseSpace(args.Text), Scope: args.Scope}
 	if norm.Text == "" {
 		return norm, refuse(CategoryBadFormat)
 	}
-	if cat, blocked := ScreenText(norm.Text); blocked {
+	if cat, blocked := ScreenTextIn(nc, norm.Text); blocked {
 		return SaveNoteArgs{}, refuse(cat)
 	}
 	if utf8.RuneCountInString(norm.Text) > MaxNoteChars {
@@ -389,7 +419,59 @@ func sentenceCount(s string) int {
 // inside numbers change nothing. Every write path and consolidation reuse
 // it, so it must stay cheap and never panic.
 func ScreenText(text string) (category string, blocked bool) {
-	sc := newScreen(text)
+	if !isASCII(text) && (!utf8.ValidString(text) || strings.Contains(text, "\uFFFD")) {
+		return CategoryBadEncoding, true
+	}
+	return screenRules(newScreen(text))
+}
+
+// ScreenTextIn is ScreenText for a note written in a context (see
+// NoteContext): the note alone, then the note joined to the session's
+// earlier notes (refused when the join is and the earlier notes alone are
+// not), then, unless the model layer reviews notes, whether the rules can
+// read its script at all.
+func ScreenTextIn(nc NoteContext, text string) (category string, blocked bool) {
+	if cat, blocked := ScreenText(text); blocked {
+		return cat, true
+	}
+	if len(nc.Previous) > 0 {
+		before := strings.Join(nc.Previous, " ")
+		if cat, blocked := screenRules(newScreen(before + " " + text)); blocked {
+			if _, was := screenRules(newScreen(before)); !was {
+				return cat, true
+			}
+		}
+	}
+	if !nc.Reviewed && unreadable(text) {
+		return CategoryUnreadable, true
+	}
+	return "", false
+}
+
+// readableScripts are the scripts the language files are written in.
+var readableScripts = []*unicode.RangeTable{unicode.Latin, unicode.Cyrillic, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Common, unicode.Inherited}
+
+// unreadable reports whether text holds letters of a script no language
+// file covers: three or more that are not look-alikes of Latin letters
+// (a Greek Ο in an English word is read as o).
+func unreadable(text string) bool {
+	n := 0
+	for _, r := range text {
+		if r < utf8.RuneSelf || !unicode.IsLetter(r) || unicode.In(r, readableScripts...) {
+			continue
+		}
+		if _, ok := asciiSkeleton(unicode.ToLower(r), r); ok {
+			continue
+		}
+		if n++; n >= 3 {
+			return true
+		}
+	}
+	return false
+}
+
+// screenRules runs the checks of ScreenText on a screening form.
+func screenRules(sc *screen) (category string, blocked bool) {
 	rs := guardRules()
 	if isInstruction(sc, rs) {
 		return CategoryInstruction, true
@@ -430,6 +512,7 @@ func ScreenText(text string) (category string, blocked bool) {
 // screen is a note in its screening form with what the checks share.
 type screen struct {
 	cased, lower string // same length and offsets; see normalizeForms
+	ascii        bool   // lower is all ASCII
 	digits       int
 	tokens       []token      // every word that holds a digit
 	present      []uint64     // the anchor sets the words start, built on first use (mayContain)
@@ -450,7 +533,7 @@ type token struct {
 
 func newScreen(text string) *screen {
 	cased, lower := normalizeForms(text)
-	sc := &screen{cased: cased, lower: lower}
+	sc := &screen{cased: cased, lower: lower, ascii: isASCII(lower)}
 	for i := 0; i < len(lower); i++ {
 		if lower[i] >= '0' && lower[i] <= '9' {
 			sc.digits++
@@ -508,6 +591,9 @@ func isInstruction(sc *screen, rs *ruleSet) bool {
 	if matchAny(rs.instruction, sc) {
 		return true
 	}
+	if leet, ok := unleet(sc); ok && matchAny(rs.instruction, &screen{cased: leet, lower: leet}) {
+		return true
+	}
 	if strings.ContainsAny(sc.lower, ":[](){}<>«»") && rs.roleMarkRe.MatchString(sc.lower) {
 		return true
 	}
@@ -520,6 +606,68 @@ func isInstruction(sc *screen, rs *ruleSet) bool {
 		}
 	}
 	return false
+}
+
+// unleet returns the instruction check's reading of leetspeak ("1gn0re
+// all pr3vious instruct10ns"): in each word that mixes letters with digits
+// or @ $, those stand for the letters they resemble (3 for з in a
+// Cyrillic word). It is for the instruction check only: the stored text
+// and the number checks never see it. ok is false when no word mixes.
+func unleet(sc *screen) (string, bool) {
+	s := sc.lower
+	if sc.digits == 0 && strings.IndexByte(s, '@') < 0 && strings.IndexByte(s, '$') < 0 {
+		return "", false
+	}
+	var b strings.Builder
+	changed := false
+	for i := 0; i < len(s); {
+		if !isAlnum(s[i]) && s[i] != '@' && s[i] != '$' {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i
+		letters, leet, cyrillic := 0, 0, false
+		for j < len(s) && (isAlnum(s[j]) || s[j] == '@' || s[j] == '$') {
+			r, size := utf8.DecodeRuneInString(s[j:])
+			switch {
+			case unicode.IsLetter(r):
+				letters++
+				cyrillic = cyrillic || unicode.Is(unicode.Cyrillic, r)
+			case strings.ContainsRune("013457@$", r):
+				leet++
+			}
+			j += size
+		}
+		if letters == 0 || leet == 0 {
+			b.WriteString(s[i:j])
+			i = j
+			continue
+		}
+		changed = true
+		for _, r := range s[i:j] {
+			switch {
+			case r == '3' && cyrillic:
+				b.WriteString("з")
+			case r == '0':
+				b.WriteByte('o')
+			case r == '1':
+				b.WriteByte('i')
+			case r == '3':
+				b.WriteByte('e')
+			case r == '4' || r == '@':
+				b.WriteByte('a')
+			case r == '5' || r == '$':
+				b.WriteByte('s')
+			case r == '7':
+				b.WriteByte('t')
+			default:
+				b.WriteRune(r)
+			}
+		}
+		i = j
+	}
+	return b.String(), changed
 }
 
 // longTokens returns the runs of 20 or more base64 characters.
@@ -580,7 +728,22 @@ func hasEmail(sc *screen, rs *ruleSet) bool {
 	}
 	at := sc.mayContain(rs.anchors["at"]) || strings.ContainsAny(sc.lower, "[({")
 	dot := sc.mayContain(rs.anchors["dot"]) || strings.ContainsAny(sc.lower, "[({") || hasInnerDot(sc.lower)
-	return at && dot && rs.emailObfRe.MatchString(sc.lower)
+	if at && dot && rs.emailObfRe.MatchString(sc.lower) {
+		return true
+	}
+	if !at || !hasInnerDot(sc.lower) {
+		return false
+	}
+	// "john at example.com": an address when the note starts with it, a
+	// mail word names it, or the name is shaped like one ("j.doe", "ann99");
+	// "prefers booking at hotels.com" is a place, not an address.
+	for _, m := range rs.emailAtRe.FindAllStringSubmatchIndex(sc.lower, -1) {
+		name := sc.lower[m[2]:m[3]]
+		if m[2] == 0 || strings.ContainsAny(name, "._+%0123456789") || sc.mayContain(rs.anchors["ctx_email"]) && rs.ctx(sc, "ctx_email").MatchString(sc.lower) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasInnerDot reports whether a dot stands between two letters or digits,
@@ -741,7 +904,9 @@ func dateShaped(t token) bool {
 // a birth. A birthday without a year ("Birthday is 12 March") and a birth
 // year or place alone pass: useful for planning, they identify nobody.
 func hasDateOfBirth(sc *screen, rs *ruleSet) bool {
-	if sc.digits < 4 || !sc.mayContain(rs.anchors["birth"]) || !rs.context["birth"].MatchString(sc.lower) {
+	// A date written out in words has no digits: then a word that starts a
+	// written year ("mil", "neunzehnhundert…") must be there.
+	if sc.digits < 4 && !sc.mayContain(rs.anchors["thousand"]) || !sc.mayContain(rs.anchors["birth"]) || len(sc.contextWords(rs, "birth", 0, len(sc.lower))) == 0 {
 		return false
 	}
 	for _, t := range sc.tokens {
@@ -761,7 +926,11 @@ var valueRules = []struct {
 	{"ctx_booking", CategoryBookingReference, func(t token) bool {
 		return t.digits >= 5 || t.letters > 0 && len(t.text) >= 5 && len(t.text) <= 12
 	}},
-	{"ctx_passport", CategoryPassportNumber, func(t token) bool { return t.digits >= 6 }},
+	{"ctx_passport", CategoryPassportNumber, func(t token) bool {
+		// Six digits, or a document number that mixes letters in
+		// ("C01X00T47", "C0lXOOT47" once its look-alikes are read).
+		return t.digits >= 6 || t.digits >= 3 && t.letters >= 1 && len(t.text) >= 7 && len(t.text) <= 12 && len(t.groups) == 1
+	}},
 	{"ctx_ssn", CategorySSN, func(t token) bool { return t.digits >= 6 }},
 	{"ctx_account", CategoryAccountNumber, func(t token) bool { return t.digits >= 5 }},
 	{"ctx_phone", CategoryPhone, func(t token) bool { return t.digitsOnly && t.digits >= 7 }},
@@ -782,7 +951,6 @@ func contextValue(sc *screen, rs *ruleSet) string {
 	if len(sc.tokens) == 0 && len(caps) == 0 {
 		return ""
 	}
-	type cand struct{ start int }
 	for _, vr := range valueRules {
 		var starts []int
 		for _, t := range sc.tokens {
@@ -790,8 +958,15 @@ func contextValue(sc *screen, rs *ruleSet) string {
 				starts = append(starts, t.start)
 			}
 		}
-		if vr.list == "ctx_booking" {
-			starts = append(starts, caps...)
+		if vr.list == "ctx_booking" && len(caps) > 0 && sc.mayContain(rs.anchors["ctx_locator"]) {
+			// A word in capitals is a locator only after a word that names
+			// one ("PNR QWERTZ"): after "booking" it is more likely a word
+			// ("booking ONLINE").
+			for _, start := range caps {
+				if sc.contextBefore(rs, "ctx_locator", start) {
+					return vr.category
+				}
+			}
 		}
 		if len(starts) == 0 || !sc.mayContain(rs.anchors[vr.list]) {
 			continue
@@ -814,9 +989,8 @@ func (sc *screen) contextBefore(rs *ruleSet, list string, start int) bool {
 	for from > 0 && isGateByte(sc.lower[from-1]) {
 		from-- // start the window on a word
 	}
-	win := sc.lower[from:start]
-	for _, m := range rs.context[list].FindAllStringSubmatchIndex(win, -1) {
-		hs, he := from+m[2], from+m[3]
+	for _, m := range sc.contextWords(rs, list, from, start) {
+		hs, he := m[0], m[1]
 		if start-he > contextWindow || strings.ContainsAny(sc.lower[he:start], ";!?") {
 			continue
 		}
@@ -825,9 +999,8 @@ func (sc *screen) contextBefore(rs *ruleSet, list string, start int) bool {
 			if other.list == list || !sc.mayContain(rs.anchors[other.list]) {
 				continue
 			}
-			for _, o := range rs.context[other.list].FindAllStringSubmatchIndex(win, -1) {
-				os, oe := from+o[2], from+o[3]
-				if os <= hs && he <= oe && oe-os > he-hs {
+			for _, o := range sc.contextWords(rs, other.list, from, hs+1) {
+				if o[0] <= hs && he <= o[1] && o[1]-o[0] > he-hs {
 					covered = true
 				}
 			}
@@ -835,6 +1008,68 @@ func (sc *screen) contextBefore(rs *ruleSet, list string, start int) bool {
 		if !covered {
 			return true
 		}
+	}
+	return false
+}
+
+// contextWords returns where the words of a context list stand in
+// lower[from:to] (start and end of each), trying only the words that start
+// with one of the list's anchor words, each with an expression anchored
+// there: a few short matches instead of a scan by an expression of every
+// language's words.
+func (sc *screen) contextWords(rs *ruleSet, list string, from, to int) [][2]int {
+	a := rs.anchors[list]
+	if a == nil {
+		var out [][2]int
+		for _, m := range rs.ctx(sc, list).FindAllStringSubmatchIndex(sc.lower[from:to], -1) {
+			out = append(out, [2]int{from + m[2], from + m[3]})
+		}
+		return out
+	}
+	at := rs.contextAt[list]
+	if sc.ascii {
+		at = rs.contextAtASCII[list]
+	}
+	var out [][2]int
+	sc.atAnchorWords(a, from, to, func(p int) bool {
+		if m := at.FindStringSubmatchIndex(sc.lower[p:]); m != nil && p+m[3] <= to {
+			out = append(out, [2]int{p + m[2], p + m[3]})
+		}
+		return false
+	})
+	return out
+}
+
+// atAnchorWords calls try with the start of every word of lower[from:to]
+// that starts with a word of the set a, and of the three words before it
+// (an anchor word may stand inside a phrase: "b-day", "clave de acceso"),
+// each once, until try returns true; it reports whether one did.
+func (sc *screen) atAnchorWords(a *anchors, from, to int, try func(p int) bool) bool {
+	s := sc.lower
+	var starts [4]int
+	n, tried := 0, -1
+	for i := from; i < to; {
+		if !isGateByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isGateByte(s[j]) {
+			j++
+		}
+		starts[n%len(starts)] = i
+		n++
+		if a.index.startsWith(s[i:j], a.id) {
+			for k := max(0, n-len(starts)); k < n; k++ {
+				if p := starts[k%len(starts)]; p > tried {
+					tried = p
+					if try(p) {
+						return true
+					}
+				}
+			}
+		}
+		i = j
 	}
 	return false
 }
@@ -868,7 +1103,12 @@ func isAlnum(c byte) bool {
 // hasSecretWords finds a password or PIN given a value ("password is
 // sunshine") and a code glued to its digits ("OTP482913").
 func hasSecretWords(sc *screen, rs *ruleSet) bool {
-	if sc.mayContain(rs.anchors["ctx_password"]) && rs.secretAssignRe.MatchString(sc.lower) {
+	assign := rs.secretAssignRe
+	if sc.ascii {
+		assign = rs.secretAssignASCII
+	}
+	if a := rs.anchors["ctx_password"]; a != nil && sc.mayContain(a) &&
+		sc.atAnchorWords(a, 0, len(sc.lower), func(p int) bool { return assign.MatchString(sc.lower[p:]) }) {
 		return true
 	}
 	if sc.digits < 3 || !sc.mayContain(rs.anchors["secret_any"]) {
@@ -887,6 +1127,11 @@ func hasSecretWords(sc *screen, rs *ruleSet) bool {
 // digits are phone numbers, one to two capitals and 7-8 digits a passport,
 // and any other eight digits or more an account number.
 func bareNumber(sc *screen) string {
+	for _, t := range sc.tokens {
+		if chineseResidentID(t.text) {
+			return CategorySSN
+		}
+	}
 	for _, t := range sc.tokens {
 		if t.digitsOnly && len(t.groups) == 3 && len(t.groups[0]) == 3 && len(t.groups[1]) == 2 && len(t.groups[2]) == 4 {
 			return CategorySSN
@@ -912,6 +1157,28 @@ func bareNumber(sc *screen) string {
 		}
 	}
 	return ""
+}
+
+// chineseResidentID reports whether s is a Chinese resident identity
+// number: 17 digits and a check character (a digit or x) that matches
+// them under ISO 7064 MOD 11-2.
+func chineseResidentID(s string) bool {
+	if len(s) != 18 {
+		return false
+	}
+	sum := 0
+	for i := 0; i < 17; i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+		// The weight of position i is 2^(17-i) mod 11.
+		w := 1
+		for k := 0; k < 17-i; k++ {
+			w = w * 2 % 11
+		}
+		sum += int(s[i]-'0') * w
+	}
+	return s[17] == "10x98765432"[sum%11]
 }
 
 // CheckProfile screens what a profile would put in the prompt before it is

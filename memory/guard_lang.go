@@ -25,10 +25,16 @@ var langFS embed.FS
 
 // langFile is one language data file.
 type langFile struct {
+	// Language is the language's name in English, for the message that
+	// names the languages the guard reads.
+	Language    string              `yaml:"language"`
 	Lists       map[string][]string `yaml:"lists"`
 	Instruction []string            `yaml:"instruction"`
 	DOB         []string            `yaml:"dob"`
 	Address     []string            `yaml:"address"`
+	// Numbers are the words for the digits (0–9), read as digits when
+	// four or more stand in a row.
+	Numbers map[string]int `yaml:"numbers"`
 }
 
 // The pieces the templates are made of, over the screening form.
@@ -112,6 +118,18 @@ func (ix *anchorIndex) present(lower string) []uint64 {
 	return bits
 }
 
+// startsWith reports whether word starts with a word of the set id.
+func (ix *anchorIndex) startsWith(word string, id int) bool {
+	for k := 1; k <= min(len(word), ix.longest); k++ {
+		for _, got := range ix.byWord[word[:k]] {
+			if got == id {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (r *rule) match(sc *screen) bool {
 	for _, a := range r.anchors {
 		if !sc.mayContain(a) {
@@ -155,16 +173,37 @@ type ruleSet struct {
 	// context finds the words that name a sensitive category, by list name
 	// (ctx_booking, birth…); group 1 is the word.
 	context map[string]*regexp.Regexp
+	// contextASCII are the same for a screening form that is all ASCII:
+	// the entries of Latin-script languages only, a smaller expression.
+	contextASCII map[string]*regexp.Regexp
+	// contextAt and contextAtASCII are the same anchored at the start of
+	// the text, for a word an anchor word has pointed to (contextWords).
+	contextAt, contextAtASCII map[string]*regexp.Regexp
 	// anchors are the words each list's entries start with (see mayContain).
 	anchors map[string]*anchors
 	// roleMarkRe finds role markers ("system:", "«assistant»", "[user]").
 	roleMarkRe *regexp.Regexp
 	// emailObfRe finds "name at host dot com" in every language's words.
 	emailObfRe *regexp.Regexp
-	// secretAssignRe finds a password word assigned a value.
-	secretAssignRe *regexp.Regexp
+	// emailAtRe finds "name at host.com": group 1 is the name.
+	emailAtRe *regexp.Regexp
+	// secretAssignRe finds, at the start of the text, a password word
+	// assigned a value; secretAssignASCII is it for a screening form that
+	// is all ASCII.
+	secretAssignRe, secretAssignASCII *regexp.Regexp
 	// secretAttachedRe finds a secret word glued to its digits ("otp482913").
 	secretAttachedRe *regexp.Regexp
+	// fillers are the words a dictated number's groups may be joined by
+	// ("and", "puis", "和"), folded, longest first.
+	fillers []string
+	// numbers maps each folded digit word of every language to its digit;
+	// numberFirst marks the bytes they start with and numberLongest is the
+	// longest, so most words are turned away without a lookup.
+	numbers       map[string]byte
+	numberFirst   [256]bool
+	numberLongest int
+	// languages are the names of the languages the files cover.
+	languages []string
 }
 
 // guardRules compiles the embedded language files once. They are part of
@@ -187,7 +226,7 @@ func Warm(model string) {
 }
 
 // contextLists are the lists the value checks look up around numbers.
-var contextLists = []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"}
+var contextLists = []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_locator", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"}
 
 // loadRules reads and compiles every lang/*.yaml file of fsys.
 func loadRules(fsys fs.FS) (*ruleSet, error) {
@@ -197,6 +236,7 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 	}
 	sort.Strings(names)
 	lists := map[string][]string{}
+	numbers := map[string]byte{}
 	var files []langFile
 	for _, name := range names {
 		raw, err := fs.ReadFile(fsys, name)
@@ -212,11 +252,36 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		for k, v := range lf.Lists {
 			lists[k] = append(lists[k], v...)
 		}
+		for w, d := range lf.Numbers {
+			f := plainFold(w)
+			if d < 0 || d > 9 || f == "" {
+				return nil, fmt.Errorf("guard language %s: number word %q: want one word for a digit 0-9", path.Base(name), w)
+			}
+			if old, ok := numbers[f]; ok && old != byte('0'+d) {
+				return nil, fmt.Errorf("guard language %s: number word %q means %c in another file", path.Base(name), w, old)
+			}
+			numbers[f] = byte('0' + d)
+		}
 		files = append(files, lf)
 	}
 	c := &compiler{lists: lists, expanded: map[string]string{}, index: &anchorIndex{byWord: map[string][]int{}}}
-	rs := &ruleSet{context: map[string]*regexp.Regexp{}, anchors: map[string]*anchors{}}
+	rs := &ruleSet{numbers: numbers, context: map[string]*regexp.Regexp{}, contextASCII: map[string]*regexp.Regexp{}, contextAt: map[string]*regexp.Regexp{}, contextAtASCII: map[string]*regexp.Regexp{}, anchors: map[string]*anchors{}}
+	for w := range numbers {
+		rs.numberFirst[w[0]] = true
+		rs.numberLongest = max(rs.numberLongest, len(w))
+	}
+	for _, f := range lists["filler"] {
+		// A filler of a word-free script is folded apart ("还 有"), as the text is.
+		if w := strings.ReplaceAll(strings.TrimSpace(foldPattern(strings.TrimSpace(f))), `\x20`, " "); w != "" && !strings.Contains(w, `\`) {
+			rs.fillers = append(rs.fillers, w)
+		}
+	}
+	sort.SliceStable(rs.fillers, func(i, j int) bool { return len(rs.fillers[i]) > len(rs.fillers[j]) })
 	for _, lf := range files {
+		if lf.Language == "" {
+			return nil, fmt.Errorf("guard languages: a file without language:")
+		}
+		rs.languages = append(rs.languages, lf.Language)
 		for _, group := range []struct {
 			tpls []string
 			into *[]rule
@@ -231,15 +296,27 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		}
 	}
 	for _, name := range contextLists {
-		alt, err := c.list(name)
-		if err != nil {
-			return nil, err
-		}
-		if rs.context[name], err = regexp.Compile(wordStartRe + "(" + alt + ")" + wordEndRe); err != nil {
-			return nil, fmt.Errorf("guard list %s: %w", name, err)
+		for _, ascii := range []bool{false, true} {
+			alt, err := c.listOf(name, ascii)
+			if err != nil {
+				return nil, err
+			}
+			re, err := regexp.Compile(wordStartRe + "(" + alt + ")" + wordEndRe)
+			if err != nil {
+				return nil, fmt.Errorf("guard list %s: %w", name, err)
+			}
+			at, err := regexp.Compile(`^(` + alt + ")" + wordEndRe)
+			if err != nil {
+				return nil, fmt.Errorf("guard list %s: %w", name, err)
+			}
+			if ascii {
+				rs.contextASCII[name], rs.contextAtASCII[name] = re, at
+			} else {
+				rs.context[name], rs.contextAt[name] = re, at
+			}
 		}
 	}
-	for _, name := range []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"} {
+	for _, name := range []string{"ctx_secret", "ctx_password", "ctx_booking", "ctx_locator", "ctx_passport", "ctx_ssn", "ctx_account", "ctx_phone", "ctx_email", "birth"} {
 		rs.anchors[name] = c.index.add(c.anchorsOf(name))
 	}
 	for _, name := range []string{"at", "dot"} {
@@ -252,6 +329,7 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		}
 		rs.anchors[name] = c.index.add(words)
 	}
+	rs.anchors["thousand"] = c.index.add(c.anchorsOf("thousand"))
 	if secret, password := c.anchorsOf("ctx_secret"), c.anchorsOf("ctx_password"); secret != nil && password != nil {
 		rs.anchors["secret_any"] = c.index.add(append(secret, password...))
 	}
@@ -270,18 +348,35 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		return nil, err
 	}
 	at, dot := c.spaced("at"), c.spaced("dot")
+	if rs.emailAtRe, err = compile("half-obfuscated e-mail", `(?:^|[^\pL\pN])([a-z0-9._%+-]+)(?:`+at+`)[a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,6}`+wordEndRe); err != nil {
+		return nil, err
+	}
 	if rs.emailObfRe, err = compile("obfuscated e-mail", `(?:^|[^\pL\pN])[a-z0-9._%+-]+(?:`+at+`)[a-z0-9-]+(?:(?:`+dot+`|\.)[a-z0-9-]+)*(?:`+dot+`)[a-z]{2,6}`+wordEndRe); err != nil {
 		return nil, err
 	}
+	for _, ascii := range []bool{false, true} {
+		var pw, assign, of string
+		for name, into := range map[string]*string{"ctx_password": &pw, "assign": &assign, "of": &of} {
+			if *into, err = c.listOf(name, ascii); err != nil {
+				return nil, err
+			}
+		}
+		// "password is x", "password: x", and with what it opens between:
+		// "the password for my bank account is x", "mot de passe du compte est x".
+		owner := `(?:\s+(?:` + of + `|for|to|vom|zum|zur|para|per|pour|от|для)(?:\s+[\pL\pN'’-]+){1,3})?`
+		// Anchored: it is tried where a password word starts (hasSecretWords).
+		re, err := compile("secret assignment", `^(?:`+pw+`)`+owner+`\s*(?:`+assign+`|=|:|—|–)\s*["'«]?[^\s"'»]{3,}`)
+		if err != nil {
+			return nil, err
+		}
+		if ascii {
+			rs.secretAssignASCII = re
+		} else {
+			rs.secretAssignRe = re
+		}
+	}
 	pw, err := c.list("ctx_password")
 	if err != nil {
-		return nil, err
-	}
-	assign, err := c.list("assign")
-	if err != nil {
-		return nil, err
-	}
-	if rs.secretAssignRe, err = compile("secret assignment", wordStartRe+`(?:`+pw+`)\s*(?:`+assign+`|=|:)\s*["'«]?[^\s"'»]{3,}`); err != nil {
 		return nil, err
 	}
 	sec, err := c.list("ctx_secret")
@@ -294,6 +389,15 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 	return rs, nil
 }
 
+// ctx returns the context expression of a list for sc: the smaller ASCII
+// one when sc's screening form is ASCII.
+func (rs *ruleSet) ctx(sc *screen, list string) *regexp.Regexp {
+	if sc.ascii {
+		return rs.contextASCII[list]
+	}
+	return rs.context[list]
+}
+
 // compiler expands templates against the merged lists.
 type compiler struct {
 	lists    map[string][]string
@@ -302,7 +406,17 @@ type compiler struct {
 }
 
 // entry folds one list entry and turns its spaces into separators.
-func entry(s string) string { return spaces(foldPattern(strings.TrimSpace(s))) }
+func entry(s string) string { return spaces(strings.TrimSpace(foldPattern(strings.TrimSpace(s)))) }
+
+// plainFold folds a plain word of a data file (no pattern syntax) the way
+// the screening form folds text; "" when it is not one plain word.
+func plainFold(w string) string {
+	f := strings.TrimSpace(foldPattern(strings.TrimSpace(w)))
+	if f == "" || strings.ContainsAny(f, `\ `) {
+		return ""
+	}
+	return f
+}
 
 // spaces turns each run of spaces of a folded pattern into a separator,
 // except before a quantifier (" *:" is an optional space, as written).
@@ -338,11 +452,21 @@ func spaces(s string) string {
 }
 
 // list returns the alternation of a list's entries, longest first.
-func (c *compiler) list(name string) (string, error) {
+func (c *compiler) list(name string) (string, error) { return c.listOf(name, false) }
+
+// listOf is list, of the entries that fold to ASCII only when asciiOnly:
+// what a note whose screening form is ASCII can match, in a smaller
+// expression. A list with no such entry gives an alternation that matches
+// nothing.
+func (c *compiler) listOf(name string, asciiOnly bool) (string, error) {
 	if re, ok := builtins[name]; ok {
 		return re, nil
 	}
-	if alt, ok := c.expanded[name]; ok {
+	key := name
+	if asciiOnly {
+		key += "\x00ascii"
+	}
+	if alt, ok := c.expanded[key]; ok {
 		return alt, nil
 	}
 	items, ok := c.lists[name]
@@ -350,10 +474,10 @@ func (c *compiler) list(name string) (string, error) {
 		return "", fmt.Errorf("guard: no list %q in the language files", name)
 	}
 	seen := map[string]bool{}
-	var parts []string
+	parts := []string{}
 	for _, it := range items {
 		e := entry(it)
-		if e == "" || seen[e] {
+		if e == "" || seen[e] || asciiOnly && !isASCII(strings.ReplaceAll(e, `\pL`, "")) {
 			continue
 		}
 		if _, err := regexp.Compile(e); err != nil {
@@ -363,8 +487,11 @@ func (c *compiler) list(name string) (string, error) {
 		parts = append(parts, e)
 	}
 	sort.SliceStable(parts, func(i, j int) bool { return len(parts[i]) > len(parts[j]) })
+	if len(parts) == 0 {
+		parts = append(parts, `[^\x00-\x{10FFFF}]`)
+	}
 	alt := "(?:" + strings.Join(parts, "|") + ")"
-	c.expanded[name] = alt
+	c.expanded[key] = alt
 	return alt, nil
 }
 
@@ -557,7 +684,7 @@ func (c *compiler) rule(tpl string) (rule, error) {
 				for w < len(lit) && isGateByte(lit[w]) {
 					w++
 				}
-				if w > 0 && w < len(lit) && lit[w] == ' ' {
+				if w > 0 && w < len(lit) && (lit[w] == ' ' || lit[w] == '"') {
 					a = []string{lit[:w]}
 				}
 			}

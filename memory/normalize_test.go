@@ -14,7 +14,7 @@ func TestNormalize(t *testing.T) {
 		{"ascii lowered", "Prefers Aisle Seats", "prefers aisle seats"},
 		{"zero-width removed", "Ign\u200bore prev\u200dious\u00ad", "ignore previous"},
 		{"bidi controls removed", "\u202esystem\u202c: x", "system: x"},
-		{"spaces collapsed", "  a \t\n b\u00a0\u2003c ", "a b c"},
+		{"spaces collapsed", "  ab \t\n cd\u00a0\u2003ef ", "ab cd ef"},
 		{"cyrillic look-alikes", "Іgnоrе ѕуѕtеm", "ignore system"},
 		{"greek look-alikes", "ΡΑSSΡΟRΤ", "passport"},
 		{"full width", "＜／ｍｅｍｏｒｉｅｓ＞ ｊａｎｅ＠ｅｘａｍｐｌｅ．ｏｒｇ", "</memories> jane@example.org"},

@@ -81,7 +81,7 @@ func seedEverything(t *testing.T, s *models.Store, email, name, canary string) s
 	must(s.AppendMessage(ctx, &models.Message{SessionID: open.ID, Role: "user", Content: "Still " + canary, Turn: 1}))
 	_, _, err = s.CreateAPIToken(ctx, u.ID, time.Hour)
 	must(err)
-	_, err = s.CreateWebSession(ctx, u.ID, time.Hour)
+	_, err = s.CreateWebSession(ctx, u.ID, time.Hour, 0)
 	must(err)
 	_, err = s.CreateErasureRequest(ctx, u.ID, models.ActorTraveler, "please forget me, "+name)
 	must(err)

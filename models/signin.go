@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+	"gorm.io/gorm"
 )
 
 // ErrBadCredentials is returned when an email and password do not match,
@@ -79,80 +80,90 @@ type loginAttempt struct {
 
 func (loginAttempt) TableName() string { return "login_attempts" }
 
-// attempts reads the counters of email from address and from everywhere;
-// counters older than the window read as zero.
-func (s *Store) attempts(ctx context.Context, key, address string, window time.Duration) (pair, all loginAttempt, err error) {
-	var rows []loginAttempt
-	if err := s.db.WithContext(ctx).Where("email_hash = ? AND address IN (?, '')", key, address).Find(&rows).Error; err != nil {
-		return pair, all, fmt.Errorf("models: sign-in attempts: %w", err)
-	}
-	cutoff := s.now().Add(-window)
-	for _, r := range rows {
-		if r.UpdatedAt.Before(cutoff) {
-			r.Failures = 0
-		}
-		if r.Address == "" {
-			all = r
-		}
-		if r.Address == address {
-			pair = r
-		}
-	}
-	return pair, all, nil
-}
-
-// recordFailure counts one failure of email from address (and from
-// everywhere) in the database, so parallel guesses on several instances all
-// count, and locks the pair when the policy says so.
-func (s *Store) recordFailure(ctx context.Context, key, address string, policy LoginPolicy) error {
+// countAttempt counts one attempt of email (hashed) from address, and from
+// every address, before its password is checked, so that guesses sent in
+// parallel (on one instance or several) are all counted and only the
+// policy's free attempts reach the check. It is one statement per counter:
+// the pair's row is not counted while it is locked, and the attempt that
+// reaches FreeAttempts locks it in the same statement (until MaxLock, made
+// exact just after), so no parallel attempt slips in between. It returns
+// the lock when the pair is locked, else how many attempts the email has had
+// from everywhere before this one.
+func (s *Store) countAttempt(ctx context.Context, key, address string, policy LoginPolicy) (before int, locked *LockedError, err error) {
 	now := s.now()
 	cutoff := now.Add(-policy.Window)
-	addrs := []string{""}
-	if address != "" {
-		addrs = []string{address, ""}
+	provisional := now.Add(max(policy.MaxLock, policy.BaseLock))
+	lockAt := max(policy.FreeAttempts, 1) // the attempt that locks the pair
+	if policy.BaseLock <= 0 {
+		lockAt = 1 << 30 // no lock at all
 	}
-	for _, addr := range addrs {
-		var failures int
-		err := s.db.WithContext(ctx).Raw(`INSERT INTO login_attempts (email_hash, address, failures, updated_at) VALUES (?, ?, 1, ?)
-			ON CONFLICT (email_hash, address) DO UPDATE SET
-				failures = CASE WHEN login_attempts.updated_at < ? THEN 1 ELSE login_attempts.failures + 1 END,
-				locked_until = CASE WHEN login_attempts.updated_at < ? THEN NULL ELSE login_attempts.locked_until END,
-				updated_at = excluded.updated_at
-			RETURNING failures`, key, addr, now, cutoff, cutoff).Scan(&failures).Error
-		if err != nil {
-			return fmt.Errorf("models: record failed sign-in: %w", err)
+	var firstLock *time.Time
+	if lockAt <= 1 {
+		firstLock = &provisional
+	}
+	ts := "?" // PostgreSQL cannot tell the type of a bare parameter in VALUES or CASE
+	if s.postgres {
+		ts = "CAST(? AS timestamptz)"
+	}
+	var n []int
+	err = s.db.WithContext(ctx).Raw(`INSERT INTO login_attempts (email_hash, address, failures, locked_until, updated_at) VALUES (?, ?, 1, `+ts+`, ?)
+		ON CONFLICT (email_hash, address) DO UPDATE SET
+			failures = CASE WHEN login_attempts.updated_at < ? THEN 1 ELSE login_attempts.failures + 1 END,
+			locked_until = CASE WHEN (CASE WHEN login_attempts.updated_at < ? THEN 1 ELSE login_attempts.failures + 1 END) >= ? THEN `+ts+` ELSE NULL END,
+			updated_at = excluded.updated_at
+		WHERE login_attempts.locked_until IS NULL OR login_attempts.locked_until <= ? OR login_attempts.updated_at < ?
+		RETURNING failures`, key, address, firstLock, now, cutoff, cutoff, lockAt, provisional, now, cutoff).Scan(&n).Error
+	if err != nil {
+		return 0, nil, fmt.Errorf("models: count sign-in attempt: %w", err)
+	}
+	if len(n) == 0 {
+		var row loginAttempt
+		if err := s.db.WithContext(ctx).Where("email_hash = ? AND address = ?", key, address).Take(&row).Error; err != nil {
+			return 0, nil, fmt.Errorf("models: sign-in lock: %w", err)
 		}
-		if addr == "" {
-			continue
+		until := provisional
+		if row.LockedUntil != nil {
+			until = *row.LockedUntil
 		}
-		if lock := backoff(failures, policy.FreeAttempts, policy.BaseLock, policy.MaxLock); lock > 0 {
-			until := now.Add(lock)
-			if err := s.db.WithContext(ctx).Model(&loginAttempt{}).Where("email_hash = ? AND address = ?", key, addr).
-				Update("locked_until", until).Error; err != nil {
-				return fmt.Errorf("models: lock sign-in: %w", err)
-			}
+		return 0, &LockedError{Until: until}, nil
+	}
+	if lock := backoff(n[0], policy.FreeAttempts, policy.BaseLock, policy.MaxLock); lock > 0 {
+		if err := s.db.WithContext(ctx).Model(&loginAttempt{}).Where("email_hash = ? AND address = ?", key, address).
+			Update("locked_until", now.Add(lock)).Error; err != nil {
+			return 0, nil, fmt.Errorf("models: lock sign-in: %w", err)
 		}
 	}
-	return nil
+	var all int
+	err = s.db.WithContext(ctx).Raw(`INSERT INTO login_attempts (email_hash, address, failures, updated_at) VALUES (?, '', 1, ?)
+		ON CONFLICT (email_hash, address) DO UPDATE SET
+			failures = CASE WHEN login_attempts.updated_at < ? THEN 1 ELSE login_attempts.failures + 1 END,
+			updated_at = excluded.updated_at
+		RETURNING failures`, key, now, cutoff).Scan(&all).Error
+	if err != nil {
+		return 0, nil, fmt.Errorf("models: count sign-in attempt: %w", err)
+	}
+	return all - 1, nil, nil
 }
 
 // Authenticate checks an email and password tried from address under the
 // policy (see LoginPolicy). Unknown emails, wrong passwords and disabled
 // accounts give the same ErrBadCredentials after the same bcrypt work, and
-// locks and delays apply to an email whether or not an account has it.
+// locks and delays apply to an email whether or not an account has it. The
+// attempt is counted before the password is checked (countAttempt) and the
+// count is cleared when it succeeds.
 func (s *Store) Authenticate(ctx context.Context, email, password, address string, policy LoginPolicy) (*User, error) {
 	if policy.Window <= 0 {
 		policy.Window = DefaultLoginPolicy.Window
 	}
 	key := hashToken(NormalizeEmail(email))
-	pair, all, err := s.attempts(ctx, key, address, policy.Window)
+	before, locked, err := s.countAttempt(ctx, key, address, policy)
 	if err != nil {
 		return nil, err
 	}
-	if pair.LockedUntil != nil && pair.LockedUntil.After(s.now()) && pair.Failures > 0 {
-		return nil, &LockedError{Until: *pair.LockedUntil}
+	if locked != nil {
+		return nil, locked
 	}
-	if d := backoff(all.Failures, policy.DelayAfter, policy.BaseDelay, policy.MaxDelay); d > 0 {
+	if d := backoff(before, policy.DelayAfter, policy.BaseDelay, policy.MaxDelay); d > 0 {
 		if err := s.sleep(ctx, d); err != nil {
 			return nil, fmt.Errorf("models: sign-in delay: %w", err)
 		}
@@ -167,15 +178,10 @@ func (s *Store) Authenticate(ctx context.Context, email, password, address strin
 	}
 	match := bcrypt.CompareHashAndPassword(hash, []byte(password)) == nil
 	if u == nil || !match || u.DisabledAt != nil {
-		if err := s.recordFailure(ctx, key, address, policy); err != nil {
-			return nil, err
-		}
 		return nil, ErrBadCredentials
 	}
-	if pair.Failures > 0 || all.Failures > 0 {
-		if err := s.db.WithContext(ctx).Where("email_hash = ? AND address IN (?, '')", key, address).Delete(&loginAttempt{}).Error; err != nil {
-			return nil, fmt.Errorf("models: clear failed sign-ins: %w", err)
-		}
+	if err := s.db.WithContext(ctx).Where("email_hash = ? AND address IN (?, '')", key, address).Delete(&loginAttempt{}).Error; err != nil {
+		return nil, fmt.Errorf("models: clear failed sign-ins: %w", err)
 	}
 	return u, nil
 }
@@ -202,4 +208,54 @@ func (s *Store) dummyHash() []byte {
 		s.dummy, _ = bcrypt.GenerateFromPassword([]byte(NewID()), s.passwordCost())
 	})
 	return s.dummy
+}
+
+// KeptCredential is the credential a password change was made with, which
+// stays signed in: a web session's cookie value or an API token.
+type KeptCredential struct {
+	WebSession string
+	APIToken   string
+}
+
+// ChangePassword changes the password of the account u, which must give its
+// current one: checked like a sign-in from address under policy (counted,
+// locked and delayed alike, ErrBadCredentials when wrong), then the new
+// one by the password policy (a *PasswordError). Every other web session
+// and API token of the account is ended; keep stays. The change is audited
+// as the account's own act; no password is recorded.
+func (s *Store) ChangePassword(ctx context.Context, u *User, current, next, address string, policy LoginPolicy, keep KeptCredential) error {
+	if _, err := s.Authenticate(ctx, u.Email, current, address, policy); err != nil {
+		return err
+	}
+	if err := CheckPassword(next, u.Email, u.Name); err != nil {
+		return err
+	}
+	hash, err := s.hashPassword(next)
+	if err != nil {
+		return err
+	}
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		if err := tx.Model(&User{}).Where("id = ?", u.ID).Updates(map[string]any{"password_hash": hash, "updated_at": s.now()}).Error; err != nil {
+			return err
+		}
+		sessions := tx.Where("user_id = ?", u.ID)
+		if keep.WebSession != "" {
+			sessions = sessions.Where("id <> ?", hashToken(keep.WebSession))
+		}
+		if err := sessions.Delete(&WebSession{}).Error; err != nil {
+			return err
+		}
+		tokens := tx.Where("user_id = ?", u.ID)
+		if keep.APIToken != "" {
+			tokens = tokens.Where("hash <> ?", hashToken(keep.APIToken))
+		}
+		if err := tokens.Delete(&APIToken{}).Error; err != nil {
+			return err
+		}
+		return s.auditTx(tx, AuditEvent{UserID: u.ID, ActorID: u.ID, ActorKind: string(u.Role), Action: "account.password_change", Reason: "own password change"})
+	})
+	if err != nil {
+		return fmt.Errorf("models: change password of %s: %w", u.ID, err)
+	}
+	return nil
 }

@@ -153,7 +153,7 @@ func TestDisabledAccount(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cookie, err := s.CreateWebSession(ctx, u.ID, time.Hour)
+		cookie, err := s.CreateWebSession(ctx, u.ID, time.Hour, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func TestDisabledAccount(t *testing.T) {
 		if _, err := s.UserByAPIToken(ctx, token); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("token of a disabled account: %v, want ErrNotFound", err)
 		}
-		if _, err := s.UserByWebSession(ctx, cookie); !errors.Is(err, models.ErrNotFound) {
+		if _, err := s.UserByWebSession(ctx, cookie, time.Hour, 0); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("session of a disabled account: %v, want ErrNotFound", err)
 		}
 		if _, err := s.Authenticate(ctx, "gone@example.com", "right-pass", "127.0.0.1", models.DefaultLoginPolicy); !errors.Is(err, models.ErrBadCredentials) {
@@ -232,4 +232,50 @@ func TestCheckTicket(t *testing.T) {
 			t.Errorf("CheckTicket(%q) = nil, want an error", bad)
 		}
 	}
+}
+
+// TestParallelGuessesCheckedAtMostFree sends 20 wrong passwords at once from
+// one address: the attempts are counted before the check, so at most the
+// five free ones reach the password check and the rest meet the lock.
+func TestParallelGuessesCheckedAtMostFree(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		if _, err := s.CreateUser(ctx, "race@example.com", "Race", models.RoleTraveler, "right-pass"); err != nil {
+			t.Fatal(err)
+		}
+		policy := models.LoginPolicy{FreeAttempts: 5, BaseLock: time.Minute, MaxLock: time.Hour, DelayAfter: 1000, Window: time.Hour}
+		var (
+			wg                 sync.WaitGroup
+			mu                 sync.Mutex
+			checked, lockedOut int
+		)
+		start := make(chan struct{})
+		for range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				_, err := s.Authenticate(ctx, "race@example.com", "wrong", "203.0.113.20", policy)
+				var locked *models.LockedError
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case errors.Is(err, models.ErrBadCredentials):
+					checked++ // only a checked password answers this
+				case errors.As(err, &locked):
+					lockedOut++
+				default:
+					t.Errorf("attempt: %v", err)
+				}
+			}()
+		}
+		close(start)
+		wg.Wait()
+		if checked > 5 || checked+lockedOut != 20 {
+			t.Fatalf("20 parallel guesses: %d checked, %d locked out; want at most 5 checked, the rest locked", checked, lockedOut)
+		}
+		var locked *models.LockedError
+		if _, err := s.Authenticate(ctx, "race@example.com", "right-pass", "203.0.113.20", policy); !errors.As(err, &locked) {
+			t.Fatalf("after the guesses the right password from that address: %v, want locked", err)
+		}
+	})
 }

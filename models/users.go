@@ -196,24 +196,53 @@ func (s *Store) credentialUser(ctx context.Context, table, extra, where string, 
 	return nil
 }
 
-// CreateWebSession starts a browser login and returns the cookie value.
-func (s *Store) CreateWebSession(ctx context.Context, userID string, ttl time.Duration) (string, error) {
+// CreateWebSession starts a browser login and returns the cookie value. It
+// lasts ttl at most, and ends sooner when left unused for idle (0: no idle
+// limit); each use moves the idle end on (UserByWebSession).
+func (s *Store) CreateWebSession(ctx context.Context, userID string, ttl, idle time.Duration) (string, error) {
 	token := NewID() + NewID()
 	now := s.now()
-	ws := &WebSession{ID: hashToken(token), UserID: userID, ExpiresAt: now.Add(ttl), CreatedAt: now}
+	ws := &WebSession{ID: hashToken(token), UserID: userID, ExpiresAt: webSessionEnd(now, now, ttl, idle), CreatedAt: now}
 	if err := s.db.WithContext(ctx).Create(ws).Error; err != nil {
 		return "", fmt.Errorf("models: create web session: %w", err)
 	}
 	return token, nil
 }
 
-// UserByWebSession resolves a session cookie value to its account.
-func (s *Store) UserByWebSession(ctx context.Context, token string) (*User, error) {
-	var u User
-	if err := s.credentialUser(ctx, "web_sessions", "", "web_sessions.id = ? AND web_sessions.expires_at > ?", &u, hashToken(token), s.now()); err != nil {
+// webSessionEnd is when a web session created at created and last used at
+// now ends: ttl after it was created, or idle after its last use if sooner.
+func webSessionEnd(created, now time.Time, ttl, idle time.Duration) time.Time {
+	end := created.Add(ttl)
+	if idle > 0 && now.Add(idle).Before(end) {
+		end = now.Add(idle)
+	}
+	return end
+}
+
+// UserByWebSession resolves a session cookie value to its account and, when
+// the session has an idle limit, moves its end on to idle from now (at most
+// once a minute, within ttl from its start). ttl and idle are the ones it
+// was created with.
+func (s *Store) UserByWebSession(ctx context.Context, token string, ttl, idle time.Duration) (*User, error) {
+	now := s.now()
+	var found struct {
+		User             `gorm:"embedded"`
+		SessionID        string
+		SessionExpiresAt time.Time
+		SessionCreatedAt time.Time
+	}
+	if err := s.credentialUser(ctx, "web_sessions", "web_sessions.id AS session_id, web_sessions.expires_at AS session_expires_at, web_sessions.created_at AS session_created_at",
+		"web_sessions.id = ? AND web_sessions.expires_at > ?", &found, hashToken(token), now); err != nil {
 		return nil, fmt.Errorf("models: web session: %w", err)
 	}
-	return &u, nil
+	if idle > 0 {
+		if end := webSessionEnd(found.SessionCreatedAt, now, ttl, idle); end.Sub(found.SessionExpiresAt) >= time.Minute {
+			if err := s.db.WithContext(ctx).Model(&WebSession{}).Where("id = ?", found.SessionID).Update("expires_at", end).Error; err != nil {
+				return nil, fmt.Errorf("models: web session use: %w", err)
+			}
+		}
+	}
+	return &found.User, nil
 }
 
 // DeleteWebSession ends a browser login.

@@ -442,6 +442,8 @@ type TokensPage struct {
 	Secret, SecretLabel string
 	Label               string // what was typed in a refused form
 	Refused             *FormError
+	// PasswordError is why the last password change was refused.
+	PasswordError string
 }
 
 // Plural is "1 run" or "2 runs": n with the singular or plural noun.

@@ -30,6 +30,7 @@ type Config struct {
 	ConsolidateModel string
 	GuardModel       string // the guard's model layer: a model name, or "off"
 	SessionIdle      time.Duration
+	WebSessionIdle   time.Duration
 	Retention        time.Duration
 	ErasureDue       time.Duration
 	ShutdownTimeout  time.Duration
@@ -134,6 +135,7 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	fs.StringVar(&c.GuardModel, "guard-model", envDefault(getenv, "", "CONCIERGE_GUARD_MODEL"),
 		"model that reviews the notes the guard's rules passed, or \"off\"; defaults to the chat model, off without a key (CONCIERGE_GUARD_MODEL)")
 	fs.DurationVar(&c.SessionIdle, "session-idle", dur("CONCIERGE_SESSION_IDLE", 30*time.Minute), "close chat sessions idle this long (CONCIERGE_SESSION_IDLE)")
+	fs.DurationVar(&c.WebSessionIdle, "session-idle-web", dur("CONCIERGE_SESSION_IDLE_WEB", 12*time.Hour), "sign a browser out after this long unused, 0 for never (CONCIERGE_SESSION_IDLE_WEB)")
 	fs.DurationVar(&c.Retention, "retention", dur("CONCIERGE_RETENTION", 90*24*time.Hour), "keep transcripts and prompt snapshots this long (CONCIERGE_RETENTION)")
 	fs.DurationVar(&c.ErasureDue, "erasure-due", dur("CONCIERGE_ERASURE_DUE", handlers.DefaultConfig().ErasureDue), "an erasure request is due this long after it was made (CONCIERGE_ERASURE_DUE)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", dur("CONCIERGE_SHUTDOWN_TIMEOUT", 15*time.Second), "time to drain requests on shutdown (CONCIERGE_SHUTDOWN_TIMEOUT)")

@@ -154,6 +154,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	hcfg := handlers.DefaultConfig()
 	hcfg.SecureCookies = cfg.SecureCookies
+	hcfg.WebSessionIdle = cfg.WebSessionIdle
 	hcfg.TrustProxy = cfg.TrustProxy
 	hcfg.ErasureDue = cfg.ErasureDue
 	hcfg.DemoEnabled = cfg.Demo
