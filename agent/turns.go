@@ -203,7 +203,7 @@ func (r *Runner) answer(sessionID string, retry bool) (*Turn, error) {
 		// A finished turn is handed back only as a kept failure: one that
 		// succeeded answered an older message, and the pending one (stored
 		// while it finished, before its cleanup ran) needs a turn of its own.
-		if !cur.finished() || (!retry && keep(cur.err) && time.Since(cur.ended) < r.cfg.KeepFailure) {
+		if !cur.finished() || (!retry && kept(cur.err) && time.Since(cur.ended) < r.cfg.KeepFailure) {
 			return cur, nil
 		}
 	}
@@ -224,7 +224,7 @@ func (r *Runner) runLocked(sessionID string) *Turn {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.leaveLocked()
-			if r.turns[sessionID] == t && !keep(t.err) {
+			if r.turns[sessionID] == t && !kept(t.err) {
 				delete(r.turns, sessionID)
 			}
 			if t.err == nil {
@@ -245,13 +245,14 @@ func (r *Runner) runLocked(sessionID string) *Turn {
 	return t
 }
 
-// keep says which failures are shown to later watchers rather than tried
-// again: the model's and our own, not "answered already", "ended",
-// "another instance answers" (or took the turn over) or a shutdown.
-func keep(err error) bool {
-	switch {
-	case err == nil, errors.Is(err, ErrNothingToAnswer), errors.Is(err, models.ErrSessionClosed),
-		errors.Is(err, models.ErrBusy), memory.ErrorCode(err) == memory.EANSWERING, errors.Is(err, context.Canceled):
+// kept says which failures are shown to later watchers rather than tried
+// again: the model's, our own and the turn's timeout — not "answered
+// already", "ended", "another instance answers" (or took the turn over) or
+// a shutdown. It reads FailureKind, the one classification of a turn's
+// failure.
+func kept(err error) bool {
+	switch FailureKind(err) {
+	case "", FailAnswered, FailSessionClosed, FailBusy, FailCanceled:
 		return false
 	}
 	return true
@@ -449,36 +450,50 @@ func (t *Turn) finished() bool {
 	}
 }
 
-// FailureKind names the step a turn failed at, as a stable word for logs
-// and metrics (never the error's text): "model" (the model call), "store"
-// (a database read or write), "busy" (another instance holds the answer
-// lease), "session_closed", "timeout" (the turn's own limit), "canceled"
-// (shutdown), "overloaded", "draining".
+// The words FailureKind names a turn's failure with.
+const (
+	FailModel         = "model"          // the model call failed
+	FailStore         = "store"          // a database read or write failed
+	FailBusy          = "busy"           // another instance holds (or took over) the answer lease
+	FailSessionClosed = "session_closed" // the conversation ended
+	FailAnswered      = "answered"       // the message has its answer already
+	FailTimeout       = "timeout"        // the turn's own limit
+	FailCanceled      = "canceled"       // shutdown
+	FailOverloaded    = "overloaded"     // the model's queue is full
+	FailDraining      = "draining"       // the runner takes no new turns
+)
+
+// FailureKind is the one classification of a turn's failure, for the
+// runner (which failures it keeps for later watchers), the logs and
+// metrics (a stable word, never the error's text) and the answer stream
+// (what it shows): one of the Fail* words, "" for nil.
 func FailureKind(err error) string {
 	var me *ModelError
 	switch {
 	case err == nil:
 		return ""
-	case errors.As(err, &me):
-		return "model"
 	case errors.Is(err, ErrOverloaded):
-		return "overloaded"
+		return FailOverloaded
 	case errors.Is(err, ErrDraining):
-		return "draining"
+		return FailDraining
 	case errors.Is(err, models.ErrBusy), errors.Is(err, models.ErrConflict), memory.ErrorCode(err) == memory.EANSWERING:
-		return "busy"
+		return FailBusy
 	case errors.Is(err, models.ErrSessionClosed):
-		return "session_closed"
+		return FailSessionClosed
 	case errors.Is(err, ErrNothingToAnswer):
-		return "answered"
+		return FailAnswered
 	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
+		return FailTimeout
 	case errors.Is(err, context.Canceled):
-		return "canceled"
+		// Also a model call that a timeout or shutdown cut short: the
+		// turn's limit or the restart, not the model, is what to tell.
+		return FailCanceled
+	case errors.As(err, &me):
+		return FailModel
 	}
 	// The turn loop's other steps are the store's reads and writes; the
 	// guardrails never fail a turn (a refused note is a tool result).
-	return "store"
+	return FailStore
 }
 
 // waited is closed once wg's count is zero.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"concierge/memory"
 	"concierge/models"
 )
 
@@ -41,7 +42,7 @@ type rule struct {
 	// staff lets support and admins act on the accounts they manage.
 	staff bool
 	// notSelf, when set, is the answer to a caller acting on their own account.
-	notSelf *Error
+	notSelf error
 }
 
 var (
@@ -77,8 +78,8 @@ var (
 )
 
 var (
-	errOwnAccount  = newError(http.StatusConflict, "own_account", "You cannot do this to your own account.")
-	errSelfErasure = newError(http.StatusConflict, "self_erasure", "You cannot erase your own account.")
+	errOwnAccount  = &memory.Error{Code: memory.EOWNACCOUNT, Message: "You cannot do this to your own account."}
+	errSelfErasure = models.ErrSelfErasure
 )
 
 // target finds the account a request points at; ErrNotFound (or errNotFound)

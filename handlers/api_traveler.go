@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -71,11 +70,7 @@ func (s *Server) deleteSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.DeleteChatSession(c.Request().Context(), cs.UserID, cs.ID)
-	if errors.Is(err, models.ErrConflict) {
-		return newError(http.StatusConflict, "busy", "This conversation is being answered or wrapped up right now. Try again in a moment.")
-	}
-	if err != nil {
+	if err := s.store.DeleteChatSession(c.Request().Context(), cs.UserID, cs.ID); err != nil {
 		return err
 	}
 	s.log.Info("conversation deleted", "request_id", requestID(c), "session_id", cs.ID)
@@ -85,11 +80,7 @@ func (s *Server) deleteSession(c echo.Context) error {
 // cancelErasure withdraws the caller's pending erasure request.
 func (s *Server) cancelErasure(c echo.Context) error {
 	u := currentUser(c)
-	err := s.store.CancelErasureRequest(c.Request().Context(), u.ID)
-	if errors.Is(err, models.ErrNotFound) {
-		return newError(http.StatusNotFound, "not_found", "There is no pending erasure request to cancel.")
-	}
-	if err != nil {
+	if err := s.store.CancelErasureRequest(c.Request().Context(), u.ID); err != nil {
 		return err
 	}
 	s.log.Info("erasure request cancelled", "request_id", requestID(c), "user_id", u.ID)

@@ -15,7 +15,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"concierge/agent"
-	"concierge/memory"
 	"concierge/models"
 	"concierge/views"
 )
@@ -120,21 +119,20 @@ func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter
 			}
 		}
 		res, err := t.Result()
-		var me *agent.ModelError
-		switch {
-		case err == nil:
+		switch agent.FailureKind(err) {
+		case "":
 			panel, err := s.chatPanelFor(c, cs)
 			if err != nil {
 				return nil, err
 			}
 			return views.AnswerDone(answerBubble(cs.ID, res.Turn, res.Reply, res.Saved, res.Blocked), panel), nil
-		case errors.Is(err, agent.ErrNothingToAnswer):
+		case agent.FailAnswered:
 			// Opened after the answer was given (a reload, a reconnect, a
 			// second tab): the answer as the transcript has it.
 			return s.lastAnswer(c, cs)
-		case errors.Is(err, models.ErrSessionClosed):
+		case agent.FailSessionClosed:
 			return views.AnswerFailed(cs.ID, sessionEndedText, false), nil
-		case errors.Is(err, models.ErrBusy), errors.Is(err, models.ErrConflict), memory.ErrorCode(err) == memory.EANSWERING:
+		case agent.FailBusy:
 			// Another instance holds the answer lease (or took it over):
 			// wait for its answer to be stored, or for the lease to run
 			// out if it died.
@@ -156,11 +154,13 @@ func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter
 			}
 			lastID = "" // a new run: its text, if any, starts afresh
 			continue
-		case errors.Is(err, context.DeadlineExceeded):
+		case agent.FailTimeout:
 			return views.AnswerFailed(cs.ID, "The answer took too long. Try again.", true), nil
-		case errors.Is(err, context.Canceled):
+		case agent.FailCanceled:
 			return views.AnswerFailed(cs.ID, "Concierge restarted before it could answer. Retry in a moment.", true), nil
-		case errors.As(err, &me):
+		case agent.FailModel:
+			var me *agent.ModelError
+			errors.As(err, &me)
 			return views.AnswerFailed(cs.ID, agent.Explain(me), true), nil
 		default:
 			return nil, err

@@ -162,9 +162,6 @@ func (s *Server) consoleRetryJob(c echo.Context) error {
 		return err
 	}
 	if err := s.store.RetryJob(ctx, job.ID); err != nil {
-		if errors.Is(err, models.ErrConflict) {
-			return newError(http.StatusConflict, "not_failed", "Only a failed consolidation can be re-run.")
-		}
 		return err
 	}
 	s.worker.Notify()

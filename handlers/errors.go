@@ -68,6 +68,13 @@ var domainStatus = map[string]int{
 	memory.ENOTEDITABLE:   http.StatusConflict,
 	memory.ECANNOTPIN:     http.StatusForbidden,
 	memory.ENOTHING:       http.StatusUnprocessableEntity,
+	memory.EEMAILTAKEN:    http.StatusConflict,
+	memory.EBADEMAIL:      http.StatusUnprocessableEntity,
+	memory.EBADROLE:       http.StatusUnprocessableEntity,
+	memory.EWEAKPASSWORD:  http.StatusUnprocessableEntity,
+	memory.EBUSY:          http.StatusConflict,
+	memory.ENOTFAILED:     http.StatusConflict,
+	memory.EOWNACCOUNT:    http.StatusConflict,
 }
 
 // userMessage is the message a person sees for err, through the same
