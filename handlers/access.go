@@ -12,7 +12,7 @@ import (
 )
 
 // This file is the one access rule of every route, API and console alike
-// (SPEC §4). A route declares, on its own line in routes*.go, who may call
+// (SPEC §4). A route declares, on its own line in routes.go, who may call
 // it (a rule) and what its path points at (a target); guard resolves the
 // target's owning account and decides:
 //
@@ -299,4 +299,12 @@ func unauthenticated(c echo.Context) error {
 		return streamRefusal(c, c.Param("id"), "You were signed out. Reload the page and sign in again; your message is saved.")
 	}
 	return redirectToLogin(c)
+}
+
+// actorOf is how the audit trail records the caller.
+func actorOf(u *models.User) models.Actor {
+	if u.Role.IsStaff() {
+		return models.Actor{ID: u.ID, Kind: string(u.Role)}
+	}
+	return models.Actor{ID: u.ID, Kind: models.ActorTraveler}
 }

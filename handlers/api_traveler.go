@@ -29,14 +29,14 @@ func (s *Server) addOwnNote(c echo.Context, text string, keywords []string) (*mo
 	u := currentUser(c)
 	return s.notes.Add(c.Request().Context(), models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
 		Note: memory.Note{Text: text, Keywords: keywords, Scope: memory.ScopeDurable, Source: memory.SourceTraveler}},
-		travelerActor(u), ownNoteAdded)
+		actorOf(u), ownNoteAdded)
 }
 
 // editOwnNote changes the text of one of the traveler's long-term notes;
 // a pin set by staff or consolidation stays as it is.
 func (s *Server) editOwnNote(c echo.Context, noteID, text string, keywords []string) (*models.Note, error) {
 	u := currentUser(c)
-	return s.notes.Edit(c.Request().Context(), u.ID, noteID, models.NotePatch{Text: &text, Keywords: keywords}, travelerActor(u), ownNoteEdited)
+	return s.notes.Edit(c.Request().Context(), u.ID, noteID, models.NotePatch{Text: &text, Keywords: keywords}, actorOf(u), ownNoteEdited)
 }
 
 // sessionTitle validates a conversation's new title.

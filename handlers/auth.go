@@ -87,8 +87,8 @@ func redirectToLogin(c echo.Context) error {
 	if r := c.Request(); r.Method == http.MethodGet && r.URL.Path != "/" {
 		target += "?next=" + url.QueryEscape(r.URL.RequestURI())
 	}
-	if c.Request().Header.Get("HX-Request") == "true" {
-		c.Response().Header().Set("HX-Redirect", target)
+	if fromHTMX(c) {
+		c.Response().Header().Set(hxRedirect, target)
 		return c.NoContent(http.StatusUnauthorized)
 	}
 	return c.Redirect(http.StatusSeeOther, target)

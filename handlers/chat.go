@@ -15,7 +15,6 @@ import (
 const chatSessionListSize = 30
 
 // fromHTMX reports whether htmx sent the request (so a fragment is wanted).
-func fromHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
 
 // chatIndex resumes the newest open conversation, or shows the welcome.
 func (s *Server) chatIndex(c echo.Context) error {
@@ -151,7 +150,7 @@ func (s *Server) chatUndo(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	n, err := s.notes.Undo(ctx, u.ID, cs.ID, c.Param("note"), travelerActor(u))
+	n, err := s.notes.Undo(ctx, u.ID, cs.ID, c.Param("note"), actorOf(u))
 	if err != nil {
 		return err
 	}
@@ -180,7 +179,7 @@ func (s *Server) chatEnd(c echo.Context) error {
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
 	}
-	csrf := s.page(c, "", "").CSRF
+	csrf := csrfToken(c)
 	outcome, err := s.chatOutcomeFor(c, cs, csrf)
 	if err != nil {
 		return err
@@ -198,7 +197,7 @@ func (s *Server) chatOutcome(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	outcome, err := s.chatOutcomeFor(c, cs, s.page(c, "", "").CSRF)
+	outcome, err := s.chatOutcomeFor(c, cs, csrfToken(c))
 	if err != nil {
 		return err
 	}

@@ -190,9 +190,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = redirectToLogin(c)
 		return
 	}
-	if c.Request().Header.Get("HX-Request") == "true" {
-		c.Response().Header().Set("HX-Retarget", "#flash")
-		c.Response().Header().Set("HX-Reswap", "innerHTML")
+	if fromHTMX(c) {
+		c.Response().Header().Set(hxRetarget, "#flash")
+		c.Response().Header().Set(hxReswap, "innerHTML")
 		_ = render(c, e.Status, views.Flash("error", e.Message))
 		return
 	}
