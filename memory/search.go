@@ -131,9 +131,7 @@ type Fragment struct {
 // within MaxSearchTokens (a long message is cut to MaxFragmentTokens).
 // Every text is neutralised: fragments are data, never instructions.
 func RankFragments(query string, cands []Fragment, counter TokenCounter) []Fragment {
-	if counter == nil {
-		counter = estimateCounter{}
-	}
+	counter = counterOr(counter)
 	terms := SearchTerms(query)
 	type scored struct {
 		f     Fragment
