@@ -239,58 +239,17 @@ type Post struct {
 	OnDelta func(string)
 }
 
-// Turn runs one chat turn for the session's owner (Send without a key).
-func (a *Agent) Turn(ctx context.Context, sessionID, content string, onDelta func(string)) (*TurnResult, error) {
-	return a.Send(ctx, Post{SessionID: sessionID, Content: content, OnDelta: onDelta})
-}
-
-// Send runs one chat turn: it waits (up to AnswerWait) for the session's
-// other turns, here or on another instance, then stores the user's message
-// before anything else, taking the session's answer lease in the same
-// transaction, and answers it. A failure later loses nothing; a retry
-// (same key, or same text without one) answers the stored message instead
-// of storing it twice. When the wait runs out it fails with
-// memory.EANSWERING (and the stored message's turn) if the message is
-// stored and being answered elsewhere, and with models.ErrBusy
-// (memory.ENOTSTORED) if nothing was written.
-func (a *Agent) Send(ctx context.Context, p Post) (*TurnResult, error) {
-	start := time.Now()
-	unlock, err := a.lock(ctx, p.SessionID, a.cfg.AnswerWait)
-	if err != nil {
-		return a.notAnswered(ctx, p, err)
-	}
-	defer unlock()
-	var sub *models.Submitted
-	err = whileBusy(ctx, a.cfg.AnswerWait-time.Since(start), func() (err error) {
-		sub, err = a.store.SubmitUserMessage(ctx, models.UserMessage{SessionID: p.SessionID, Content: p.Content,
-			IdempotencyKey: p.IdempotencyKey, TakeLease: a.cfg.AnswerLease})
-		return err
-	})
-	if err != nil {
-		return a.notAnswered(ctx, p, err)
-	}
-	h := a.keep(ctx, sub.Lease)
-	defer h.release()
-	if sub.Existed {
-		if res, ok := a.storedAnswer(ctx, sub.Message); ok {
-			return res, nil
-		}
-	}
-	return a.answer(h, sub.Session, sub.Message.Turn, p.OnDelta, start)
-}
-
-// Submit stores a user message without calling the model (Store without a
-// key), for clients that answer it separately.
-func (a *Agent) Submit(ctx context.Context, sessionID, content string) (int, error) {
-	return a.Store(ctx, Post{SessionID: sessionID, Content: content})
-}
-
-// Store stores a user message without calling the model, for clients that
-// answer it separately (the browser streams the answer over its own
-// request). It waits like Send while the session's answer lease is held
-// elsewhere, so the message never lands inside a turn another instance is
-// answering (the store checks the lease in the transaction that writes),
-// and is idempotent like Send. It returns the message's turn number.
+// Store stores a user message before anything else, the first step of
+// every turn (Runner.Submit; AnswerPending answers it). It waits, up to
+// AnswerWait, for the session's other turns here and while the session's
+// answer lease is held elsewhere, so the message never lands inside a turn
+// another instance is answering (the store checks the lease in the
+// transaction that writes). It is idempotent: a retry (same key, or same
+// text without one) returns the stored message's turn instead of storing
+// it twice. When the wait runs out it fails with memory.EANSWERING (and
+// the stored message's turn) if the message is stored and being answered
+// elsewhere, with models.ErrBusy (memory.ENOTSTORED) if nothing was
+// written, and it returns the message's turn number.
 func (a *Agent) Store(ctx context.Context, p Post) (int, error) {
 	start := time.Now()
 	unlock, err := a.lock(ctx, p.SessionID, a.cfg.AnswerWait)
@@ -317,13 +276,13 @@ func (a *Agent) storedTurn(res *TurnResult, err error) (int, error) {
 	return res.Turn, nil
 }
 
-// Answer runs the model for the session's last user message if it has no
-// answer yet; it is how a failed turn is retried. It returns
+// AnswerPending runs the model for the session's last user message if it
+// has no answer yet (the Runner's turns call it). It returns
 // ErrNothingToAnswer when the last turn is already answered, and
 // models.ErrBusy at once when another instance is answering the session.
 // The answer lease and its heartbeat are taken here, so every caller —
 // whatever context it runs under — gets them.
-func (a *Agent) Answer(ctx context.Context, sessionID string, onDelta func(string)) (*TurnResult, error) {
+func (a *Agent) AnswerPending(ctx context.Context, sessionID string, onDelta func(string)) (*TurnResult, error) {
 	start := time.Now()
 	unlock, err := a.lock(ctx, sessionID, a.cfg.AnswerWait)
 	if err != nil {

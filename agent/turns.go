@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"math/rand/v2"
 	"strconv"
 	"sync"
 	"time"
@@ -152,6 +153,7 @@ func (r *Runner) leaveLocked() {
 // Start answers the message the caller has just stored (as the given turn)
 // with the ticket it reserved before storing it, and returns the turn that
 // produces the answer. It never fails: the ticket guarantees the place.
+// Submit is Reserve, Agent.Store and Start in one.
 func (r *Runner) Start(t *Ticket, sessionID string, turn int) *Turn {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -159,7 +161,7 @@ func (r *Runner) Start(t *Ticket, sessionID string, turn int) *Turn {
 		panic("agent: Runner.Start with a used ticket")
 	}
 	t.used = true
-	if cur := r.turns[sessionID]; cur != nil && !cur.finished() {
+	if cur := r.turns[sessionID]; cur != nil && !cur.over() {
 		// A turn is running already. It may have chosen the previous
 		// message just before this one was stored; follow it and answer
 		// this one after, if so.
@@ -176,21 +178,21 @@ func (r *Runner) follow(cur *Turn, sessionID string, turn int) {
 	if res, _ := cur.Result(); res == nil || res.Turn >= turn {
 		return
 	}
-	if _, err := r.Answer(sessionID); err != nil {
+	if _, err := r.Join(sessionID); err != nil {
 		r.log.Warn("turn not started", "session_id", sessionID, "turn", turn, "err_kind", FailureKind(err))
 	}
 }
 
-// Answer returns the turn answering the session's pending message: the one
+// Join returns the turn answering the session's pending message: the one
 // running, else a failure kept from the last try (so that a stream opened
 // after a failure shows it with Retry instead of calling the model again on
 // its own), else a new turn. A new turn for a message that is answered
 // already ends at once with ErrNothingToAnswer; it never calls the model.
-func (r *Runner) Answer(sessionID string) (*Turn, error) {
+func (r *Runner) Join(sessionID string) (*Turn, error) {
 	return r.answer(sessionID, false)
 }
 
-// Retry is Answer for the Retry button: a kept failure is dropped and the
+// Retry is Join for the Retry button: a kept failure is dropped and the
 // message is tried again.
 func (r *Runner) Retry(sessionID string) (*Turn, error) {
 	return r.answer(sessionID, true)
@@ -203,7 +205,7 @@ func (r *Runner) answer(sessionID string, retry bool) (*Turn, error) {
 		// A finished turn is handed back only as a kept failure: one that
 		// succeeded answered an older message, and the pending one (stored
 		// while it finished, before its cleanup ran) needs a turn of its own.
-		if !cur.finished() || (!retry && kept(cur.err) && time.Since(cur.ended) < r.cfg.KeepFailure) {
+		if !cur.over() || (!retry && kept(cur.err) && time.Since(cur.ended) < r.cfg.KeepFailure) {
 			return cur, nil
 		}
 	}
@@ -236,7 +238,7 @@ func (r *Runner) runLocked(sessionID string) *Turn {
 		select {
 		case r.slots <- struct{}{}:
 			defer func() { <-r.slots }()
-			res, err := r.agent.Answer(ctx, sessionID, t.append)
+			res, err := r.agent.AnswerPending(ctx, sessionID, t.append)
 			t.finish(res, err)
 		case <-ctx.Done():
 			t.finish(nil, ctx.Err())
@@ -266,7 +268,7 @@ func (r *Runner) sweepLocked() {
 	}
 	r.lastSweep = now
 	for id, t := range r.turns {
-		if t.finished() && now.Sub(t.ended) >= r.cfg.KeepFailure {
+		if t.over() && now.Sub(t.ended) >= r.cfg.KeepFailure {
 			delete(r.turns, id)
 		}
 	}
@@ -290,43 +292,85 @@ func (r *Runner) Recent(sessionID string) *TurnResult {
 	return t.res
 }
 
-// Do runs fn, a whole turn (such as Agent.Turn), detached from ctx: if the
-// caller goes away, the turn still finishes and is stored. It waits for the
-// result while ctx lasts. It fails with ErrOverloaded or ErrDraining before
-// running anything.
-func (r *Runner) Do(ctx context.Context, fn func(ctx context.Context) (*TurnResult, error)) (*TurnResult, error) {
-	t, err := r.Reserve()
+// Submit is how a message enters a turn, for the page and the API alike:
+// it takes a place in the model's queue (or fails with ErrOverloaded or
+// ErrDraining, storing nothing), stores the message (Agent.Store) and
+// starts the turn that answers it, or joins the one running. It returns
+// the message's turn number and the *Turn to watch or wait on.
+func (r *Runner) Submit(ctx context.Context, p Post) (int, *Turn, error) {
+	ticket, err := r.Reserve()
+	if err != nil {
+		return 0, nil, err
+	}
+	defer ticket.Release()
+	turn, err := r.agent.Store(ctx, p)
+	if err != nil {
+		return 0, nil, err
+	}
+	return turn, r.Start(ticket, p.SessionID, turn), nil
+}
+
+// Send is Submit, then waits while ctx lasts for the message's answer
+// (Wait). The message is stored whatever ctx does, and if the caller goes
+// away the turn still finishes and is stored.
+func (r *Runner) Send(ctx context.Context, p Post) (*TurnResult, error) {
+	start := time.Now()
+	turn, t, err := r.Submit(context.WithoutCancel(ctx), p)
 	if err != nil {
 		return nil, err
 	}
-	t.used = true // the goroutine below gives the place back
-	type outcome struct {
-		res *TurnResult
-		err error
-	}
-	out := make(chan outcome, 1)
-	go func() {
-		defer func() {
-			r.mu.Lock()
-			r.leaveLocked()
-			r.mu.Unlock()
-		}()
-		tctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
-		defer cancel()
+	return r.Wait(ctx, p.SessionID, turn, t, start)
+}
+
+// Wait follows the turns of the session until the message of turn has its
+// answer, starting from t: a turn that answered an older message is
+// followed by the next one; an answer already stored (a retry, or another
+// instance answered) is returned as stored; while another instance holds
+// the answer lease it polls, until AnswerWait has passed since start, then
+// fails with memory.EANSWERING and the turn. A message a newer one
+// overtook fails with ErrSuperseded; a failed turn fails with its error.
+func (r *Runner) Wait(ctx context.Context, sessionID string, turn int, t *Turn, start time.Time) (*TurnResult, error) {
+	for {
 		select {
-		case r.slots <- struct{}{}:
-			defer func() { <-r.slots }()
-			res, err := fn(tctx)
-			out <- outcome{res, err}
-		case <-tctx.Done():
-			out <- outcome{nil, tctx.Err()}
+		case <-t.Done():
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
-	}()
-	select {
-	case o := <-out:
-		return o.res, o.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		res, err := t.Result()
+		switch FailureKind(err) {
+		case "":
+			if res.Turn == turn {
+				return res, nil
+			}
+		case FailAnswered:
+		case FailBusy:
+			if time.Since(start) >= r.agent.cfg.AnswerWait {
+				return nil, &memory.Error{Code: memory.EANSWERING, Turn: turn,
+					Message: "Your message is stored and is being answered. Read the conversation in a moment; do not send it again."}
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(40*time.Millisecond + time.Duration(rand.Int64N(int64(80*time.Millisecond)))):
+			}
+			if t, err = r.Join(sessionID); err != nil {
+				return nil, err
+			}
+			continue
+		default:
+			return nil, err
+		}
+		if stored, ok := r.agent.storedAnswer(ctx, &models.Message{SessionID: sessionID, Turn: turn}); ok {
+			return stored, nil
+		}
+		if err == nil && res.Turn < turn {
+			// That turn answered an older message; this one is next.
+			if t, err = r.Join(sessionID); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		return nil, ErrSuperseded
 	}
 }
 
@@ -441,7 +485,7 @@ func (t *Turn) finish(res *TurnResult, err error) {
 	close(t.done)
 }
 
-func (t *Turn) finished() bool {
+func (t *Turn) over() bool {
 	select {
 	case <-t.done:
 		return true

@@ -74,7 +74,7 @@ func TestRunnerOneTurnManyWatchers(t *testing.T) {
 	if chunk, next, _, err := first.Next(ctx, 0); err != nil || chunk != "Hello " || next != 6 {
 		t.Fatalf("first piece %q %d %v", chunk, next, err)
 	}
-	second, err := r.Answer(sid)
+	second, err := r.Join(sid)
 	if err != nil || second != first {
 		t.Fatalf("a second watcher got another turn (%v)", err)
 	}
@@ -97,7 +97,7 @@ func TestRunnerOneTurnManyWatchers(t *testing.T) {
 	if res, err := first.Result(); err != nil || res.Reply != "Hello traveler." {
 		t.Errorf("result %+v %v", res, err)
 	}
-	again, err := r.Answer(sid)
+	again, err := r.Join(sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,13 +121,13 @@ func TestRunnerKeepsFailuresUntilRetry(t *testing.T) {
 	if _, err := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog()).Submit(ctx, sid, "Hi"); err != nil {
 		t.Fatal(err)
 	}
-	failed, _ := r.Answer(sid)
+	failed, _ := r.Join(sid)
 	<-failed.Done()
 	var me *agent.ModelError
 	if _, err := failed.Result(); !errors.As(err, &me) {
 		t.Fatalf("result %v, want a model error", err)
 	}
-	if again, _ := r.Answer(sid); again != failed {
+	if again, _ := r.Join(sid); again != failed {
 		t.Error("opening again after a failure started a new try")
 	}
 	model.fail = nil
@@ -190,22 +190,21 @@ func TestRunnerQueueAndDrain(t *testing.T) {
 	}
 	// The message was kept: another instance answers it.
 	close(model.release)
-	if res, err := ag.Answer(ctx, sid, nil); err != nil || res.Reply != "Hello traveler." {
+	if res, err := ag.AnswerPending(ctx, sid, nil); err != nil || res.Reply != "Hello traveler." {
 		t.Errorf("answer after the cut: %+v %v", res, err)
 	}
 }
 
-// TestRunnerDoOutlivesItsCaller: a whole turn run with Do goes on and is
+// TestRunnerSendOutlivesItsCaller: a message sent with Send is answered and
 // stored after the caller's context ends.
-func TestRunnerDoOutlivesItsCaller(t *testing.T) {
+func TestRunnerSendOutlivesItsCaller(t *testing.T) {
 	store, _, sid := seeded(t)
 	model := newGated()
 	r := newRunner(t, store, model, agent.RunnerConfig{})
-	ag := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
 	caller, leave := context.WithCancel(ctx)
 	errs := make(chan error, 1)
 	go func() {
-		_, err := r.Do(caller, func(ctx context.Context) (*agent.TurnResult, error) { return ag.Turn(ctx, sid, "Hi", nil) })
+		_, err := r.Send(caller, agent.Post{SessionID: sid, Content: "Hi"})
 		errs <- err
 	}()
 	for model.calls.Load() == 0 {
@@ -213,7 +212,7 @@ func TestRunnerDoOutlivesItsCaller(t *testing.T) {
 	}
 	leave()
 	if err := <-errs; !errors.Is(err, context.Canceled) {
-		t.Errorf("Do after its caller left: %v", err)
+		t.Errorf("Send after its caller left: %v", err)
 	}
 	close(model.release)
 	drain, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -94,20 +94,15 @@ func (s *Server) chatSend(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	// A place in the model's queue first: when it is full the message is
-	// refused (503) rather than stored with no answer coming.
-	ticket, err := s.turns.Reserve()
+	// A place in the model's queue first (when it is full the message is
+	// refused, 503, rather than stored with no answer coming), then the
+	// message is stored. From there the answer is the server's work: it is
+	// produced and stored whether or not the browser opens the stream or
+	// stays to read it.
+	turn, _, err := s.turns.Submit(ctx, agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
 	if err != nil {
 		return err
 	}
-	defer ticket.Release()
-	turn, err := s.agent.Store(ctx, agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
-	if err != nil {
-		return err
-	}
-	// From here the answer is the server's work: it is produced and stored
-	// whether or not the browser opens the stream or stays to read it.
-	s.turns.Start(ticket, cs.ID, turn)
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
 	}

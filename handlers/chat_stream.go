@@ -76,7 +76,7 @@ func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter
 	lastID := c.Request().Header.Get("Last-Event-ID")
 	busySince := time.Time{}
 	for {
-		t, err := s.turns.Answer(cs.ID)
+		t, err := s.turns.Join(cs.ID)
 		if err != nil {
 			return s.refusedTurn(cs.ID, err), nil
 		}
@@ -364,11 +364,12 @@ func clientGone(c echo.Context) bool { return c.Request().Context().Err() != nil
 // retryAfterSeconds is d as a Retry-After value, at least one second.
 func retryAfterSeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/time.Second)) }
 
-// detachedTurn runs a whole turn (store the message, answer it) on the turn
-// runner and waits for it: if the client hangs up, the turn still finishes
-// and stores its answer, and the request ends with errClientGone.
-func (s *Server) detachedTurn(c echo.Context, turn func(ctx context.Context) (*agent.TurnResult, error)) (*agent.TurnResult, error) {
-	res, err := s.turns.Do(c.Request().Context(), turn)
+// detachedTurn sends a message through the turn runner (Runner.Send: store
+// it, answer it on the runner's turn) and waits for its answer: if the
+// client hangs up, the turn still finishes and stores its answer, and the
+// request ends with errClientGone.
+func (s *Server) detachedTurn(c echo.Context, p agent.Post) (*agent.TurnResult, error) {
+	res, err := s.turns.Send(c.Request().Context(), p)
 	if clientGone(c) {
 		s.log.Debug("client left during its turn; the answer is still stored", "request_id", requestID(c))
 		return nil, errClientGone
