@@ -240,40 +240,89 @@ type Post struct {
 }
 
 // Store stores a user message before anything else, the first step of
-// every turn (Runner.Submit; AnswerPending answers it). It waits, up to
-// AnswerWait, for the session's other turns here and while the session's
-// answer lease is held elsewhere, so the message never lands inside a turn
-// another instance is answering (the store checks the lease in the
-// transaction that writes). It is idempotent: a retry (same key, or same
-// text without one) returns the stored message's turn instead of storing
-// it twice. When the wait runs out it fails with memory.EANSWERING (and
-// the stored message's turn) if the message is stored and being answered
-// elsewhere, with models.ErrBusy (memory.ENOTSTORED) if nothing was
-// written, and it returns the message's turn number.
-func (a *Agent) Store(ctx context.Context, p Post) (int, error) {
+// every send (Runner.Submit): it waits, up to AnswerWait, for the
+// session's other turns here and while the session's answer lease is held
+// elsewhere, then stores the message and takes the lease in the same
+// transaction, so the message never lands inside a turn another instance
+// is answering, and the message it returns is the one this process
+// answers. It is idempotent: a retry (same key, or same text without one)
+// gets the stored message, and its answer when it has one. When the wait
+// runs out it fails with memory.EANSWERING (and the stored message's turn)
+// if the message is stored and being answered elsewhere, and with
+// models.ErrBusy (memory.ENOTSTORED) if nothing was written. ctx bounds
+// the turn: the lease's heartbeat and the answer run under it.
+func (a *Agent) Store(ctx context.Context, p Post) (*Pending, error) {
 	start := time.Now()
 	unlock, err := a.lock(ctx, p.SessionID, a.cfg.AnswerWait)
 	if err != nil {
-		return a.storedTurn(a.notAnswered(ctx, p, err))
+		return a.answeredElsewhere(a.notAnswered(ctx, p, err))
 	}
-	defer unlock()
 	var sub *models.Submitted
 	err = whileBusy(ctx, a.cfg.AnswerWait-time.Since(start), func() (err error) {
 		sub, err = a.store.SubmitUserMessage(ctx, models.UserMessage{SessionID: p.SessionID, Content: p.Content,
-			IdempotencyKey: p.IdempotencyKey})
+			IdempotencyKey: p.IdempotencyKey, TakeLease: a.cfg.AnswerLease})
 		return err
 	})
 	if err != nil {
-		return a.storedTurn(a.notAnswered(ctx, p, err))
+		unlock()
+		return a.answeredElsewhere(a.notAnswered(ctx, p, err))
 	}
-	return sub.Message.Turn, nil
+	pd := &Pending{a: a, h: a.keep(ctx, sub.Lease), unlock: unlock, sub: sub, start: start, turn: sub.Message.Turn}
+	if sub.Existed {
+		if res, ok := a.storedAnswer(ctx, sub.Message); ok {
+			pd.Release()
+			pd.answered = res
+		}
+	}
+	return pd, nil
 }
 
-func (a *Agent) storedTurn(res *TurnResult, err error) (int, error) {
+func (a *Agent) answeredElsewhere(res *TurnResult, err error) (*Pending, error) {
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	return res.Turn, nil
+	return &Pending{turn: res.Turn, answered: res}, nil
+}
+
+// Pending is a user message Store has just stored. Until Answer or
+// Release, this process holds the session's turn here and its answer
+// lease, renewed by a heartbeat, so nobody else answers it.
+type Pending struct {
+	a        *Agent
+	h        *heldLease
+	unlock   func()
+	sub      *models.Submitted
+	start    time.Time
+	turn     int
+	answered *TurnResult
+}
+
+// Turn is the stored message's turn number.
+func (p *Pending) Turn() int { return p.turn }
+
+// Answered is the message's answer when it had one already (a retry):
+// there is nothing to answer, and nothing is held.
+func (p *Pending) Answered() *TurnResult { return p.answered }
+
+// Answer runs the model for the message, stores the answer, and gives the
+// lease and the session back.
+func (p *Pending) Answer(onDelta func(string)) (*TurnResult, error) {
+	if p.answered != nil {
+		return p.answered, nil
+	}
+	defer p.Release()
+	return p.a.answer(p.h, p.sub.Session, p.turn, onDelta, p.start)
+}
+
+// Release gives the lease and the session back without answering; the
+// message stays stored, pending.
+func (p *Pending) Release() {
+	if p.h == nil {
+		return
+	}
+	p.h.release()
+	p.unlock()
+	p.h = nil
 }
 
 // AnswerPending runs the model for the session's last user message if it

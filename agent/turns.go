@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"math/rand/v2"
 	"strconv"
 	"sync"
 	"time"
@@ -104,35 +103,6 @@ func (r *Runner) Timeout() time.Duration { return r.cfg.Timeout }
 // Stopping is closed when the runner stops taking new turns.
 func (r *Runner) Stopping() <-chan struct{} { return r.stopping }
 
-// Ticket is a place in the model's queue, taken before a message is stored
-// so that a full queue refuses the message instead of storing one it
-// cannot answer soon. Use it with Start, or give it back with Release.
-type Ticket struct {
-	r    *Runner
-	used bool
-}
-
-// Reserve takes a place in the queue, or fails with ErrOverloaded or
-// ErrDraining.
-func (r *Runner) Reserve() (*Ticket, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.admitLocked(); err != nil {
-		return nil, err
-	}
-	return &Ticket{r: r}, nil
-}
-
-// Release gives back a ticket that was not used; after Start it does nothing.
-func (t *Ticket) Release() {
-	t.r.mu.Lock()
-	defer t.r.mu.Unlock()
-	if !t.used {
-		t.used = true
-		t.r.leaveLocked()
-	}
-}
-
 func (r *Runner) admitLocked() error {
 	if r.closing {
 		return ErrDraining
@@ -148,39 +118,6 @@ func (r *Runner) admitLocked() error {
 func (r *Runner) leaveLocked() {
 	r.admitted--
 	r.wg.Done()
-}
-
-// Start answers the message the caller has just stored (as the given turn)
-// with the ticket it reserved before storing it, and returns the turn that
-// produces the answer. It never fails: the ticket guarantees the place.
-// Submit is Reserve, Agent.Store and Start in one.
-func (r *Runner) Start(t *Ticket, sessionID string, turn int) *Turn {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if t.used {
-		panic("agent: Runner.Start with a used ticket")
-	}
-	t.used = true
-	if cur := r.turns[sessionID]; cur != nil && !cur.over() {
-		// A turn is running already. It may have chosen the previous
-		// message just before this one was stored; follow it and answer
-		// this one after, if so.
-		r.leaveLocked()
-		go r.follow(cur, sessionID, turn)
-		return cur
-	}
-	return r.runLocked(sessionID)
-}
-
-// follow starts another turn when cur answered a message older than turn.
-func (r *Runner) follow(cur *Turn, sessionID string, turn int) {
-	<-cur.done
-	if res, _ := cur.Result(); res == nil || res.Turn >= turn {
-		return
-	}
-	if _, err := r.Join(sessionID); err != nil {
-		r.log.Warn("turn not started", "session_id", sessionID, "turn", turn, "err_kind", FailureKind(err))
-	}
 }
 
 // Join returns the turn answering the session's pending message: the one
@@ -215,36 +152,54 @@ func (r *Runner) answer(sessionID string, retry bool) (*Turn, error) {
 	return r.runLocked(sessionID), nil
 }
 
-// runLocked starts a turn for the session on an admitted place.
+// runLocked starts a turn for the session's pending message on an
+// admitted place.
 func (r *Runner) runLocked(sessionID string) *Turn {
+	ctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
+	t := r.newTurnLocked(sessionID)
+	go r.run(ctx, cancel, sessionID, t, func(ctx context.Context) (*TurnResult, error) {
+		return r.agent.AnswerPending(ctx, sessionID, t.append)
+	}, nil)
+	return t
+}
+
+// newTurnLocked registers a new turn as the session's.
+func (r *Runner) newTurnLocked(sessionID string) *Turn {
 	r.seq++
 	t := &Turn{id: r.runID + "-" + strconv.FormatUint(r.seq, 36), wake: make(chan struct{}), done: make(chan struct{})}
 	r.turns[sessionID] = t
 	r.sweepLocked()
-	go func() {
-		defer func() {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			r.leaveLocked()
-			if r.turns[sessionID] == t && !kept(t.err) {
-				delete(r.turns, sessionID)
-			}
-			if t.err == nil {
-				r.recent[sessionID] = t
-			}
-		}()
-		ctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
-		defer cancel()
-		select {
-		case r.slots <- struct{}{}:
-			defer func() { <-r.slots }()
-			res, err := r.agent.AnswerPending(ctx, sessionID, t.append)
-			t.finish(res, err)
-		case <-ctx.Done():
-			t.finish(nil, ctx.Err())
+	return t
+}
+
+// run produces t's answer with answer once a model slot is free, on ctx
+// (cancel ends it), and gives the admitted place back; if ctx ends first,
+// giveUp (when set) lets go of what the turn holds.
+func (r *Runner) run(ctx context.Context, cancel context.CancelFunc, sessionID string, t *Turn,
+	answer func(ctx context.Context) (*TurnResult, error), giveUp func()) {
+	defer func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.leaveLocked()
+		if r.turns[sessionID] == t && !kept(t.err) {
+			delete(r.turns, sessionID)
+		}
+		if t.err == nil {
+			r.recent[sessionID] = t
 		}
 	}()
-	return t
+	defer cancel()
+	select {
+	case r.slots <- struct{}{}:
+		defer func() { <-r.slots }()
+		res, err := answer(ctx)
+		t.finish(res, err)
+	case <-ctx.Done():
+		if giveUp != nil {
+			giveUp()
+		}
+		t.finish(nil, ctx.Err())
+	}
 }
 
 // kept says which failures are shown to later watchers rather than tried
@@ -294,83 +249,57 @@ func (r *Runner) Recent(sessionID string) *TurnResult {
 
 // Submit is how a message enters a turn, for the page and the API alike:
 // it takes a place in the model's queue (or fails with ErrOverloaded or
-// ErrDraining, storing nothing), stores the message (Agent.Store) and
-// starts the turn that answers it, or joins the one running. It returns
-// the message's turn number and the *Turn to watch or wait on.
-func (r *Runner) Submit(ctx context.Context, p Post) (int, *Turn, error) {
-	ticket, err := r.Reserve()
+// ErrDraining, storing nothing), stores the message with the session's
+// answer lease (Agent.Store) and starts the turn that answers exactly that
+// message, registered as the session's, so that streams join it. It
+// returns the message's turn number and that *Turn. The turn runs on the
+// runner's context from the store on: a caller that leaves changes
+// nothing.
+func (r *Runner) Submit(p Post) (int, *Turn, error) {
+	r.mu.Lock()
+	err := r.admitLocked()
+	r.mu.Unlock()
 	if err != nil {
 		return 0, nil, err
 	}
-	defer ticket.Release()
-	turn, err := r.agent.Store(ctx, p)
+	ctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
+	pd, err := r.agent.Store(ctx, p)
+	if err == nil && pd.Answered() != nil {
+		// A retry of a message answered already: its stored answer.
+		t := &Turn{id: r.runID + "-stored", wake: make(chan struct{}), done: make(chan struct{})}
+		t.finish(pd.Answered(), nil)
+		cancel()
+		r.mu.Lock()
+		r.leaveLocked()
+		r.mu.Unlock()
+		return pd.Turn(), t, nil
+	}
 	if err != nil {
+		cancel()
+		r.mu.Lock()
+		r.leaveLocked()
+		r.mu.Unlock()
 		return 0, nil, err
 	}
-	return turn, r.Start(ticket, p.SessionID, turn), nil
+	r.mu.Lock()
+	t := r.newTurnLocked(p.SessionID)
+	r.mu.Unlock()
+	go r.run(ctx, cancel, p.SessionID, t, func(context.Context) (*TurnResult, error) { return pd.Answer(t.append) }, pd.Release)
+	return pd.Turn(), t, nil
 }
 
-// Send is Submit, then waits while ctx lasts for the message's answer
-// (Wait). The message is stored whatever ctx does, and if the caller goes
-// away the turn still finishes and is stored.
+// Send is Submit, then waits for the turn's result while ctx lasts; if the
+// caller goes away, the turn still finishes and is stored.
 func (r *Runner) Send(ctx context.Context, p Post) (*TurnResult, error) {
-	start := time.Now()
-	turn, t, err := r.Submit(context.WithoutCancel(ctx), p)
+	_, t, err := r.Submit(p)
 	if err != nil {
 		return nil, err
 	}
-	return r.Wait(ctx, p.SessionID, turn, t, start)
-}
-
-// Wait follows the turns of the session until the message of turn has its
-// answer, starting from t: a turn that answered an older message is
-// followed by the next one; an answer already stored (a retry, or another
-// instance answered) is returned as stored; while another instance holds
-// the answer lease it polls, until AnswerWait has passed since start, then
-// fails with memory.EANSWERING and the turn. A message a newer one
-// overtook fails with ErrSuperseded; a failed turn fails with its error.
-func (r *Runner) Wait(ctx context.Context, sessionID string, turn int, t *Turn, start time.Time) (*TurnResult, error) {
-	for {
-		select {
-		case <-t.Done():
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		res, err := t.Result()
-		switch FailureKind(err) {
-		case "":
-			if res.Turn == turn {
-				return res, nil
-			}
-		case FailAnswered:
-		case FailBusy:
-			if time.Since(start) >= r.agent.cfg.AnswerWait {
-				return nil, &memory.Error{Code: memory.EANSWERING, Turn: turn,
-					Message: "Your message is stored and is being answered. Read the conversation in a moment; do not send it again."}
-			}
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-time.After(40*time.Millisecond + time.Duration(rand.Int64N(int64(80*time.Millisecond)))):
-			}
-			if t, err = r.Join(sessionID); err != nil {
-				return nil, err
-			}
-			continue
-		default:
-			return nil, err
-		}
-		if stored, ok := r.agent.storedAnswer(ctx, &models.Message{SessionID: sessionID, Turn: turn}); ok {
-			return stored, nil
-		}
-		if err == nil && res.Turn < turn {
-			// That turn answered an older message; this one is next.
-			if t, err = r.Join(sessionID); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		return nil, ErrSuperseded
+	select {
+	case <-t.Done():
+		return t.Result()
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }
 

@@ -61,16 +61,10 @@ func TestRunnerOneTurnManyWatchers(t *testing.T) {
 	store, _, sid := seeded(t)
 	model := newGated()
 	r := newRunner(t, store, model, agent.RunnerConfig{})
-	ag := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
-	ticket, err := r.Reserve()
+	_, first, err := r.Submit(agent.Post{SessionID: sid, Content: "Hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := ag.Submit(ctx, sid, "Hi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := r.Start(ticket, sid, turn)
 	if chunk, next, _, err := first.Next(ctx, 0); err != nil || chunk != "Hello " || next != 6 {
 		t.Fatalf("first piece %q %d %v", chunk, next, err)
 	}
@@ -148,25 +142,22 @@ func TestRunnerKeepsFailuresUntilRetry(t *testing.T) {
 // Drain stops taking turns, waits for the running one, and after its
 // timeout cancels what is left, whose message stays for a later answer.
 func TestRunnerQueueAndDrain(t *testing.T) {
-	store, _, sid := seeded(t)
+	store, uid, sid := seeded(t)
 	model := newGated()
 	r := newRunner(t, store, model, agent.RunnerConfig{Concurrency: 1, Queue: 1})
-	a, errA := r.Reserve()
-	b, errB := r.Reserve()
-	if errA != nil || errB != nil {
-		t.Fatalf("two places: %v %v", errA, errB)
-	}
-	if _, err := r.Reserve(); !errors.Is(err, agent.ErrOverloaded) {
-		t.Errorf("third place: %v, want ErrOverloaded", err)
-	}
-	b.Release()
-	b.Release() // twice is harmless
-	ag := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
-	turn, err := ag.Submit(ctx, sid, "Hi")
+	other, err := store.CreateChatSession(ctx, uid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	running := r.Start(a, sid, turn)
+	_, running, errA := r.Submit(agent.Post{SessionID: sid, Content: "Hi"})
+	_, queued, errB := r.Submit(agent.Post{SessionID: other.ID, Content: "Hi"})
+	if errA != nil || errB != nil {
+		t.Fatalf("two places: %v %v", errA, errB)
+	}
+	if _, _, err := r.Submit(agent.Post{SessionID: other.ID, Content: "Hello?"}); !errors.Is(err, agent.ErrOverloaded) {
+		t.Errorf("third place: %v, want ErrOverloaded", err)
+	}
+	ag := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
 	if _, _, _, err := running.Next(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -181,12 +172,16 @@ func TestRunnerQueueAndDrain(t *testing.T) {
 	default:
 		t.Error("Stopping is not closed after Drain")
 	}
-	if _, err := r.Reserve(); !errors.Is(err, agent.ErrDraining) {
+	if _, _, err := r.Submit(agent.Post{SessionID: other.ID, Content: "Hello?"}); !errors.Is(err, agent.ErrDraining) {
 		t.Errorf("a place while draining: %v, want ErrDraining", err)
 	}
 	<-running.Done()
 	if _, err := running.Result(); !errors.Is(err, context.Canceled) {
 		t.Errorf("cut turn: %v, want canceled", err)
+	}
+	<-queued.Done()
+	if _, err := queued.Result(); !errors.Is(err, context.Canceled) {
+		t.Errorf("queued turn: %v, want canceled", err)
 	}
 	// The message was kept: another instance answers it.
 	close(model.release)
