@@ -239,27 +239,24 @@ type Post struct {
 	OnDelta func(string)
 }
 
-// Turn runs one chat turn for the session's owner (Send without a key).
-func (a *Agent) Turn(ctx context.Context, sessionID, content string, onDelta func(string)) (*TurnResult, error) {
-	return a.Send(ctx, Post{SessionID: sessionID, Content: content, OnDelta: onDelta})
-}
-
-// Send runs one chat turn: it waits (up to AnswerWait) for the session's
-// other turns, here or on another instance, then stores the user's message
-// before anything else, taking the session's answer lease in the same
-// transaction, and answers it. A failure later loses nothing; a retry
-// (same key, or same text without one) answers the stored message instead
-// of storing it twice. When the wait runs out it fails with
-// memory.EANSWERING (and the stored message's turn) if the message is
-// stored and being answered elsewhere, and with models.ErrBusy
-// (memory.ENOTSTORED) if nothing was written.
-func (a *Agent) Send(ctx context.Context, p Post) (*TurnResult, error) {
+// Store stores a user message before anything else, the first step of
+// every send (Runner.Submit): it waits, up to AnswerWait, for the
+// session's other turns here and while the session's answer lease is held
+// elsewhere, then stores the message and takes the lease in the same
+// transaction, so the message never lands inside a turn another instance
+// is answering, and the message it returns is the one this process
+// answers. It is idempotent: a retry (same key, or same text without one)
+// gets the stored message, and its answer when it has one. When the wait
+// runs out it fails with memory.EANSWERING (and the stored message's turn)
+// if the message is stored and being answered elsewhere, and with
+// models.ErrBusy (memory.ENOTSTORED) if nothing was written. ctx bounds
+// the turn: the lease's heartbeat and the answer run under it.
+func (a *Agent) Store(ctx context.Context, p Post) (*Pending, error) {
 	start := time.Now()
 	unlock, err := a.lock(ctx, p.SessionID, a.cfg.AnswerWait)
 	if err != nil {
-		return a.notAnswered(ctx, p, err)
+		return a.answeredElsewhere(a.notAnswered(ctx, p, err))
 	}
-	defer unlock()
 	var sub *models.Submitted
 	err = whileBusy(ctx, a.cfg.AnswerWait-time.Since(start), func() (err error) {
 		sub, err = a.store.SubmitUserMessage(ctx, models.UserMessage{SessionID: p.SessionID, Content: p.Content,
@@ -267,63 +264,74 @@ func (a *Agent) Send(ctx context.Context, p Post) (*TurnResult, error) {
 		return err
 	})
 	if err != nil {
-		return a.notAnswered(ctx, p, err)
+		unlock()
+		return a.answeredElsewhere(a.notAnswered(ctx, p, err))
 	}
-	h := a.keep(ctx, sub.Lease)
-	defer h.release()
+	pd := &Pending{a: a, h: a.keep(ctx, sub.Lease), unlock: unlock, sub: sub, start: start, turn: sub.Message.Turn}
 	if sub.Existed {
 		if res, ok := a.storedAnswer(ctx, sub.Message); ok {
-			return res, nil
+			pd.Release()
+			pd.answered = res
 		}
 	}
-	return a.answer(h, sub.Session, sub.Message.Turn, p.OnDelta, start)
+	return pd, nil
 }
 
-// Submit stores a user message without calling the model (Store without a
-// key), for clients that answer it separately.
-func (a *Agent) Submit(ctx context.Context, sessionID, content string) (int, error) {
-	return a.Store(ctx, Post{SessionID: sessionID, Content: content})
-}
-
-// Store stores a user message without calling the model, for clients that
-// answer it separately (the browser streams the answer over its own
-// request). It waits like Send while the session's answer lease is held
-// elsewhere, so the message never lands inside a turn another instance is
-// answering (the store checks the lease in the transaction that writes),
-// and is idempotent like Send. It returns the message's turn number.
-func (a *Agent) Store(ctx context.Context, p Post) (int, error) {
-	start := time.Now()
-	unlock, err := a.lock(ctx, p.SessionID, a.cfg.AnswerWait)
+func (a *Agent) answeredElsewhere(res *TurnResult, err error) (*Pending, error) {
 	if err != nil {
-		return a.storedTurn(a.notAnswered(ctx, p, err))
+		return nil, err
 	}
-	defer unlock()
-	var sub *models.Submitted
-	err = whileBusy(ctx, a.cfg.AnswerWait-time.Since(start), func() (err error) {
-		sub, err = a.store.SubmitUserMessage(ctx, models.UserMessage{SessionID: p.SessionID, Content: p.Content,
-			IdempotencyKey: p.IdempotencyKey})
-		return err
-	})
-	if err != nil {
-		return a.storedTurn(a.notAnswered(ctx, p, err))
-	}
-	return sub.Message.Turn, nil
+	return &Pending{turn: res.Turn, answered: res}, nil
 }
 
-func (a *Agent) storedTurn(res *TurnResult, err error) (int, error) {
-	if err != nil {
-		return 0, err
-	}
-	return res.Turn, nil
+// Pending is a user message Store has just stored. Until Answer or
+// Release, this process holds the session's turn here and its answer
+// lease, renewed by a heartbeat, so nobody else answers it.
+type Pending struct {
+	a        *Agent
+	h        *heldLease
+	unlock   func()
+	sub      *models.Submitted
+	start    time.Time
+	turn     int
+	answered *TurnResult
 }
 
-// Answer runs the model for the session's last user message if it has no
-// answer yet; it is how a failed turn is retried. It returns
+// Turn is the stored message's turn number.
+func (p *Pending) Turn() int { return p.turn }
+
+// Answered is the message's answer when it had one already (a retry):
+// there is nothing to answer, and nothing is held.
+func (p *Pending) Answered() *TurnResult { return p.answered }
+
+// Answer runs the model for the message, stores the answer, and gives the
+// lease and the session back.
+func (p *Pending) Answer(onDelta func(string)) (*TurnResult, error) {
+	if p.answered != nil {
+		return p.answered, nil
+	}
+	defer p.Release()
+	return p.a.answer(p.h, p.sub.Session, p.turn, onDelta, p.start)
+}
+
+// Release gives the lease and the session back without answering; the
+// message stays stored, pending.
+func (p *Pending) Release() {
+	if p.h == nil {
+		return
+	}
+	p.h.release()
+	p.unlock()
+	p.h = nil
+}
+
+// AnswerPending runs the model for the session's last user message if it
+// has no answer yet (the Runner's turns call it). It returns
 // ErrNothingToAnswer when the last turn is already answered, and
 // models.ErrBusy at once when another instance is answering the session.
 // The answer lease and its heartbeat are taken here, so every caller —
 // whatever context it runs under — gets them.
-func (a *Agent) Answer(ctx context.Context, sessionID string, onDelta func(string)) (*TurnResult, error) {
+func (a *Agent) AnswerPending(ctx context.Context, sessionID string, onDelta func(string)) (*TurnResult, error) {
 	start := time.Now()
 	unlock, err := a.lock(ctx, sessionID, a.cfg.AnswerWait)
 	if err != nil {

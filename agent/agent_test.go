@@ -345,18 +345,18 @@ func testAnswerLeaseAcrossInstances(t *testing.T, db *models.Store) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := one.Answer(ctx, sid, nil)
+		_, err := one.AnswerPending(ctx, sid, nil)
 		done <- err
 	}()
 	<-entered
-	if _, err := two.Answer(ctx, sid, nil); !errors.Is(err, models.ErrBusy) {
+	if _, err := two.AnswerPending(ctx, sid, nil); !errors.Is(err, models.ErrBusy) {
 		t.Errorf("second instance: %v, want ErrBusy", err)
 	}
 	close(proceed)
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if _, err := two.Answer(ctx, sid, nil); !errors.Is(err, agent.ErrNothingToAnswer) {
+	if _, err := two.AnswerPending(ctx, sid, nil); !errors.Is(err, agent.ErrNothingToAnswer) {
 		t.Errorf("after the first answered: %v, want ErrNothingToAnswer", err)
 	}
 	// The lease was given back: the other instance answers the next turn.
@@ -564,7 +564,7 @@ func TestSavedNoteCommitsWithItsRound(t *testing.T) {
 			t.Fatal(err)
 		}
 		model.steps = []func(agent.Request) (agent.Response, error){save, reply("Noted.")}
-		res, err := a.Answer(ctx, sid, nil)
+		res, err := a.AnswerPending(ctx, sid, nil)
 		if err != nil || len(res.Saved) != 1 {
 			t.Fatalf("retry = %+v, %v; want one saved note", res, err)
 		}

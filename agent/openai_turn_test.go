@@ -140,7 +140,7 @@ func TestOpenAIFailuresKeepTheMessage(t *testing.T) {
 				t.Fatalf("transcript after the failure: %+v", msgs)
 			}
 			fake.Reply("Which dates?") // the server recovers; the same turn is retried
-			res, err := a.Answer(ctx, sid, nil)
+			res, err := a.AnswerPending(ctx, sid, nil)
 			if err != nil || res.Reply != "Which dates?" {
 				t.Fatalf("retry: %+v, %v", res, err)
 			}

@@ -103,35 +103,6 @@ func (r *Runner) Timeout() time.Duration { return r.cfg.Timeout }
 // Stopping is closed when the runner stops taking new turns.
 func (r *Runner) Stopping() <-chan struct{} { return r.stopping }
 
-// Ticket is a place in the model's queue, taken before a message is stored
-// so that a full queue refuses the message instead of storing one it
-// cannot answer soon. Use it with Start, or give it back with Release.
-type Ticket struct {
-	r    *Runner
-	used bool
-}
-
-// Reserve takes a place in the queue, or fails with ErrOverloaded or
-// ErrDraining.
-func (r *Runner) Reserve() (*Ticket, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if err := r.admitLocked(); err != nil {
-		return nil, err
-	}
-	return &Ticket{r: r}, nil
-}
-
-// Release gives back a ticket that was not used; after Start it does nothing.
-func (t *Ticket) Release() {
-	t.r.mu.Lock()
-	defer t.r.mu.Unlock()
-	if !t.used {
-		t.used = true
-		t.r.leaveLocked()
-	}
-}
-
 func (r *Runner) admitLocked() error {
 	if r.closing {
 		return ErrDraining
@@ -149,48 +120,16 @@ func (r *Runner) leaveLocked() {
 	r.wg.Done()
 }
 
-// Start answers the message the caller has just stored (as the given turn)
-// with the ticket it reserved before storing it, and returns the turn that
-// produces the answer. It never fails: the ticket guarantees the place.
-func (r *Runner) Start(t *Ticket, sessionID string, turn int) *Turn {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if t.used {
-		panic("agent: Runner.Start with a used ticket")
-	}
-	t.used = true
-	if cur := r.turns[sessionID]; cur != nil && !cur.finished() {
-		// A turn is running already. It may have chosen the previous
-		// message just before this one was stored; follow it and answer
-		// this one after, if so.
-		r.leaveLocked()
-		go r.follow(cur, sessionID, turn)
-		return cur
-	}
-	return r.runLocked(sessionID)
-}
-
-// follow starts another turn when cur answered a message older than turn.
-func (r *Runner) follow(cur *Turn, sessionID string, turn int) {
-	<-cur.done
-	if res, _ := cur.Result(); res == nil || res.Turn >= turn {
-		return
-	}
-	if _, err := r.Answer(sessionID); err != nil {
-		r.log.Warn("turn not started", "session_id", sessionID, "turn", turn, "err_kind", FailureKind(err))
-	}
-}
-
-// Answer returns the turn answering the session's pending message: the one
+// Join returns the turn answering the session's pending message: the one
 // running, else a failure kept from the last try (so that a stream opened
 // after a failure shows it with Retry instead of calling the model again on
 // its own), else a new turn. A new turn for a message that is answered
 // already ends at once with ErrNothingToAnswer; it never calls the model.
-func (r *Runner) Answer(sessionID string) (*Turn, error) {
+func (r *Runner) Join(sessionID string) (*Turn, error) {
 	return r.answer(sessionID, false)
 }
 
-// Retry is Answer for the Retry button: a kept failure is dropped and the
+// Retry is Join for the Retry button: a kept failure is dropped and the
 // message is tried again.
 func (r *Runner) Retry(sessionID string) (*Turn, error) {
 	return r.answer(sessionID, true)
@@ -203,7 +142,7 @@ func (r *Runner) answer(sessionID string, retry bool) (*Turn, error) {
 		// A finished turn is handed back only as a kept failure: one that
 		// succeeded answered an older message, and the pending one (stored
 		// while it finished, before its cleanup ran) needs a turn of its own.
-		if !cur.finished() || (!retry && keep(cur.err) && time.Since(cur.ended) < r.cfg.KeepFailure) {
+		if !cur.over() || (!retry && kept(cur.err) && time.Since(cur.ended) < r.cfg.KeepFailure) {
 			return cur, nil
 		}
 	}
@@ -213,45 +152,64 @@ func (r *Runner) answer(sessionID string, retry bool) (*Turn, error) {
 	return r.runLocked(sessionID), nil
 }
 
-// runLocked starts a turn for the session on an admitted place.
+// runLocked starts a turn for the session's pending message on an
+// admitted place.
 func (r *Runner) runLocked(sessionID string) *Turn {
+	ctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
+	t := r.newTurnLocked(sessionID)
+	go r.run(ctx, cancel, sessionID, t, func(ctx context.Context) (*TurnResult, error) {
+		return r.agent.AnswerPending(ctx, sessionID, t.append)
+	}, nil)
+	return t
+}
+
+// newTurnLocked registers a new turn as the session's.
+func (r *Runner) newTurnLocked(sessionID string) *Turn {
 	r.seq++
 	t := &Turn{id: r.runID + "-" + strconv.FormatUint(r.seq, 36), wake: make(chan struct{}), done: make(chan struct{})}
 	r.turns[sessionID] = t
 	r.sweepLocked()
-	go func() {
-		defer func() {
-			r.mu.Lock()
-			defer r.mu.Unlock()
-			r.leaveLocked()
-			if r.turns[sessionID] == t && !keep(t.err) {
-				delete(r.turns, sessionID)
-			}
-			if t.err == nil {
-				r.recent[sessionID] = t
-			}
-		}()
-		ctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
-		defer cancel()
-		select {
-		case r.slots <- struct{}{}:
-			defer func() { <-r.slots }()
-			res, err := r.agent.Answer(ctx, sessionID, t.append)
-			t.finish(res, err)
-		case <-ctx.Done():
-			t.finish(nil, ctx.Err())
-		}
-	}()
 	return t
 }
 
-// keep says which failures are shown to later watchers rather than tried
-// again: the model's and our own, not "answered already", "ended",
-// "another instance answers" (or took the turn over) or a shutdown.
-func keep(err error) bool {
-	switch {
-	case err == nil, errors.Is(err, ErrNothingToAnswer), errors.Is(err, models.ErrSessionClosed),
-		errors.Is(err, models.ErrBusy), memory.ErrorCode(err) == memory.EANSWERING, errors.Is(err, context.Canceled):
+// run produces t's answer with answer once a model slot is free, on ctx
+// (cancel ends it), and gives the admitted place back; if ctx ends first,
+// giveUp (when set) lets go of what the turn holds.
+func (r *Runner) run(ctx context.Context, cancel context.CancelFunc, sessionID string, t *Turn,
+	answer func(ctx context.Context) (*TurnResult, error), giveUp func()) {
+	defer func() {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		r.leaveLocked()
+		if r.turns[sessionID] == t && !kept(t.err) {
+			delete(r.turns, sessionID)
+		}
+		if t.err == nil {
+			r.recent[sessionID] = t
+		}
+	}()
+	defer cancel()
+	select {
+	case r.slots <- struct{}{}:
+		defer func() { <-r.slots }()
+		res, err := answer(ctx)
+		t.finish(res, err)
+	case <-ctx.Done():
+		if giveUp != nil {
+			giveUp()
+		}
+		t.finish(nil, ctx.Err())
+	}
+}
+
+// kept says which failures are shown to later watchers rather than tried
+// again: the model's, our own and the turn's timeout — not "answered
+// already", "ended", "another instance answers" (or took the turn over) or
+// a shutdown. It reads FailureKind, the one classification of a turn's
+// failure.
+func kept(err error) bool {
+	switch FailureKind(err) {
+	case "", FailAnswered, FailSessionClosed, FailBusy, FailCanceled:
 		return false
 	}
 	return true
@@ -265,7 +223,7 @@ func (r *Runner) sweepLocked() {
 	}
 	r.lastSweep = now
 	for id, t := range r.turns {
-		if t.finished() && now.Sub(t.ended) >= r.cfg.KeepFailure {
+		if t.over() && now.Sub(t.ended) >= r.cfg.KeepFailure {
 			delete(r.turns, id)
 		}
 	}
@@ -289,41 +247,57 @@ func (r *Runner) Recent(sessionID string) *TurnResult {
 	return t.res
 }
 
-// Do runs fn, a whole turn (such as Agent.Turn), detached from ctx: if the
-// caller goes away, the turn still finishes and is stored. It waits for the
-// result while ctx lasts. It fails with ErrOverloaded or ErrDraining before
-// running anything.
-func (r *Runner) Do(ctx context.Context, fn func(ctx context.Context) (*TurnResult, error)) (*TurnResult, error) {
-	t, err := r.Reserve()
+// Submit is how a message enters a turn, for the page and the API alike:
+// it takes a place in the model's queue (or fails with ErrOverloaded or
+// ErrDraining, storing nothing), stores the message with the session's
+// answer lease (Agent.Store) and starts the turn that answers exactly that
+// message, registered as the session's, so that streams join it. It
+// returns the message's turn number and that *Turn. The turn runs on the
+// runner's context from the store on: a caller that leaves changes
+// nothing.
+func (r *Runner) Submit(p Post) (int, *Turn, error) {
+	r.mu.Lock()
+	err := r.admitLocked()
+	r.mu.Unlock()
+	if err != nil {
+		return 0, nil, err
+	}
+	ctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
+	pd, err := r.agent.Store(ctx, p)
+	if err == nil && pd.Answered() != nil {
+		// A retry of a message answered already: its stored answer.
+		t := &Turn{id: r.runID + "-stored", wake: make(chan struct{}), done: make(chan struct{})}
+		t.finish(pd.Answered(), nil)
+		cancel()
+		r.mu.Lock()
+		r.leaveLocked()
+		r.mu.Unlock()
+		return pd.Turn(), t, nil
+	}
+	if err != nil {
+		cancel()
+		r.mu.Lock()
+		r.leaveLocked()
+		r.mu.Unlock()
+		return 0, nil, err
+	}
+	r.mu.Lock()
+	t := r.newTurnLocked(p.SessionID)
+	r.mu.Unlock()
+	go r.run(ctx, cancel, p.SessionID, t, func(context.Context) (*TurnResult, error) { return pd.Answer(t.append) }, pd.Release)
+	return pd.Turn(), t, nil
+}
+
+// Send is Submit, then waits for the turn's result while ctx lasts; if the
+// caller goes away, the turn still finishes and is stored.
+func (r *Runner) Send(ctx context.Context, p Post) (*TurnResult, error) {
+	_, t, err := r.Submit(p)
 	if err != nil {
 		return nil, err
 	}
-	t.used = true // the goroutine below gives the place back
-	type outcome struct {
-		res *TurnResult
-		err error
-	}
-	out := make(chan outcome, 1)
-	go func() {
-		defer func() {
-			r.mu.Lock()
-			r.leaveLocked()
-			r.mu.Unlock()
-		}()
-		tctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
-		defer cancel()
-		select {
-		case r.slots <- struct{}{}:
-			defer func() { <-r.slots }()
-			res, err := fn(tctx)
-			out <- outcome{res, err}
-		case <-tctx.Done():
-			out <- outcome{nil, tctx.Err()}
-		}
-	}()
 	select {
-	case o := <-out:
-		return o.res, o.err
+	case <-t.Done():
+		return t.Result()
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -440,7 +414,7 @@ func (t *Turn) finish(res *TurnResult, err error) {
 	close(t.done)
 }
 
-func (t *Turn) finished() bool {
+func (t *Turn) over() bool {
 	select {
 	case <-t.done:
 		return true
@@ -449,36 +423,50 @@ func (t *Turn) finished() bool {
 	}
 }
 
-// FailureKind names the step a turn failed at, as a stable word for logs
-// and metrics (never the error's text): "model" (the model call), "store"
-// (a database read or write), "busy" (another instance holds the answer
-// lease), "session_closed", "timeout" (the turn's own limit), "canceled"
-// (shutdown), "overloaded", "draining".
+// The words FailureKind names a turn's failure with.
+const (
+	FailModel         = "model"          // the model call failed
+	FailStore         = "store"          // a database read or write failed
+	FailBusy          = "busy"           // another instance holds (or took over) the answer lease
+	FailSessionClosed = "session_closed" // the conversation ended
+	FailAnswered      = "answered"       // the message has its answer already
+	FailTimeout       = "timeout"        // the turn's own limit
+	FailCanceled      = "canceled"       // shutdown
+	FailOverloaded    = "overloaded"     // the model's queue is full
+	FailDraining      = "draining"       // the runner takes no new turns
+)
+
+// FailureKind is the one classification of a turn's failure, for the
+// runner (which failures it keeps for later watchers), the logs and
+// metrics (a stable word, never the error's text) and the answer stream
+// (what it shows): one of the Fail* words, "" for nil.
 func FailureKind(err error) string {
 	var me *ModelError
 	switch {
 	case err == nil:
 		return ""
-	case errors.As(err, &me):
-		return "model"
 	case errors.Is(err, ErrOverloaded):
-		return "overloaded"
+		return FailOverloaded
 	case errors.Is(err, ErrDraining):
-		return "draining"
+		return FailDraining
 	case errors.Is(err, models.ErrBusy), errors.Is(err, models.ErrConflict), memory.ErrorCode(err) == memory.EANSWERING:
-		return "busy"
+		return FailBusy
 	case errors.Is(err, models.ErrSessionClosed):
-		return "session_closed"
+		return FailSessionClosed
 	case errors.Is(err, ErrNothingToAnswer):
-		return "answered"
+		return FailAnswered
 	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
+		return FailTimeout
 	case errors.Is(err, context.Canceled):
-		return "canceled"
+		// Also a model call that a timeout or shutdown cut short: the
+		// turn's limit or the restart, not the model, is what to tell.
+		return FailCanceled
+	case errors.As(err, &me):
+		return FailModel
 	}
 	// The turn loop's other steps are the store's reads and writes; the
 	// guardrails never fail a turn (a refused note is a tool result).
-	return "store"
+	return FailStore
 }
 
 // waited is closed once wg's count is zero.

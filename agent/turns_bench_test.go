@@ -1,7 +1,6 @@
 package agent_test
 
 import (
-	"context"
 	"testing"
 
 	"concierge/agent"
@@ -10,8 +9,9 @@ import (
 	"concierge/models/dbtest"
 )
 
-// BenchmarkTurnDetached measures what running a turn on the Runner costs
-// over calling Agent.Turn directly (offline model, SQLite): the goroutine,
+// BenchmarkTurnDetached measures what sending through the Runner (Submit,
+// the runner's turn, Wait) costs over calling Agent.Turn, the tests' store
+// and answer in one call, directly (offline model, SQLite): the goroutine,
 // the place in the queue and the hand-over of the result.
 func BenchmarkTurnDetached(b *testing.B) {
 	for _, detached := range []bool{false, true} {
@@ -39,32 +39,16 @@ func BenchmarkTurnDetached(b *testing.B) {
 					sid = cs.ID
 				}
 				b.StartTimer()
-				turn := func(ctx context.Context) (*agent.TurnResult, error) {
-					return ag.Turn(ctx, sid, "Find me a hotel in Lisbon", nil)
-				}
 				var err error
 				if detached {
-					_, err = r.Do(ctx, turn)
+					_, err = r.Send(ctx, agent.Post{SessionID: sid, Content: "Find me a hotel in Lisbon"})
 				} else {
-					_, err = turn(ctx)
+					_, err = ag.Turn(ctx, sid, "Find me a hotel in Lisbon", nil)
 				}
 				if err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
-	}
-}
-
-// BenchmarkRunnerOverhead is the Runner's own cost per turn: Do with a turn
-// that does nothing.
-func BenchmarkRunnerOverhead(b *testing.B) {
-	r := agent.NewRunner(agent.RunnerConfig{}, nil, quietLog())
-	res := &agent.TurnResult{}
-	nothing := func(context.Context) (*agent.TurnResult, error) { return res, nil }
-	for b.Loop() {
-		if _, err := r.Do(ctx, nothing); err != nil {
-			b.Fatal(err)
-		}
 	}
 }

@@ -61,20 +61,14 @@ func TestRunnerOneTurnManyWatchers(t *testing.T) {
 	store, _, sid := seeded(t)
 	model := newGated()
 	r := newRunner(t, store, model, agent.RunnerConfig{})
-	ag := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
-	ticket, err := r.Reserve()
+	_, first, err := r.Submit(agent.Post{SessionID: sid, Content: "Hi"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := ag.Submit(ctx, sid, "Hi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	first := r.Start(ticket, sid, turn)
 	if chunk, next, _, err := first.Next(ctx, 0); err != nil || chunk != "Hello " || next != 6 {
 		t.Fatalf("first piece %q %d %v", chunk, next, err)
 	}
-	second, err := r.Answer(sid)
+	second, err := r.Join(sid)
 	if err != nil || second != first {
 		t.Fatalf("a second watcher got another turn (%v)", err)
 	}
@@ -97,7 +91,7 @@ func TestRunnerOneTurnManyWatchers(t *testing.T) {
 	if res, err := first.Result(); err != nil || res.Reply != "Hello traveler." {
 		t.Errorf("result %+v %v", res, err)
 	}
-	again, err := r.Answer(sid)
+	again, err := r.Join(sid)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,13 +115,13 @@ func TestRunnerKeepsFailuresUntilRetry(t *testing.T) {
 	if _, err := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog()).Submit(ctx, sid, "Hi"); err != nil {
 		t.Fatal(err)
 	}
-	failed, _ := r.Answer(sid)
+	failed, _ := r.Join(sid)
 	<-failed.Done()
 	var me *agent.ModelError
 	if _, err := failed.Result(); !errors.As(err, &me) {
 		t.Fatalf("result %v, want a model error", err)
 	}
-	if again, _ := r.Answer(sid); again != failed {
+	if again, _ := r.Join(sid); again != failed {
 		t.Error("opening again after a failure started a new try")
 	}
 	model.fail = nil
@@ -148,25 +142,22 @@ func TestRunnerKeepsFailuresUntilRetry(t *testing.T) {
 // Drain stops taking turns, waits for the running one, and after its
 // timeout cancels what is left, whose message stays for a later answer.
 func TestRunnerQueueAndDrain(t *testing.T) {
-	store, _, sid := seeded(t)
+	store, uid, sid := seeded(t)
 	model := newGated()
 	r := newRunner(t, store, model, agent.RunnerConfig{Concurrency: 1, Queue: 1})
-	a, errA := r.Reserve()
-	b, errB := r.Reserve()
-	if errA != nil || errB != nil {
-		t.Fatalf("two places: %v %v", errA, errB)
-	}
-	if _, err := r.Reserve(); !errors.Is(err, agent.ErrOverloaded) {
-		t.Errorf("third place: %v, want ErrOverloaded", err)
-	}
-	b.Release()
-	b.Release() // twice is harmless
-	ag := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
-	turn, err := ag.Submit(ctx, sid, "Hi")
+	other, err := store.CreateChatSession(ctx, uid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	running := r.Start(a, sid, turn)
+	_, running, errA := r.Submit(agent.Post{SessionID: sid, Content: "Hi"})
+	_, queued, errB := r.Submit(agent.Post{SessionID: other.ID, Content: "Hi"})
+	if errA != nil || errB != nil {
+		t.Fatalf("two places: %v %v", errA, errB)
+	}
+	if _, _, err := r.Submit(agent.Post{SessionID: other.ID, Content: "Hello?"}); !errors.Is(err, agent.ErrOverloaded) {
+		t.Errorf("third place: %v, want ErrOverloaded", err)
+	}
+	ag := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
 	if _, _, _, err := running.Next(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -181,31 +172,34 @@ func TestRunnerQueueAndDrain(t *testing.T) {
 	default:
 		t.Error("Stopping is not closed after Drain")
 	}
-	if _, err := r.Reserve(); !errors.Is(err, agent.ErrDraining) {
+	if _, _, err := r.Submit(agent.Post{SessionID: other.ID, Content: "Hello?"}); !errors.Is(err, agent.ErrDraining) {
 		t.Errorf("a place while draining: %v, want ErrDraining", err)
 	}
 	<-running.Done()
 	if _, err := running.Result(); !errors.Is(err, context.Canceled) {
 		t.Errorf("cut turn: %v, want canceled", err)
 	}
+	<-queued.Done()
+	if _, err := queued.Result(); !errors.Is(err, context.Canceled) {
+		t.Errorf("queued turn: %v, want canceled", err)
+	}
 	// The message was kept: another instance answers it.
 	close(model.release)
-	if res, err := ag.Answer(ctx, sid, nil); err != nil || res.Reply != "Hello traveler." {
+	if res, err := ag.AnswerPending(ctx, sid, nil); err != nil || res.Reply != "Hello traveler." {
 		t.Errorf("answer after the cut: %+v %v", res, err)
 	}
 }
 
-// TestRunnerDoOutlivesItsCaller: a whole turn run with Do goes on and is
+// TestRunnerSendOutlivesItsCaller: a message sent with Send is answered and
 // stored after the caller's context ends.
-func TestRunnerDoOutlivesItsCaller(t *testing.T) {
+func TestRunnerSendOutlivesItsCaller(t *testing.T) {
 	store, _, sid := seeded(t)
 	model := newGated()
 	r := newRunner(t, store, model, agent.RunnerConfig{})
-	ag := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, model, quietLog())
 	caller, leave := context.WithCancel(ctx)
 	errs := make(chan error, 1)
 	go func() {
-		_, err := r.Do(caller, func(ctx context.Context) (*agent.TurnResult, error) { return ag.Turn(ctx, sid, "Hi", nil) })
+		_, err := r.Send(caller, agent.Post{SessionID: sid, Content: "Hi"})
 		errs <- err
 	}()
 	for model.calls.Load() == 0 {
@@ -213,7 +207,7 @@ func TestRunnerDoOutlivesItsCaller(t *testing.T) {
 	}
 	leave()
 	if err := <-errs; !errors.Is(err, context.Canceled) {
-		t.Errorf("Do after its caller left: %v", err)
+		t.Errorf("Send after its caller left: %v", err)
 	}
 	close(model.release)
 	drain, cancel := context.WithTimeout(ctx, 5*time.Second)

@@ -118,7 +118,8 @@ func (w *Worker) Waiting() int {
 	return n
 }
 
-func (w *Worker) finished(jobID string) {
+// jobDone wakes whoever waits for the job.
+func (w *Worker) jobDone(jobID string) {
 	w.mu.Lock()
 	for _, ch := range w.waiters[jobID] {
 		close(ch)
@@ -161,7 +162,7 @@ func (w *Worker) RunOnce(ctx context.Context) bool {
 		}
 		return false
 	}
-	defer w.finished(job.ID)
+	defer w.jobDone(job.ID)
 	start := time.Now()
 	jctx, stop := w.heartbeat(ctx, job)
 	var res memory.Result

@@ -7,11 +7,12 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"concierge/memory"
 	"concierge/models"
 )
 
 // This file is the one access rule of every route, API and console alike
-// (SPEC §4). A route declares, on its own line in routes*.go, who may call
+// (SPEC §4). A route declares, on its own line in routes.go, who may call
 // it (a rule) and what its path points at (a target); guard resolves the
 // target's owning account and decides:
 //
@@ -41,7 +42,7 @@ type rule struct {
 	// staff lets support and admins act on the accounts they manage.
 	staff bool
 	// notSelf, when set, is the answer to a caller acting on their own account.
-	notSelf *Error
+	notSelf error
 }
 
 var (
@@ -77,8 +78,8 @@ var (
 )
 
 var (
-	errOwnAccount  = newError(http.StatusConflict, "own_account", "You cannot do this to your own account.")
-	errSelfErasure = newError(http.StatusConflict, "self_erasure", "You cannot erase your own account.")
+	errOwnAccount  = &memory.Error{Code: memory.EOWNACCOUNT, Message: "You cannot do this to your own account."}
+	errSelfErasure = models.ErrSelfErasure
 )
 
 // target finds the account a request points at; ErrNotFound (or errNotFound)
@@ -298,4 +299,12 @@ func unauthenticated(c echo.Context) error {
 		return streamRefusal(c, c.Param("id"), "You were signed out. Reload the page and sign in again; your message is saved.")
 	}
 	return redirectToLogin(c)
+}
+
+// actorOf is how the audit trail records the caller.
+func actorOf(u *models.User) models.Actor {
+	if u.Role.IsStaff() {
+		return models.Actor{ID: u.ID, Kind: string(u.Role)}
+	}
+	return models.Actor{ID: u.ID, Kind: models.ActorTraveler}
 }

@@ -24,23 +24,6 @@ func toAPIAccount(u *models.User) apiAccount {
 	return apiAccount{apiUser: toAPIUser(u), Disabled: u.DisabledAt != nil}
 }
 
-// accountError maps a failure to create or change an account to what the
-// admin is told; nil when err is not one of those.
-func accountError(err error) *Error {
-	var pe *models.PasswordError
-	switch {
-	case errors.As(err, &pe):
-		return newError(http.StatusUnprocessableEntity, "weak_password", pe.Message)
-	case errors.Is(err, models.ErrConflict):
-		return newError(http.StatusConflict, "email_taken", "An account with this email already exists.")
-	case errors.Is(err, models.ErrInvalidEmail):
-		return newError(http.StatusUnprocessableEntity, "invalid_email", "Give a valid email address.")
-	case errors.Is(err, models.ErrInvalidRole):
-		return newError(http.StatusUnprocessableEntity, "bad_role", "Choose traveler, support or admin.")
-	}
-	return nil
-}
-
 // createAccount creates an account as the calling admin and logs it.
 func (s *Server) createAccount(c echo.Context, email, name, role, password string) (*models.User, error) {
 	if strings.TrimSpace(name) == "" {
@@ -50,9 +33,6 @@ func (s *Server) createAccount(c echo.Context, email, name, role, password strin
 	var u *models.User
 	if err == nil {
 		u, err = s.store.CreateUser(c.Request().Context(), email, name, models.Role(role), password)
-	}
-	if e := accountError(err); e != nil {
-		return nil, e
 	}
 	if err != nil {
 		return nil, err
@@ -106,7 +86,7 @@ func (s *Server) apiPatchUser(c echo.Context) error {
 	if req.Role != nil {
 		role := models.Role(*req.Role)
 		if !role.Valid() {
-			return newError(http.StatusUnprocessableEntity, "bad_role", "Choose traveler, support or admin.")
+			return models.ErrInvalidRole
 		}
 		if err := s.store.ChangeUserRole(ctx, u.ID, role, actorOf(me), reason); err != nil {
 			return err
@@ -192,8 +172,7 @@ func newAccountField(e *Error) string {
 func (s *Server) consoleCreateAccount(c echo.Context) error {
 	email, name, role := c.FormValue("email"), c.FormValue("name"), c.FormValue("role")
 	u, err := s.createAccount(c, email, name, role, c.FormValue("password"))
-	var e *Error
-	if errors.As(err, &e) && e.Status < 500 {
+	if e, _ := toError(err); err != nil && e.Status < 500 {
 		return s.accountsFail(c, "new", newAccountField(e), e.Message, map[string]string{"email": email, "name": name, "role": role})
 	}
 	if err != nil {

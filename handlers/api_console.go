@@ -11,14 +11,6 @@ import (
 	"concierge/models"
 )
 
-// actorOf is how the audit trail records the caller.
-func actorOf(u *models.User) models.Actor {
-	if u.Role.IsStaff() {
-		return models.Actor{ID: u.ID, Kind: string(u.Role)}
-	}
-	return models.Actor{ID: u.ID, Kind: models.ActorTraveler}
-}
-
 // MaxReasonChars bounds the reason staff give for a change.
 const MaxReasonChars = 500
 

@@ -122,9 +122,7 @@ func (s *Server) apiPostMessage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.detachedTurn(c, func(ctx context.Context) (*agent.TurnResult, error) {
-		return s.agent.Send(ctx, agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
-	})
+	res, err := s.detachedTurn(c, agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -30,14 +29,14 @@ func (s *Server) addOwnNote(c echo.Context, text string, keywords []string) (*mo
 	u := currentUser(c)
 	return s.notes.Add(c.Request().Context(), models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
 		Note: memory.Note{Text: text, Keywords: keywords, Scope: memory.ScopeDurable, Source: memory.SourceTraveler}},
-		travelerActor(u), ownNoteAdded)
+		actorOf(u), ownNoteAdded)
 }
 
 // editOwnNote changes the text of one of the traveler's long-term notes;
 // a pin set by staff or consolidation stays as it is.
 func (s *Server) editOwnNote(c echo.Context, noteID, text string, keywords []string) (*models.Note, error) {
 	u := currentUser(c)
-	return s.notes.Edit(c.Request().Context(), u.ID, noteID, models.NotePatch{Text: &text, Keywords: keywords}, travelerActor(u), ownNoteEdited)
+	return s.notes.Edit(c.Request().Context(), u.ID, noteID, models.NotePatch{Text: &text, Keywords: keywords}, actorOf(u), ownNoteEdited)
 }
 
 // sessionTitle validates a conversation's new title.
@@ -71,11 +70,7 @@ func (s *Server) deleteSession(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	err = s.store.DeleteChatSession(c.Request().Context(), cs.UserID, cs.ID)
-	if errors.Is(err, models.ErrConflict) {
-		return newError(http.StatusConflict, "busy", "This conversation is being answered or wrapped up right now. Try again in a moment.")
-	}
-	if err != nil {
+	if err := s.store.DeleteChatSession(c.Request().Context(), cs.UserID, cs.ID); err != nil {
 		return err
 	}
 	s.log.Info("conversation deleted", "request_id", requestID(c), "session_id", cs.ID)
@@ -85,11 +80,7 @@ func (s *Server) deleteSession(c echo.Context) error {
 // cancelErasure withdraws the caller's pending erasure request.
 func (s *Server) cancelErasure(c echo.Context) error {
 	u := currentUser(c)
-	err := s.store.CancelErasureRequest(c.Request().Context(), u.ID)
-	if errors.Is(err, models.ErrNotFound) {
-		return newError(http.StatusNotFound, "not_found", "There is no pending erasure request to cancel.")
-	}
-	if err != nil {
+	if err := s.store.CancelErasureRequest(c.Request().Context(), u.ID); err != nil {
 		return err
 	}
 	s.log.Info("erasure request cancelled", "request_id", requestID(c), "user_id", u.ID)

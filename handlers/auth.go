@@ -90,8 +90,8 @@ func redirectToLogin(c echo.Context) error {
 	if r := c.Request(); r.Method == http.MethodGet && r.URL.Path != "/" {
 		target += "?next=" + url.QueryEscape(r.URL.RequestURI())
 	}
-	if c.Request().Header.Get("HX-Request") == "true" {
-		c.Response().Header().Set("HX-Redirect", target)
+	if fromHTMX(c) {
+		c.Response().Header().Set(hxRedirect, target)
 		return c.NoContent(http.StatusUnauthorized)
 	}
 	return c.Redirect(http.StatusSeeOther, target)
@@ -276,9 +276,6 @@ func (s *Server) changePassword(c echo.Context, current, next string, done func(
 			return newError(http.StatusForbidden, "bad_credentials", "The current password is not right.")
 		}
 		if e := loginFailure(err); e != nil {
-			return e
-		}
-		if e := accountError(err); e != nil {
 			return e
 		}
 		return err

@@ -16,7 +16,6 @@ import (
 const chatSessionListSize = 30
 
 // fromHTMX reports whether htmx sent the request (so a fragment is wanted).
-func fromHTMX(c echo.Context) bool { return c.Request().Header.Get("HX-Request") == "true" }
 
 // chatIndex resumes the newest open conversation, or shows the welcome.
 func (s *Server) chatIndex(c echo.Context) error {
@@ -96,20 +95,15 @@ func (s *Server) chatSend(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	// A place in the model's queue first: when it is full the message is
-	// refused (503) rather than stored with no answer coming.
-	ticket, err := s.turns.Reserve()
+	// A place in the model's queue first (when it is full the message is
+	// refused, 503, rather than stored with no answer coming), then the
+	// message is stored. From there the answer is the server's work: it is
+	// produced and stored whether or not the browser opens the stream or
+	// stays to read it.
+	turn, _, err := s.turns.Submit(agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
 	if err != nil {
 		return err
 	}
-	defer ticket.Release()
-	turn, err := s.agent.Store(ctx, agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
-	if err != nil {
-		return err
-	}
-	// From here the answer is the server's work: it is produced and stored
-	// whether or not the browser opens the stream or stays to read it.
-	s.turns.Start(ticket, cs.ID, turn)
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
 	}
@@ -152,7 +146,7 @@ func (s *Server) chatUndo(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	n, err := s.notes.Undo(ctx, u.ID, cs.ID, c.Param("note"), travelerActor(u))
+	n, err := s.notes.Undo(ctx, u.ID, cs.ID, c.Param("note"), actorOf(u))
 	if err != nil {
 		return err
 	}
@@ -181,7 +175,7 @@ func (s *Server) chatEnd(c echo.Context) error {
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
 	}
-	csrf := s.page(c, "", "").CSRF
+	csrf := csrfToken(c)
 	outcome, err := s.chatOutcomeFor(c, cs, csrf)
 	if err != nil {
 		return err
@@ -218,7 +212,7 @@ func (s *Server) chatOutcome(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	outcome, err := s.chatOutcomeFor(c, cs, s.page(c, "", "").CSRF)
+	outcome, err := s.chatOutcomeFor(c, cs, csrfToken(c))
 	if err != nil {
 		return err
 	}

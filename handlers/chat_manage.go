@@ -24,7 +24,7 @@ func (s *Server) chatTitleForm(c echo.Context) error {
 		announce(c, "", "#rename-session")
 		return render(c, http.StatusOK, views.ChatTitle(cs.ID, chatTitle(cs)))
 	}
-	return render(c, http.StatusOK, views.ChatTitleForm(cs.ID, cs.Title, s.page(c, "", "").CSRF))
+	return render(c, http.StatusOK, views.ChatTitleForm(cs.ID, cs.Title, csrfToken(c)))
 }
 
 // chatRename gives the conversation the title the traveler typed.
@@ -46,7 +46,7 @@ func (s *Server) chatDelete(c echo.Context) error {
 		return err
 	}
 	if fromHTMX(c) {
-		c.Response().Header().Set("HX-Redirect", "/chat?deleted=1")
+		c.Response().Header().Set(hxRedirect, "/chat?deleted=1")
 		return c.NoContent(http.StatusOK)
 	}
 	return c.Redirect(http.StatusSeeOther, "/chat?deleted=1")

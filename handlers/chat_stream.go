@@ -15,7 +15,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"concierge/agent"
-	"concierge/memory"
 	"concierge/models"
 	"concierge/views"
 )
@@ -77,7 +76,7 @@ func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter
 	lastID := c.Request().Header.Get("Last-Event-ID")
 	busySince := time.Time{}
 	for {
-		t, err := s.turns.Answer(cs.ID)
+		t, err := s.turns.Join(cs.ID)
 		if err != nil {
 			return s.refusedTurn(cs.ID, err), nil
 		}
@@ -120,21 +119,20 @@ func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter
 			}
 		}
 		res, err := t.Result()
-		var me *agent.ModelError
-		switch {
-		case err == nil:
+		switch agent.FailureKind(err) {
+		case "":
 			panel, err := s.chatPanelFor(c, cs)
 			if err != nil {
 				return nil, err
 			}
 			return views.AnswerDone(answerBubble(cs.ID, res.Turn, res.Reply, res.Saved, res.Blocked), panel), nil
-		case errors.Is(err, agent.ErrNothingToAnswer):
+		case agent.FailAnswered:
 			// Opened after the answer was given (a reload, a reconnect, a
 			// second tab): the answer as the transcript has it.
 			return s.lastAnswer(c, cs)
-		case errors.Is(err, models.ErrSessionClosed):
+		case agent.FailSessionClosed:
 			return views.AnswerFailed(cs.ID, sessionEndedText, false), nil
-		case errors.Is(err, models.ErrBusy), errors.Is(err, models.ErrConflict), memory.ErrorCode(err) == memory.EANSWERING:
+		case agent.FailBusy:
 			// Another instance holds the answer lease (or took it over):
 			// wait for its answer to be stored, or for the lease to run
 			// out if it died.
@@ -156,11 +154,13 @@ func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter
 			}
 			lastID = "" // a new run: its text, if any, starts afresh
 			continue
-		case errors.Is(err, context.DeadlineExceeded):
+		case agent.FailTimeout:
 			return views.AnswerFailed(cs.ID, "The answer took too long. Try again.", true), nil
-		case errors.Is(err, context.Canceled):
+		case agent.FailCanceled:
 			return views.AnswerFailed(cs.ID, "Concierge restarted before it could answer. Retry in a moment.", true), nil
-		case errors.As(err, &me):
+		case agent.FailModel:
+			var me *agent.ModelError
+			errors.As(err, &me)
 			return views.AnswerFailed(cs.ID, agent.Explain(me), true), nil
 		default:
 			return nil, err
@@ -364,11 +364,12 @@ func clientGone(c echo.Context) bool { return c.Request().Context().Err() != nil
 // retryAfterSeconds is d as a Retry-After value, at least one second.
 func retryAfterSeconds(d time.Duration) int { return max(1, int((d+time.Second-1)/time.Second)) }
 
-// detachedTurn runs a whole turn (store the message, answer it) on the turn
-// runner and waits for it: if the client hangs up, the turn still finishes
-// and stores its answer, and the request ends with errClientGone.
-func (s *Server) detachedTurn(c echo.Context, turn func(ctx context.Context) (*agent.TurnResult, error)) (*agent.TurnResult, error) {
-	res, err := s.turns.Do(c.Request().Context(), turn)
+// detachedTurn sends a message through the turn runner (Runner.Send: store
+// it, answer it on the runner's turn) and waits for its answer: if the
+// client hangs up, the turn still finishes and stores its answer, and the
+// request ends with errClientGone.
+func (s *Server) detachedTurn(c echo.Context, p agent.Post) (*agent.TurnResult, error) {
+	res, err := s.turns.Send(c.Request().Context(), p)
 	if clientGone(c) {
 		s.log.Debug("client left during its turn; the answer is still stored", "request_id", requestID(c))
 		return nil, errClientGone

@@ -1,9 +1,11 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
+	"sort"
 
 	"github.com/labstack/echo/v4"
 
@@ -162,12 +164,127 @@ func (s *Server) consoleRetryJob(c echo.Context) error {
 		return err
 	}
 	if err := s.store.RetryJob(ctx, job.ID); err != nil {
-		if errors.Is(err, models.ErrConflict) {
-			return newError(http.StatusConflict, "not_failed", "Only a failed consolidation can be re-run.")
-		}
 		return err
 	}
 	s.worker.Notify()
 	s.log.Info("consolidation re-run", "request_id", requestID(c), "job_id", job.ID, "by", currentUser(c).ID)
 	return c.Redirect(http.StatusSeeOther, "/console/customers/"+job.UserID+"/consolidations?done=retry#job-"+job.ID)
+}
+
+// auditRows turns audit events into timeline rows: names for actors and
+// customers, field-level changes, and where each change came from.
+func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]views.AuditRow, error) {
+	idSet := map[string]bool{}
+	for _, e := range events {
+		idSet[e.ActorID] = true
+		idSet[e.UserID] = true
+	}
+	ids := make([]string, 0, len(idSet))
+	for id := range idSet {
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	names, err := s.store.UserNames(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]views.AuditRow, len(events))
+	for i, e := range events {
+		r := views.AuditRow{ID: e.ID, At: fmtTime(e.CreatedAt), Actor: e.ActorKind, ActorName: names[e.ActorID], Action: e.Action,
+			NoteID: e.NoteID, Reason: e.Reason, Changes: payloadChanges(e.Before, e.After), CustomerID: e.UserID, CustomerName: names[e.UserID]}
+		if !changesField(r.Changes, "text") {
+			r.Subject = payloadText(e.After)
+			if r.Subject == "" {
+				r.Subject = payloadText(e.Before)
+			}
+		}
+		switch {
+		case e.ConsolidationID != "":
+			r.FromLabel = "consolidation run"
+			r.FromHref = "/console/customers/" + e.UserID + "/consolidations#job-" + e.ConsolidationID
+		case e.SessionID != "" && e.MessageID != "":
+			r.FromLabel = "a message in a chat session"
+			r.FromHref = "/console/sessions/" + e.SessionID + "#msg-" + e.MessageID
+		case e.SessionID != "":
+			r.FromLabel = "chat session"
+			r.FromHref = "/console/sessions/" + e.SessionID
+		case e.ActorKind == models.ActorSupport || e.ActorKind == models.ActorAdmin:
+			r.FromLabel = "the console"
+		}
+		out[i] = r
+	}
+	return out, nil
+}
+
+func changesField(cs []views.Change, field string) bool {
+	for _, c := range cs {
+		if c.Field == field {
+			return true
+		}
+	}
+	return false
+}
+
+// payloadText is the note text an audit payload carries, if any.
+func payloadText(payload string) string {
+	var p struct {
+		Text string `json:"text"`
+	}
+	_ = json.Unmarshal([]byte(payload), &p)
+	return p.Text
+}
+
+// payloadChanges compares two JSON payloads field by field.
+func payloadChanges(before, after string) []views.Change {
+	var b, a map[string]any
+	_ = json.Unmarshal([]byte(before), &b)
+	_ = json.Unmarshal([]byte(after), &a)
+	if b == nil && a == nil {
+		return nil
+	}
+	keys := map[string]bool{}
+	for k := range b {
+		keys[k] = true
+	}
+	for k := range a {
+		keys[k] = true
+	}
+	sorted := make([]string, 0, len(keys))
+	for k := range keys {
+		if k == "id" {
+			continue
+		}
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	// Text first: it is what people look for.
+	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i] == "text" && sorted[j] != "text" })
+	var out []views.Change
+	for _, k := range sorted {
+		bv, bok := b[k]
+		av, aok := a[k]
+		bs, as := "", ""
+		if bok {
+			bs = displayValue(bv)
+		}
+		if aok {
+			as = displayValue(av)
+		}
+		if bs == as {
+			continue
+		}
+		// A new note: what it says, not every default it was given.
+		if _, note := a["text"]; note && b == nil && k != "text" && k != "keywords" && !(k == "pinned" && as == "true") && !(k == "scope" && as == "this_trip") {
+			continue
+		}
+		if b != nil && !bok {
+			bs = "—"
+		}
+		if a != nil && !aok {
+			as = "—"
+		}
+		out = append(out, views.Change{Field: k, Before: bs, After: as})
+	}
+	return out
 }

@@ -7,29 +7,13 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/labstack/echo/v4/middleware"
 
 	"concierge/memory"
 	"concierge/models"
 	"concierge/views"
 )
-
-// consoleTime is how the console shows instants (UTC).
-const consoleTime = "2006-01-02 15:04 UTC"
-
-func fmtTime(t time.Time) string { return t.UTC().Format(consoleTime) }
-
-func csrfToken(c echo.Context) string {
-	tok, _ := c.Get(middleware.DefaultCSRFConfig.ContextKey).(string)
-	return tok
-}
-
-func toConsoleUser(u *models.User) views.ConsoleUser {
-	return views.ConsoleUser{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role)}
-}
 
 func (s *Server) consoleSearch(c echo.Context) error {
 	q := strings.TrimSpace(c.QueryParam("q"))
@@ -43,13 +27,6 @@ func (s *Server) consoleSearch(c echo.Context) error {
 		vm.Results = append(vm.Results, toConsoleUser(&users[i]))
 	}
 	return render(c, http.StatusOK, views.CustomerSearchPage(s.page(c, "Customers", "customers"), vm))
-}
-
-func noteRow(customerID string, n *models.Note, csrf string) views.NoteRow {
-	d := n.Domain()
-	return views.NoteRow{CustomerID: customerID, ID: n.ID, Text: n.Text, Keywords: d.Keywords, Scope: n.Scope,
-		LastUpdate: n.LastUpdateDate, Source: n.Source, Pinned: n.Pinned, Status: n.Status, SessionID: n.SessionID,
-		CSRF: csrf, Editable: n.Kind == models.KindGlobal && n.Status == models.StatusActive}
 }
 
 // profileFields flattens a profile for display, keys sorted.
@@ -133,15 +110,6 @@ func (s *Server) preview(ctx context.Context, customerID, message string) (views
 	return pv, nil
 }
 
-// tokenSections lists the sections of the instructions with their tokens.
-func tokenSections(t memory.SectionTokens) []views.TokenSection {
-	out := []views.TokenSection{{Name: "base", Tokens: t.Base}, {Name: "profile", Tokens: t.Profile}, {Name: "memories", Tokens: t.Memories}}
-	if t.Summary > 0 {
-		out = append(out, views.TokenSection{Name: "summary", Tokens: t.Summary})
-	}
-	return append(out, views.TokenSection{Name: "policy", Tokens: t.Policy})
-}
-
 // consolePreview renders the preview's body for the opening message typed
 // above it (htmx), or the whole card's body after a note changed.
 func (s *Server) consolePreview(c echo.Context) error {
@@ -151,12 +119,6 @@ func (s *Server) consolePreview(c echo.Context) error {
 		return err
 	}
 	return render(c, http.StatusOK, views.PreviewBody(pv))
-}
-
-// notesChanged tells the page (htmx) that a note changed, so that the
-// preview's token meter follows without a reload.
-func notesChanged(c echo.Context) {
-	c.Response().Header().Set("HX-Trigger", "notes-changed")
 }
 
 // customerPage gathers everything the customer page shows.
@@ -241,11 +203,6 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 	return vm, nil
 }
 
-func sessionRow(cs *models.ChatSession) views.SessionRow {
-	return views.SessionRow{ID: cs.ID, Title: cs.Title, Status: cs.Status, Started: fmtTime(cs.CreatedAt),
-		LastActivity: fmtTime(cs.LastActivityAt), CloseReason: cs.CloseReason}
-}
-
 func (s *Server) consoleCustomer(c echo.Context) error {
 	u := subjectOf(c)
 	vm, err := s.customerPage(c, u)
@@ -254,21 +211,6 @@ func (s *Server) consoleCustomer(c echo.Context) error {
 	}
 	vm.Flash = flashMessage(c.QueryParam("done"))
 	return render(c, http.StatusOK, views.CustomerPageView(s.page(c, u.Name, "customers"), vm))
-}
-
-// flashMessage turns a post-redirect-get marker into a confirmation.
-func flashMessage(done string) string {
-	switch done {
-	case "profile":
-		return "Profile saved. The change is in the audit trail."
-	case "note":
-		return "Note added. The change is in the audit trail."
-	case "erasure":
-		return "Erasure request created. Execute it from the erasure queue."
-	case "retry":
-		return "The consolidation was queued again."
-	}
-	return ""
 }
 
 func (s *Server) consoleSaveProfile(c echo.Context) error {
@@ -306,137 +248,6 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 	return c.Redirect(http.StatusSeeOther, "/console/customers/"+u.ID+"?done=profile")
 }
 
-// inlineErrorStatus is the status of a form fragment sent back with its
-// error: 422, except to htmx, which by default does not swap 4xx answers
-// into the page.
-func inlineErrorStatus(c echo.Context) int {
-	if c.Request().Header.Get("HX-Request") == "true" {
-		return http.StatusOK
-	}
-	return http.StatusUnprocessableEntity
-}
-
-// splitKeywords reads "a, b c" as keywords.
-func splitKeywords(s string) []string {
-	f := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == ';' })
-	if f == nil {
-		return []string{}
-	}
-	return f
-}
-
-func (s *Server) consoleAddNote(c echo.Context) error {
-	u := subjectOf(c)
-	text, kw, pinned, reasonIn := c.FormValue("text"), c.FormValue("keywords"), c.FormValue("pinned") == "on", c.FormValue("reason")
-	fail := func(msg string) error {
-		vm, err := s.customerPage(c, u)
-		if err != nil {
-			return err
-		}
-		vm.NewNote = views.NoteRow{CustomerID: u.ID, CSRF: vm.CSRF, Text: text, Keywords: splitKeywords(kw), Pinned: pinned, Reason: reasonIn, Error: msg}
-		return render(c, http.StatusUnprocessableEntity, views.CustomerPageView(s.page(c, u.Name, "customers"), vm))
-	}
-	reason, err := requireReason(reasonIn)
-	if err != nil {
-		return fail(userMessage(err))
-	}
-	_, err = s.notes.Add(c.Request().Context(), models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
-		Note: memory.Note{Text: text, Keywords: splitKeywords(kw), Pinned: pinned, Source: memory.SourceStaff}}, actorOf(currentUser(c)), reason)
-	if e, _ := toError(err); err != nil && e.Status < 500 {
-		return fail(e.Message)
-	}
-	if err != nil {
-		return err
-	}
-	return c.Redirect(http.StatusSeeOther, "/console/customers/"+u.ID+"?done=note")
-}
-
-// consoleNote renders one note row in the mode the route names: shown,
-// edit form or delete confirmation (htmx fragments).
-func (s *Server) consoleNote(mode string) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		n, err := s.store.NoteByID(c.Request().Context(), subjectOf(c).ID, c.Param("note"))
-		if err != nil {
-			return err
-		}
-		row := noteRow(n.UserID, n, csrfToken(c))
-		row.Mode = mode
-		switch mode {
-		case "edit":
-			announce(c, "", "#text-"+n.ID)
-		case "delete":
-			announce(c, "", "#dreason-"+n.ID)
-		default: // Cancel: back to the button that opened the form
-			announce(c, "", "#note-edit-"+n.ID)
-		}
-		return render(c, http.StatusOK, views.NoteItem(row))
-	}
-}
-
-func (s *Server) consoleUpdateNote(c echo.Context) error {
-	ctx := c.Request().Context()
-	n, err := s.store.NoteByID(ctx, subjectOf(c).ID, c.Param("note"))
-	if err != nil {
-		return err
-	}
-	text, kw, pinned, reasonIn := c.FormValue("text"), c.FormValue("keywords"), c.FormValue("pinned") == "on", c.FormValue("reason")
-	fail := func(at, msg string) error {
-		row := noteRow(n.UserID, n, csrfToken(c))
-		row.Mode, row.Error, row.ErrorAt, row.Text, row.Keywords, row.Pinned, row.Reason = "edit", msg, at, text, splitKeywords(kw), pinned, reasonIn
-		announce(c, "", "#"+at+n.ID)
-		return render(c, inlineErrorStatus(c), views.NoteItem(row))
-	}
-	reason, err := requireReason(reasonIn)
-	if err != nil {
-		return fail("reason-", userMessage(err))
-	}
-	var tp *string
-	var kws []string
-	d := n.Domain()
-	if text != d.Text {
-		tp = &text
-	}
-	if k := splitKeywords(kw); strings.Join(k, ",") != strings.Join(d.Keywords, ",") {
-		kws = k
-	}
-	var pp *bool
-	if pinned != n.Pinned {
-		pp = &pinned
-	}
-	updated, err := s.updateNote(c, n.UserID, n.ID, tp, kws, pp, reason)
-	if e, _ := toError(err); err != nil && e.Status < 500 {
-		return fail("text-", e.Message)
-	}
-	if err != nil {
-		return err
-	}
-	notesChanged(c)
-	announce(c, "Note saved: “"+updated.Text+"”. The change is in the audit trail.", "#note-"+n.ID)
-	return render(c, http.StatusOK, views.NoteItem(noteRow(n.UserID, updated, csrfToken(c))))
-}
-
-func (s *Server) consoleDeleteNote(c echo.Context) error {
-	ctx := c.Request().Context()
-	n, err := s.store.NoteByID(ctx, subjectOf(c).ID, c.Param("note"))
-	if err != nil {
-		return err
-	}
-	reason, err := requireReason(c.FormValue("reason"))
-	if err != nil {
-		row := noteRow(n.UserID, n, csrfToken(c))
-		row.Mode, row.Error = "delete", userMessage(err)
-		announce(c, "", "#dreason-"+n.ID)
-		return render(c, inlineErrorStatus(c), views.NoteItem(row))
-	}
-	if err := s.notes.Delete(ctx, n.UserID, n.ID, actorOf(currentUser(c)), reason); err != nil {
-		return err
-	}
-	// An empty answer removes the row (hx-swap outerHTML).
-	notesChanged(c)
-	announce(c, "Note deleted. The deletion is in the audit trail.", "#global-notes-title")
-	return c.HTML(http.StatusOK, "")
-}
-
 func (s *Server) consoleCreateErasure(c echo.Context) error {
 	u := subjectOf(c)
 	if _, err := s.store.CreateErasureRequest(c.Request().Context(), u.ID, models.ActorAdmin, ""); err != nil {
@@ -453,122 +264,4 @@ func (s *Server) consoleExport(c echo.Context) error {
 	}
 	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf(`attachment; filename="concierge-export-%s.json"`, u.ID))
 	return c.JSONPretty(http.StatusOK, exp, "  ")
-}
-
-// auditRows turns audit events into timeline rows: names for actors and
-// customers, field-level changes, and where each change came from.
-func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]views.AuditRow, error) {
-	idSet := map[string]bool{}
-	for _, e := range events {
-		idSet[e.ActorID] = true
-		idSet[e.UserID] = true
-	}
-	ids := make([]string, 0, len(idSet))
-	for id := range idSet {
-		if id != "" {
-			ids = append(ids, id)
-		}
-	}
-	names, err := s.store.UserNames(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]views.AuditRow, len(events))
-	for i, e := range events {
-		r := views.AuditRow{ID: e.ID, At: fmtTime(e.CreatedAt), Actor: e.ActorKind, ActorName: names[e.ActorID], Action: e.Action,
-			NoteID: e.NoteID, Reason: e.Reason, Changes: payloadChanges(e.Before, e.After), CustomerID: e.UserID, CustomerName: names[e.UserID]}
-		if !changesField(r.Changes, "text") {
-			r.Subject = payloadText(e.After)
-			if r.Subject == "" {
-				r.Subject = payloadText(e.Before)
-			}
-		}
-		switch {
-		case e.ConsolidationID != "":
-			r.FromLabel = "consolidation run"
-			r.FromHref = "/console/customers/" + e.UserID + "/consolidations#job-" + e.ConsolidationID
-		case e.SessionID != "" && e.MessageID != "":
-			r.FromLabel = "a message in a chat session"
-			r.FromHref = "/console/sessions/" + e.SessionID + "#msg-" + e.MessageID
-		case e.SessionID != "":
-			r.FromLabel = "chat session"
-			r.FromHref = "/console/sessions/" + e.SessionID
-		case e.ActorKind == models.ActorSupport || e.ActorKind == models.ActorAdmin:
-			r.FromLabel = "the console"
-		}
-		out[i] = r
-	}
-	return out, nil
-}
-
-func changesField(cs []views.Change, field string) bool {
-	for _, c := range cs {
-		if c.Field == field {
-			return true
-		}
-	}
-	return false
-}
-
-// payloadText is the note text an audit payload carries, if any.
-func payloadText(payload string) string {
-	var p struct {
-		Text string `json:"text"`
-	}
-	_ = json.Unmarshal([]byte(payload), &p)
-	return p.Text
-}
-
-// payloadChanges compares two JSON payloads field by field.
-func payloadChanges(before, after string) []views.Change {
-	var b, a map[string]any
-	_ = json.Unmarshal([]byte(before), &b)
-	_ = json.Unmarshal([]byte(after), &a)
-	if b == nil && a == nil {
-		return nil
-	}
-	keys := map[string]bool{}
-	for k := range b {
-		keys[k] = true
-	}
-	for k := range a {
-		keys[k] = true
-	}
-	sorted := make([]string, 0, len(keys))
-	for k := range keys {
-		if k == "id" {
-			continue
-		}
-		sorted = append(sorted, k)
-	}
-	sort.Strings(sorted)
-	// Text first: it is what people look for.
-	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i] == "text" && sorted[j] != "text" })
-	var out []views.Change
-	for _, k := range sorted {
-		bv, bok := b[k]
-		av, aok := a[k]
-		bs, as := "", ""
-		if bok {
-			bs = displayValue(bv)
-		}
-		if aok {
-			as = displayValue(av)
-		}
-		if bs == as {
-			continue
-		}
-		// A new note: what it says, not every default it was given.
-		if _, note := a["text"]; note && b == nil && k != "text" && k != "keywords" && !(k == "pinned" && as == "true") && !(k == "scope" && as == "this_trip") {
-			continue
-		}
-		if b != nil && !bok {
-			bs = "—"
-		}
-		if a != nil && !aok {
-			as = "—"
-		}
-		out = append(out, views.Change{Field: k, Before: bs, After: as})
-	}
-	return out
 }

@@ -9,6 +9,7 @@ import (
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/models"
 	"concierge/views"
 )
 
@@ -129,4 +130,18 @@ func (s *Server) consoleTurn(c echo.Context) error {
 		}
 	}
 	return render(c, http.StatusOK, views.TurnPageView(s.page(c, "Turn "+strconv.Itoa(turn)+" · "+u.Name, "customers"), vm))
+}
+
+// tokenSections lists the sections of the instructions with their tokens.
+func tokenSections(t memory.SectionTokens) []views.TokenSection {
+	out := []views.TokenSection{{Name: "base", Tokens: t.Base}, {Name: "profile", Tokens: t.Profile}, {Name: "memories", Tokens: t.Memories}}
+	if t.Summary > 0 {
+		out = append(out, views.TokenSection{Name: "summary", Tokens: t.Summary})
+	}
+	return append(out, views.TokenSection{Name: "policy", Tokens: t.Policy})
+}
+
+func sessionRow(cs *models.ChatSession) views.SessionRow {
+	return views.SessionRow{ID: cs.ID, Title: cs.Title, Status: cs.Status, Started: fmtTime(cs.CreatedAt),
+		LastActivity: fmtTime(cs.LastActivityAt), CloseReason: cs.CloseReason}
 }

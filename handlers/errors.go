@@ -68,6 +68,13 @@ var domainStatus = map[string]int{
 	memory.ENOTEDITABLE:   http.StatusConflict,
 	memory.ECANNOTPIN:     http.StatusForbidden,
 	memory.ENOTHING:       http.StatusUnprocessableEntity,
+	memory.EEMAILTAKEN:    http.StatusConflict,
+	memory.EBADEMAIL:      http.StatusUnprocessableEntity,
+	memory.EBADROLE:       http.StatusUnprocessableEntity,
+	memory.EWEAKPASSWORD:  http.StatusUnprocessableEntity,
+	memory.EBUSY:          http.StatusConflict,
+	memory.ENOTFAILED:     http.StatusConflict,
+	memory.EOWNACCOUNT:    http.StatusConflict,
 }
 
 // userMessage is the message a person sees for err, through the same
@@ -183,9 +190,9 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = redirectToLogin(c)
 		return
 	}
-	if c.Request().Header.Get("HX-Request") == "true" {
-		c.Response().Header().Set("HX-Retarget", "#flash")
-		c.Response().Header().Set("HX-Reswap", "innerHTML")
+	if fromHTMX(c) {
+		c.Response().Header().Set(hxRetarget, "#flash")
+		c.Response().Header().Set(hxReswap, "innerHTML")
 		_ = render(c, e.Status, views.Flash("error", e.Message))
 		return
 	}

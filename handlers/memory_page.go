@@ -167,7 +167,7 @@ func (s *Server) myErasure(c echo.Context) (*views.ErasureStatus, error) {
 // the element focus selects — never leaving it on the page body.
 func announce(c echo.Context, say, focus string) {
 	b, _ := json.Marshal(map[string]map[string]string{"concierge:announce": {"say": say, "focus": focus}})
-	c.Response().Header().Set("HX-Trigger-After-Settle", asciiJSON(b))
+	c.Response().Header().Set(hxTriggerAfterSettle, asciiJSON(b))
 }
 
 // asciiJSON writes every non-ASCII character of a JSON text as a \u
@@ -203,12 +203,7 @@ func (s *Server) myNotesChanged(c echo.Context, say, focus string) error {
 		focus = "#notes-title"
 	}
 	announce(c, say, focus)
-	return render(c, http.StatusOK, views.RemembersNotes(s.page(c, "", "").CSRF, notes, views.NoteForm{}))
-}
-
-// travelerActor is the signed-in traveler as the audit trail records them.
-func travelerActor(u *models.User) models.Actor {
-	return models.Actor{ID: u.ID, Kind: models.ActorTraveler}
+	return render(c, http.StatusOK, views.RemembersNotes(csrfToken(c), notes, views.NoteForm{}))
 }
 
 // myMemoryAdd stores a note the traveler wrote in their own words.
@@ -227,7 +222,7 @@ func (s *Server) myMemoryNote(c echo.Context) error {
 		return err
 	}
 	announce(c, "", "#edit-"+n.ID)
-	return render(c, http.StatusOK, views.RemembersNote(s.page(c, "", "").CSRF, n))
+	return render(c, http.StatusOK, views.RemembersNote(csrfToken(c), n))
 }
 
 // myMemoryEditForm replaces a note's row with its edit form.
@@ -236,7 +231,7 @@ func (s *Server) myMemoryEditForm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.NoteEditForm(s.page(c, "", "").CSRF, n, views.NoteForm{NoteID: n.ID, Text: n.Text}))
+	return render(c, http.StatusOK, views.NoteEditForm(csrfToken(c), n, views.NoteForm{NoteID: n.ID, Text: n.Text}))
 }
 
 // myMemoryEdit changes a note's text, through the same checks as new notes.
@@ -252,7 +247,7 @@ func (s *Server) myMemoryEdit(c echo.Context) error {
 		return err
 	}
 	announce(c, "Note updated: “"+n.Text+"”.", "#edit-"+n.ID)
-	return render(c, http.StatusOK, views.RemembersNote(s.page(c, "", "").CSRF, n))
+	return render(c, http.StatusOK, views.RemembersNote(csrfToken(c), n))
 }
 
 // myMemoryDelete hard-deletes one of the traveler's notes; the focus moves
@@ -265,7 +260,7 @@ func (s *Server) myMemoryDelete(c echo.Context) error {
 		return err
 	}
 	id := c.Param("note")
-	if err := s.notes.Delete(ctx, u.ID, id, travelerActor(u), "deleted by the traveler"); err != nil {
+	if err := s.notes.Delete(ctx, u.ID, id, actorOf(u), "deleted by the traveler"); err != nil {
 		return err
 	}
 	focus := ""
@@ -283,7 +278,7 @@ func (s *Server) myMemoryDelete(c echo.Context) error {
 // myMemoryDeleteAll hard-deletes all of the traveler's long-term notes.
 func (s *Server) myMemoryDeleteAll(c echo.Context) error {
 	u := currentUser(c)
-	n, err := s.notes.DeleteGlobal(c.Request().Context(), u.ID, travelerActor(u), "all deleted by the traveler")
+	n, err := s.notes.DeleteGlobal(c.Request().Context(), u.ID, actorOf(u), "all deleted by the traveler")
 	if err != nil {
 		return err
 	}
@@ -319,7 +314,7 @@ func (s *Server) myMemoryErase(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/memory")
 	}
 	announce(c, "Erasure requested. You can cancel the request until an administrator carries it out.", "#erasure-title")
-	return render(c, http.StatusOK, views.ErasureSection(s.page(c, "", "").CSRF, &views.ErasureStatus{Requested: travelerDate(r.CreatedAt)}))
+	return render(c, http.StatusOK, views.ErasureSection(csrfToken(c), &views.ErasureStatus{Requested: travelerDate(r.CreatedAt)}))
 }
 
 // myMemoryCancelErasure withdraws the traveler's pending erasure request.
@@ -331,5 +326,5 @@ func (s *Server) myMemoryCancelErasure(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/memory")
 	}
 	announce(c, "Erasure request cancelled. Your account stays as it is.", "#erasure-title")
-	return render(c, http.StatusOK, views.ErasureSection(s.page(c, "", "").CSRF, nil))
+	return render(c, http.StatusOK, views.ErasureSection(csrfToken(c), nil))
 }

@@ -31,9 +31,7 @@ func (s *Server) page(c echo.Context, title, active string) views.Page {
 			HTMX: s.assets.URL(static.HTMX), SSE: s.assets.URL(static.SSE),
 		},
 	}
-	if tok, ok := c.Get(middleware.DefaultCSRFConfig.ContextKey).(string); ok {
-		p.CSRF = tok
-	}
+	p.CSRF = csrfToken(c)
 	if u := currentUser(c); u != nil {
 		p.Viewer = &views.Viewer{Name: u.Name, Role: string(u.Role)}
 		if u.Role.IsStaff() {
@@ -61,4 +59,25 @@ func (s *Server) notYet(title, what string, issue int) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		return render(c, http.StatusOK, views.NotYet(s.page(c, title, ""), what, issue))
 	}
+}
+
+// The htmx headers the handlers read and set.
+const (
+	hxRequest            = "HX-Request"
+	hxRedirect           = "HX-Redirect"
+	hxTrigger            = "HX-Trigger"
+	hxTriggerAfterSettle = "HX-Trigger-After-Settle"
+	hxRetarget           = "HX-Retarget"
+	hxReswap             = "HX-Reswap"
+)
+
+// fromHTMX reports whether htmx sent the request (rather than a plain
+// form or link).
+func fromHTMX(c echo.Context) bool { return c.Request().Header.Get(hxRequest) == "true" }
+
+// csrfToken is the request's CSRF token, for the forms a page or fragment
+// renders: the one way to get it (page uses it too).
+func csrfToken(c echo.Context) string {
+	tok, _ := c.Get(middleware.DefaultCSRFConfig.ContextKey).(string)
+	return tok
 }

@@ -160,10 +160,7 @@ const noNotesLine = "- (none yet)\n"
 // or impersonate a role. The same state and options always give the same
 // result.
 func BuildInstructions(st State, opt InjectOptions) Instructions {
-	counter := opt.Counter
-	if counter == nil {
-		counter = estimateCounter{}
-	}
+	counter := counterOr(opt.Counter)
 	out := Instructions{GlobalBudget: opt.GlobalBudget}
 	if out.GlobalBudget <= 0 {
 		out.GlobalBudget = DefaultGlobalBudget
@@ -304,10 +301,7 @@ func selectGlobal(notes []Note, opt InjectOptions) []pick {
 	if budget <= 0 {
 		budget = DefaultGlobalBudget
 	}
-	counter := opt.Counter
-	if counter == nil {
-		counter = estimateCounter{}
-	}
+	counter := counterOr(opt.Counter)
 	msg := messageTerms(opt.LatestMessage)
 	if opt.RecencyOnly {
 		msg = messageTerms("")

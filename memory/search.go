@@ -143,9 +143,7 @@ type Fragment struct {
 // MaxSearchTokens (a long message is cut to MaxFragmentTokens). Every text
 // is neutralised: fragments are data, never instructions.
 func RankFragments(query string, cands []Fragment, counter TokenCounter) []Fragment {
-	if counter == nil {
-		counter = estimateCounter{}
-	}
+	counter = counterOr(counter)
 	terms := SearchTerms(query)
 	holds := make([][]bool, len(cands))
 	df := make([]int, len(terms))

@@ -64,9 +64,7 @@ type SummaryPlan struct {
 // rewritten only after SummaryRefreshTurns more turns left the window and
 // the rule pays for them too — never on every turn.
 func PlanSummary(dropped []Message, through, remaining int, counter TokenCounter) SummaryPlan {
-	if counter == nil {
-		counter = estimateCounter{}
-	}
+	counter = counterOr(counter)
 	last, total, fresh, freshTurns := 0, 0, 0, map[int]bool{}
 	for _, m := range dropped {
 		if m.Role != RoleUser && m.Role != RoleAssistant || m.Content == "" {
@@ -107,9 +105,7 @@ var (
 // circumstances, decisions and open questions, each tagged with its turn,
 // small talk left out, within MaxSummaryTokens (safety first).
 func ExtractiveSummary(dropped []Message, counter TokenCounter) string {
-	if counter == nil {
-		counter = estimateCounter{}
-	}
+	counter = counterOr(counter)
 	type line struct {
 		kind int
 		turn int
@@ -248,9 +244,7 @@ func SummaryRequest(previous string, dropped []Message) JSONRequest {
 // lines injected into the instructions. Lines that ScreenText refuses are
 // left out; an answer that is not the schema's object is an error.
 func RenderModelSummary(raw string, counter TokenCounter) (string, error) {
-	if counter == nil {
-		counter = estimateCounter{}
-	}
+	counter = counterOr(counter)
 	var s struct {
 		Identity      []string `json:"identity"`
 		Safety        []string `json:"safety"`

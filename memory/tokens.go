@@ -69,12 +69,25 @@ var (
 	cl100kCounter = sync.OnceValue(func() TokenCounter { return newTiktokenCounter(tokenizer.Cl100kBase) })
 )
 
-// estimateCounter counts ceil(bytes/3): an over-estimate for every BPE
-// vocabulary we know, and the byte length already penalises non-Latin text.
+// EstimateTokens is the one token estimate, for every count without a
+// real encoding (a model tiktoken does not know, the offline model without
+// a counter): ceil(bytes/3), an over-estimate for every BPE vocabulary we
+// know, and the byte length already penalises non-Latin text.
+func EstimateTokens(text string) int {
+	return (len(text) + charsPerToken - 1) / charsPerToken
+}
+
+// estimateCounter counts with EstimateTokens.
 type estimateCounter struct{}
 
-func (estimateCounter) Count(text string) int {
-	return (len(text) + charsPerToken - 1) / charsPerToken
+func (estimateCounter) Count(text string) int { return EstimateTokens(text) }
+
+// counterOr is c, or the estimate when c is nil.
+func counterOr(c TokenCounter) TokenCounter {
+	if c == nil {
+		return estimateCounter{}
+	}
+	return c
 }
 
 // memoLimit bounds the count cache; when full it is emptied rather than

@@ -50,10 +50,7 @@ func Trim(msgs []Message, opt TrimOptions) (kept []Message, trimmed bool) {
 
 	if opt.TokenBudget > 0 && len(starts) > 0 {
 		limit := opt.TokenBudget - opt.ReserveForAnswer
-		counter := opt.Counter
-		if counter == nil {
-			counter = estimateCounter{}
-		}
+		counter := counterOr(opt.Counter)
 		// Walk back from the newest turn, so only the turns that may be
 		// kept are ever counted.
 		total := 0

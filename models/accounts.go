@@ -10,6 +10,8 @@ import (
 
 	"github.com/trustelem/zxcvbn"
 	"gorm.io/gorm"
+
+	"concierge/memory"
 )
 
 // Password policy limits. bcrypt reads at most 72 bytes, so a longer
@@ -27,6 +29,11 @@ const (
 type PasswordError struct{ Message string }
 
 func (e *PasswordError) Error() string { return e.Message }
+
+// Unwrap makes a PasswordError the domain refusal memory.EWEAKPASSWORD.
+func (e *PasswordError) Unwrap() error {
+	return &memory.Error{Code: memory.EWEAKPASSWORD, Message: e.Message}
+}
 
 // CheckPassword applies the password policy: 8 characters to 72 bytes, not
 // only spaces, and not easy to guess (zxcvbn, counting the account's email

@@ -199,10 +199,14 @@ func (s *Store) RetryJob(ctx context.Context, id string) error {
 		return fmt.Errorf("models: retry job %s: %w", id, res.Error)
 	}
 	if res.RowsAffected == 0 {
-		return fmt.Errorf("models: retry job %s: %w", id, ErrConflict)
+		return fmt.Errorf("models: retry job %s: %w (%w)", id, ErrJobNotFailed, ErrConflict)
 	}
 	return nil
 }
+
+// ErrJobNotFailed refuses re-running a consolidation that did not fail;
+// it is also an ErrConflict.
+var ErrJobNotFailed = &memory.Error{Code: memory.ENOTFAILED, Message: "Only a failed consolidation can be re-run."}
 
 // ReportJSON is the stored and served shape of a consolidation report.
 type ReportJSON struct {

@@ -2,10 +2,13 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"gorm.io/gorm"
+
+	"concierge/memory"
 )
 
 // NotesFromSession returns every note a chat session produced, whatever
@@ -27,6 +30,14 @@ func (s *Store) JobForSession(ctx context.Context, sessionID string) (*Consolida
 	}
 	return &j, nil
 }
+
+// ErrSessionBusy refuses deleting a conversation while it is being
+// answered or consolidated; it is also an ErrConflict.
+var ErrSessionBusy = &memory.Error{Code: memory.EBUSY,
+	Message: "This conversation is being answered or wrapped up right now. Try again in a moment."}
+
+// ErrNoPendingErasure is CancelErasureRequest's ErrNotFound.
+var ErrNoPendingErasure = &memory.Error{Code: memory.ENOTFOUND, Message: "There is no pending erasure request to cancel."}
 
 // MaxSessionTitleChars bounds a conversation's title.
 const MaxSessionTitleChars = 80
@@ -58,7 +69,7 @@ func (s *Store) DeleteChatSession(ctx context.Context, userID, id string) error 
 			return notFound(err)
 		}
 		if cs.Status == SessionClosing || (cs.AnsweringUntil != nil && cs.AnsweringUntil.After(s.now())) {
-			return ErrConflict
+			return ErrSessionBusy
 		}
 		var staged []string
 		if err := tx.Model(&Note{}).Where("session_id = ? AND user_id = ? AND kind = ?", id, userID, KindSession).Pluck("id", &staged).Error; err != nil {
@@ -88,6 +99,9 @@ func (s *Store) DeleteChatSession(ctx context.Context, userID, id string) error 
 		return tx.Where("id = ?", id).Delete(&ChatSession{}).Error
 	})
 	if err != nil {
+		if errors.Is(err, ErrSessionBusy) {
+			err = fmt.Errorf("%w (%w)", err, ErrConflict)
+		}
 		return fmt.Errorf("models: delete chat session %s: %w", id, err)
 	}
 	// The messages' words also leave the full-text index's pages.
@@ -106,7 +120,7 @@ func (s *Store) CancelErasureRequest(ctx context.Context, userID string) error {
 		return fmt.Errorf("models: cancel erasure request: %w", res.Error)
 	}
 	if res.RowsAffected == 0 {
-		return fmt.Errorf("models: cancel erasure request: %w", ErrNotFound)
+		return fmt.Errorf("models: cancel erasure request: %w (%w)", ErrNoPendingErasure, ErrNotFound)
 	}
 	return nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -16,10 +15,13 @@ import (
 	"concierge/memory"
 )
 
-// ErrInvalidEmail and ErrInvalidRole refuse a new account's email or role.
+// ErrInvalidEmail, ErrInvalidRole and ErrEmailTaken refuse a new
+// account's email or role.
 var (
-	ErrInvalidEmail = errors.New("invalid email address")
-	ErrInvalidRole  = errors.New("invalid role")
+	ErrInvalidEmail = &memory.Error{Code: memory.EBADEMAIL, Message: "Give a valid email address."}
+	ErrInvalidRole  = &memory.Error{Code: memory.EBADROLE, Message: "Choose traveler, support or admin."}
+	// ErrEmailTaken is also an ErrConflict.
+	ErrEmailTaken = &memory.Error{Code: memory.EEMAILTAKEN, Message: "An account with this email already exists."}
 )
 
 // NormalizeEmail lowercases and trims an email address.
@@ -63,7 +65,7 @@ func (s *Store) CreateUser(ctx context.Context, email, name string, role Role, p
 		return nil, fmt.Errorf("models: create user: %w", err)
 	}
 	if n > 0 {
-		return nil, fmt.Errorf("models: create user %s: %w", email, ErrConflict)
+		return nil, fmt.Errorf("models: create user %s: %w (%w)", email, ErrEmailTaken, ErrConflict)
 	}
 	if err := s.db.WithContext(ctx).Create(u).Error; err != nil {
 		return nil, fmt.Errorf("models: create user: %w", err)

@@ -210,13 +210,14 @@ func RunHoldout(ctx context.Context, items []HoldoutItem, opt Options) (HoldoutS
 	}
 	ag := agent.New(agent.DefaultConfig(opt.Model), store, opt.Provider, opt.Log)
 	ag.SetClock(clk.now)
+	turns := agent.NewRunner(agent.RunnerConfig{}, ag, opt.Log)
 	saved := make([][]SavedNote, len(items))
 	for i, it := range items {
 		cs, err := store.CreateChatSession(ctx, uid)
 		if err != nil {
 			return HoldoutScore{}, fmt.Errorf("eval: %w", err)
 		}
-		res, err := ag.Turn(ctx, cs.ID, it.Text, nil)
+		res, err := turns.Send(ctx, agent.Post{SessionID: cs.ID, Content: it.Text})
 		if err != nil {
 			return HoldoutScore{}, fmt.Errorf("eval: holdout statement %d: %w", i+1, err)
 		}

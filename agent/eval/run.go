@@ -171,6 +171,8 @@ func runScenario(ctx context.Context, sc Scenario, dbPath string, opt Options) (
 	}
 	cfg.RecencyOnly = opt.Strategy == StrategyRecency
 	ag := agent.New(cfg, store, opt.Provider, opt.Log)
+	// Turns go through the runner, as the server's do.
+	turns := agent.NewRunner(agent.RunnerConfig{}, ag, opt.Log)
 	ag.SetClock(clk.now)
 	wcfg := agent.DefaultWorkerConfig()
 	w := agent.NewWorker(wcfg, store, opt.Completer, opt.Log)
@@ -187,7 +189,7 @@ func runScenario(ctx context.Context, sc Scenario, dbPath string, opt Options) (
 		for ti, t := range conv.Turns {
 			index++
 			tr := TurnRecord{Conversation: ci + 1, Turn: ti + 1, Index: index, Spec: t}
-			res, err := ag.Turn(ctx, cs.ID, t.Say, nil)
+			res, err := turns.Send(ctx, agent.Post{SessionID: cs.ID, Content: t.Say})
 			if err != nil {
 				tr.Err = err.Error()
 			} else {

@@ -28,7 +28,7 @@ type Model struct {
 }
 
 // New returns the offline model; counter prices prompts and answers in tokens.
-// A nil counter falls back to a rough four-characters-per-token estimate.
+// A nil counter falls back to memory.EstimateTokens.
 func New(counter memory.TokenCounter) *Model {
 	t, err := loadTable(rulesYAML)
 	if err != nil {
@@ -169,8 +169,5 @@ func (m *Model) count(s string) int {
 	if m.counter != nil {
 		return m.counter.Count(s)
 	}
-	if s == "" {
-		return 0
-	}
-	return (len(s) + 3) / 4
+	return memory.EstimateTokens(s)
 }

@@ -33,10 +33,11 @@ func TestLongConversationRecallsTheHotel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a := agent.New(agent.DefaultConfig("gpt-4o-mini"), s, offline.New(memory.NewTokenCounter("gpt-4o-mini")), slog.New(slog.NewTextHandler(io.Discard, nil)))
+		log := slog.New(slog.NewTextHandler(io.Discard, nil))
+		turns := agent.NewRunner(agent.RunnerConfig{}, agent.New(agent.DefaultConfig("gpt-4o-mini"), s, offline.New(memory.NewTokenCounter("gpt-4o-mini")), log), log)
 		say := func(text string) string {
 			t.Helper()
-			res, err := a.Turn(ctx, cs.ID, text, nil)
+			res, err := turns.Send(ctx, agent.Post{SessionID: cs.ID, Content: text})
 			if err != nil {
 				t.Fatalf("turn %q: %v", text, err)
 			}
