@@ -157,4 +157,3 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 	announce(c, "Note deleted. The deletion is in the audit trail.", "#global-notes-title")
 	return c.HTML(http.StatusOK, "")
 }
-
