@@ -276,7 +276,10 @@ func (a *Agent) Send(ctx context.Context, p Post) (*TurnResult, error) {
 			return res, nil
 		}
 	}
-	return a.answer(h, sub.Session, sub.Message.Turn, p.OnDelta, start)
+	res, err := a.answer(h, sub.Session, sub.Message.Turn, p.OnDelta, start)
+	// The message is stored: a database that went away since took only
+	// its answer.
+	return res, models.MarkStored(err, models.StoredYes)
 }
 
 // Submit stores a user message without calling the model (Store without a

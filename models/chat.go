@@ -232,7 +232,7 @@ func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Submitt
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("models: submit message to %s: %w", um.SessionID, conflict(err))
+		return nil, fmt.Errorf("models: submit message to %s: %w", um.SessionID, MarkStored(conflict(err), StoredNo))
 	}
 	return out, nil
 }

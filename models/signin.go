@@ -173,9 +173,11 @@ func (s *Store) Authenticate(ctx context.Context, email, password, address strin
 		return nil, ErrBadCredentials
 	}
 	if pair.Failures > 0 || all.Failures > 0 {
-		if err := s.db.WithContext(ctx).Where("email_hash = ? AND address IN (?, '')", key, address).Delete(&loginAttempt{}).Error; err != nil {
-			return nil, fmt.Errorf("models: clear failed sign-ins: %w", err)
-		}
+		// Bookkeeping: the password was right, so a counter left behind
+		// only makes the next wrong guess count once more.
+		s.bookkeeping(ctx, "clear_sign_in_failures", func(ctx context.Context) error {
+			return s.db.WithContext(ctx).Where("email_hash = ? AND address IN (?, '')", key, address).Delete(&loginAttempt{}).Error
+		})
 	}
 	return u, nil
 }

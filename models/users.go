@@ -148,11 +148,13 @@ func (s *Store) UserByAPIToken(ctx context.Context, token string) (*User, error)
 		"api_tokens.hash = ? AND api_tokens.expires_at > ?", &found, hashToken(token), now); err != nil {
 		return nil, fmt.Errorf("models: token: %w", err)
 	}
-	// Last use to the minute: one write a minute per token, not one per request.
+	// Last use to the minute: one write a minute per token, not one per
+	// request. It is bookkeeping: a database that refuses it (disk full)
+	// must not turn every request, reads included, into an error.
 	if found.LastUsedAt == nil || now.Sub(*found.LastUsedAt) >= time.Minute {
-		if err := s.db.WithContext(ctx).Model(&APIToken{}).Where("id = ?", found.TokenID).Update("last_used_at", now).Error; err != nil {
-			return nil, fmt.Errorf("models: token last use: %w", err)
-		}
+		s.bookkeeping(ctx, "token_last_use", func(ctx context.Context) error {
+			return s.db.WithContext(ctx).Model(&APIToken{}).Where("id = ?", found.TokenID).Update("last_used_at", now).Error
+		})
 	}
 	return &found.User, nil
 }
