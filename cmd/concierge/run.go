@@ -110,6 +110,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer store.Close()
+	store.Log, store.Deadline = log, cfg.DBDeadline
 	// Migrations and the demo seed run under one lock, so instances started
 	// together on a new database all come up.
 	demoPassword := ""
