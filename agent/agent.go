@@ -237,6 +237,9 @@ type Post struct {
 	IdempotencyKey string
 	// OnDelta, when not nil, receives the answer's text as it is generated.
 	OnDelta func(string)
+	// OnStored, when not nil, learns the message's turn once it is stored
+	// (or found stored), so a caller cut short knows what to tell.
+	OnStored func(turn int)
 }
 
 // Turn runs one chat turn for the session's owner (Send without a key).
@@ -268,6 +271,9 @@ func (a *Agent) Send(ctx context.Context, p Post) (*TurnResult, error) {
 	})
 	if err != nil {
 		return a.notAnswered(ctx, p, err)
+	}
+	if p.OnStored != nil {
+		p.OnStored(sub.Message.Turn)
 	}
 	h := a.keep(ctx, sub.Lease)
 	defer h.release()

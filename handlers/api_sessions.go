@@ -122,8 +122,9 @@ func (s *Server) apiPostMessage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := s.detachedTurn(c, func(ctx context.Context) (*agent.TurnResult, error) {
-		return s.agent.Send(ctx, agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
+	var stored storedTurn
+	res, err := s.detachedTurn(c, &stored, func(ctx context.Context) (*agent.TurnResult, error) {
+		return s.agent.Send(ctx, agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key, OnStored: stored.set})
 	})
 	if err != nil {
 		return err

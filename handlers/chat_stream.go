@@ -48,10 +48,20 @@ func (s *Server) chatStream(c echo.Context) error {
 	}
 	defer release()
 	w := s.startStream(c)
+	req := c.Request()
+	ctx, stop := s.untilAbandoned(req.Context())
+	defer stop()
+	c.SetRequest(req.WithContext(ctx))
 	final, err := s.followTurn(c, cs, w)
+	c.SetRequest(req)
 	switch {
 	case err == nil:
 		return s.sendFinal(c, w, final)
+	case s.gaveUp(ctx, err):
+		// Shutdown gave up on this answer: the last event says so, with
+		// Retry (the message is stored; a retry on the next instance
+		// answers it).
+		return s.sendFinal(c, w, s.refusedTurn(cs.ID, agent.ErrDraining))
 	case clientGone(c):
 		s.log.Debug("stream closed by the client", "request_id", requestID(c), "session_id", cs.ID)
 		return nil
@@ -367,8 +377,17 @@ func retryAfterSeconds(d time.Duration) int { return max(1, int((d+time.Second-1
 // detachedTurn runs a whole turn (store the message, answer it) on the turn
 // runner and waits for it: if the client hangs up, the turn still finishes
 // and stores its answer, and the request ends with errClientGone.
-func (s *Server) detachedTurn(c echo.Context, turn func(ctx context.Context) (*agent.TurnResult, error)) (*agent.TurnResult, error) {
-	res, err := s.turns.Do(c.Request().Context(), turn)
+//
+// When shutdown gives up on the turn (Abandon), the request still gets a
+// status: 409 answer_in_progress with the turn when stored says the
+// message was stored, else 503 restarting.
+func (s *Server) detachedTurn(c echo.Context, stored *storedTurn, turn func(ctx context.Context) (*agent.TurnResult, error)) (*agent.TurnResult, error) {
+	ctx, stop := s.untilAbandoned(c.Request().Context())
+	defer stop()
+	res, err := s.turns.Do(ctx, turn)
+	if err != nil && s.gaveUp(ctx, err) {
+		return nil, restartingError(stored.get())
+	}
 	if clientGone(c) {
 		s.log.Debug("client left during its turn; the answer is still stored", "request_id", requestID(c))
 		return nil, errClientGone

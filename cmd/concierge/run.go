@@ -196,21 +196,37 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() { drained <- srv.Drain(shutdownCtx) }()
 	shutdownErr := httpServer.Shutdown(shutdownCtx)
 	if shutdownErr != nil {
-		// Draining timed out: cancel what still runs and close connections.
-		cancelRequests()
-		_ = httpServer.Close()
+		// Draining timed out. Every request still open gets a status
+		// before its connection closes: 409 answer_in_progress where its
+		// message is stored, 503 restarting where not, and a stream its
+		// last event with Retry. Turns cut short keep their stored
+		// message, for the next instance or a retry.
+		log.Warn("shutdown timeout: answering the requests still open")
+		srv.Abandon()
+		answerCtx, cancelAnswer := context.WithTimeout(context.Background(), abandonGrace)
+		shutdownErr = httpServer.Shutdown(answerCtx)
+		cancelAnswer()
+		if shutdownErr != nil {
+			// Some could not be answered in time: cut them off.
+			cancelRequests()
+			_ = httpServer.Close()
+		}
 	}
-	// Turns cut short by the timeout keep their stored message, for the
-	// next instance or a retry.
-	shutdownErr = errors.Join(shutdownErr, <-drained)
+	if err := <-drained; err != nil {
+		log.Warn("shutdown timeout: turns cancelled; their messages stay stored", "err", err)
+	}
 	// Then the background workers (deferred above): a job cut short is
 	// handed back to the queue for the next instance.
 	if shutdownErr != nil {
-		return fmt.Errorf("shutdown: %w", shutdownErr)
+		return fmt.Errorf("shutdown: some requests got no answer: %w", shutdownErr)
 	}
 	log.Info("http server stopped; stopping workers")
 	return nil
 }
+
+// abandonGrace is how long the requests a timed-out drain gave up on have
+// to write their answer before their connections are closed.
+const abandonGrace = 3 * time.Second
 
 // newModels picks the chat provider and the consolidation completer — the
 // OpenAI-compatible server when a key is set, else the offline model and the
