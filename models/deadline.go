@@ -76,8 +76,8 @@ func (s *Store) boundStatements(db *gorm.DB) error {
 
 // retryPool is PostgreSQL's connection pool as GORM sees it. A read outside
 // a transaction that fails on a pooled connection the server had closed
-// (it restarted, or its backend was terminated) is sent once more on a
-// fresh connection; so is BEGIN, since a transaction that never started
+// (it restarted, or its backend was terminated) is sent again on a fresh
+// connection (at most maxDeadRetries times); so is BEGIN, since a transaction that never started
 // wrote nothing. Other writes are not sent twice: they may have run. The
 // idle connections are dropped first, as a server that closed one has
 // closed them all.
@@ -92,9 +92,15 @@ func (p *retryPool) dropIdle() {
 	p.SetMaxIdleConns(n)
 }
 
+// maxDeadRetries bounds the retries of one statement: a connection that
+// was in use while the server closed it may come back to the pool just
+// after the idle ones were dropped, so the retry can meet one more dead
+// connection; each dead one found is discarded.
+const maxDeadRetries = 3
+
 func (p *retryPool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	rows, err := p.DB.QueryContext(ctx, query, args...)
-	if err != nil && deadConnection(err) && ctx.Err() == nil {
+	for i := 0; i < maxDeadRetries && err != nil && deadConnection(err) && ctx.Err() == nil; i++ {
 		p.dropIdle()
 		rows, err = p.DB.QueryContext(ctx, query, args...)
 	}
@@ -103,7 +109,7 @@ func (p *retryPool) QueryContext(ctx context.Context, query string, args ...any)
 
 func (p *retryPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error) {
 	tx, err := p.DB.BeginTx(ctx, opts)
-	if err != nil && deadConnection(err) && ctx.Err() == nil {
+	for i := 0; i < maxDeadRetries && err != nil && deadConnection(err) && ctx.Err() == nil; i++ {
 		p.dropIdle()
 		tx, err = p.DB.BeginTx(ctx, opts)
 	}

@@ -66,6 +66,7 @@ type Store struct {
 	Deadline time.Duration
 
 	health writeHealth
+	clock  dbClock
 }
 
 // DefaultDeadline is the store's deadline when none is set: long enough
@@ -221,6 +222,10 @@ func Open(dsn string) (*Store, error) {
 		s.sqlDB.Close()
 		return nil, err
 	}
+	if err := s.startClock(context.Background()); err != nil {
+		s.sqlDB.Close()
+		return nil, fmt.Errorf("models: read the database's clock: %w", err)
+	}
 	return s, nil
 }
 
@@ -237,6 +242,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the database; on SQLite it first folds the WAL back into the
 // main file.
 func (s *Store) Close() error {
+	s.stopClock()
 	if s.writer != nil {
 		s.writer.close()
 	}

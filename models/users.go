@@ -127,7 +127,7 @@ func hashToken(token string) string {
 // token is returned once; only its hash is stored.
 func (s *Store) CreateAPIToken(ctx context.Context, userID string, ttl time.Duration) (string, *APIToken, error) {
 	token := "cnc_" + NewID() + NewID()
-	now := s.now()
+	now := s.SharedNow()
 	t := &APIToken{ID: s.newID(), UserID: userID, Hash: hashToken(token), ExpiresAt: now.Add(ttl), CreatedAt: now}
 	if err := s.db.WithContext(ctx).Create(t).Error; err != nil {
 		return "", nil, fmt.Errorf("models: create token: %w", err)
@@ -138,7 +138,7 @@ func (s *Store) CreateAPIToken(ctx context.Context, userID string, ttl time.Dura
 // UserByAPIToken resolves a bearer token to its account; expired and unknown
 // tokens, and those of disabled accounts, are ErrNotFound.
 func (s *Store) UserByAPIToken(ctx context.Context, token string) (*User, error) {
-	now := s.now()
+	now := s.SharedNow()
 	var found struct {
 		User       `gorm:"embedded"`
 		TokenID    string
@@ -186,7 +186,7 @@ func (s *Store) credentialUser(ctx context.Context, table, extra, where string, 
 // CreateWebSession starts a browser login and returns the cookie value.
 func (s *Store) CreateWebSession(ctx context.Context, userID string, ttl time.Duration) (string, error) {
 	token := NewID() + NewID()
-	now := s.now()
+	now := s.SharedNow()
 	ws := &WebSession{ID: hashToken(token), UserID: userID, ExpiresAt: now.Add(ttl), CreatedAt: now}
 	if err := s.db.WithContext(ctx).Create(ws).Error; err != nil {
 		return "", fmt.Errorf("models: create web session: %w", err)
@@ -197,7 +197,7 @@ func (s *Store) CreateWebSession(ctx context.Context, userID string, ttl time.Du
 // UserByWebSession resolves a session cookie value to its account.
 func (s *Store) UserByWebSession(ctx context.Context, token string) (*User, error) {
 	var u User
-	if err := s.credentialUser(ctx, "web_sessions", "", "web_sessions.id = ? AND web_sessions.expires_at > ?", &u, hashToken(token), s.now()); err != nil {
+	if err := s.credentialUser(ctx, "web_sessions", "", "web_sessions.id = ? AND web_sessions.expires_at > ?", &u, hashToken(token), s.SharedNow()); err != nil {
 		return nil, fmt.Errorf("models: web session: %w", err)
 	}
 	return &u, nil
@@ -213,7 +213,7 @@ func (s *Store) DeleteWebSession(ctx context.Context, token string) error {
 func (s *Store) DeleteExpiredCredentials(ctx context.Context) (int64, error) {
 	var total int64
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		now := s.now()
+		now := s.SharedNow()
 		r := tx.Where("expires_at <= ?", now).Delete(&WebSession{})
 		if r.Error != nil {
 			return r.Error

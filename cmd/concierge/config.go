@@ -173,6 +173,13 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	if c.ModelConcurrency <= 0 || c.MaxStreams <= 0 || c.MaxUserStreams <= 0 {
 		return c, errors.New("--model-concurrency, --max-streams and --max-streams-per-user must be positive")
 	}
+	if c.JobLease <= 0 || c.JobLease > models.MaxLease {
+		// A lock set further ahead than MaxLease counts as a fast clock's.
+		return c, fmt.Errorf("--job-lease must be positive and at most %s", models.MaxLease)
+	}
+	if c.DBDeadline <= 0 {
+		return c, errors.New("--db-deadline must be positive")
+	}
 	if c.Pprof != "" {
 		host, _, err := net.SplitHostPort(c.Pprof)
 		if ip := net.ParseIP(host); err != nil || ip == nil || !ip.IsLoopback() {
