@@ -67,6 +67,8 @@ type Store struct {
 
 	health writeHealth
 	clock  dbClock
+	// unserve releases the serve lock HoldServing took.
+	unserve func()
 }
 
 // DefaultDeadline is the store's deadline when none is set: long enough
@@ -243,6 +245,9 @@ func (s *Store) Ping(ctx context.Context) error {
 // main file.
 func (s *Store) Close() error {
 	s.stopClock()
+	if s.unserve != nil {
+		defer s.unserve()
+	}
 	if s.writer != nil {
 		s.writer.close()
 	}

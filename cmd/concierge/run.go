@@ -29,6 +29,8 @@ Commands:
   user add     create an account: --email, --name, --role, password from --password or stdin
   healthcheck  exit 0 when the server at --addr answers /healthz (for containers)
   eval         score the memory pipeline on synthetic travelers (--json, --compare recency,relevance)
+  backup DEST  copy the live SQLite database to DEST (online backup, checked); on PostgreSQL, prints the pg_dump command
+  restore SRC  replace the SQLite database with the backup SRC; refuses while a server runs on it
 
 Run "concierge serve -h" for the server's flags.
 `
@@ -54,6 +56,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return healthcheck(ctx, args, getenv, stderr)
 	case "eval":
 		return evalCmd(ctx, args, getenv, stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, args, getenv, stdout, stderr)
+	case "restore":
+		return restoreCmd(ctx, args, getenv, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -111,6 +117,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer store.Close()
 	store.Log, store.Deadline = log, cfg.DBDeadline
+	// Marks the database as served, so "concierge restore" refuses to
+	// replace it under us.
+	if err := store.HoldServing(); err != nil {
+		return err
+	}
 	// Migrations and the demo seed run under one lock, so instances started
 	// together on a new database all come up.
 	demoPassword := ""
