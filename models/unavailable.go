@@ -187,10 +187,15 @@ func (s *Store) CheckWrites(ctx context.Context) error {
 		return nil
 	}
 	if probe {
-		// Rewrites one row with its own value: the page still goes through
-		// the log, so a full disk or a read-only database refuses it.
+		// Changes one row and changes it back: the page ends as it was but
+		// is written to the log at commit (SQLite skips a rewrite with the
+		// same content), so a full disk or a read-only database refuses it.
 		err := s.write(ctx, func(tx *gorm.DB) error {
-			return tx.Exec("UPDATE schema_migrations SET name = name WHERE version = (SELECT MAX(version) FROM schema_migrations)").Error
+			const row = " WHERE version = (SELECT MAX(version) FROM schema_migrations)"
+			if err := tx.Exec("UPDATE schema_migrations SET name = name || '~'" + row).Error; err != nil {
+				return err
+			}
+			return tx.Exec("UPDATE schema_migrations SET name = substr(name, 1, length(name) - 1)" + row).Error
 		})
 		if err == nil {
 			return nil
