@@ -81,14 +81,14 @@ func TestDatabaseRefusingWrites(t *testing.T) {
 	if err := e.store.DB().Exec("PRAGMA query_only = 0").Error; err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(10 * time.Second)
 	for {
 		status, _ := e.apiCall("GET", "/healthz", "", "")
 		if status == http.StatusOK {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("/healthz still %d 5 s after writes were taken again", status)
+			t.Fatalf("/healthz still %d 10 s after writes were taken again", status)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

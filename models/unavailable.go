@@ -127,19 +127,22 @@ func deadConnection(err error) bool {
 type writeHealth struct {
 	bookkeepingFailures atomic.Int64
 
-	mu       sync.Mutex
-	refused  error     // the last write refused for the database's reasons, nil after a success
-	probedAt time.Time // the last probe while refused
+	mu        sync.Mutex
+	refused   error     // the last write refused for the database's reasons, nil once the database is back
+	refusedAt time.Time // when
 }
 
-// noteWrite records how a write ended.
+// noteWrite records a write that the database refused. Successes do not
+// clear it: on a nearly full disk small writes pass while larger ones fail,
+// so the state clears only when no write was refused for refusalWindow and
+// a probe passes (CheckWrites).
 func (h *writeHealth) noteWrite(err error) {
-	if err != nil && !IsUnavailable(err) {
-		return // the write was refused for its own reasons, not the database's
+	if err == nil || !IsUnavailable(err) {
+		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.refused = err
+	h.refused, h.refusedAt = err, time.Now()
 }
 
 // BookkeepingFailures counts best-effort writes (a token's last use, a
@@ -166,41 +169,43 @@ func (s *Store) logger() *slog.Logger {
 	return slog.New(slog.DiscardHandler)
 }
 
-// probeInterval is how often a health check that found writes refused
-// tries a write of its own, so the check recovers when the database does
-// even if no request writes meanwhile.
-const probeInterval = time.Second
+// refusalWindow is how long after a refused write the health check keeps
+// answering that the database refuses writes.
+const refusalWindow = 5 * time.Second
 
-// CheckWrites reports whether the database takes writes: nil unless the
-// last write the store tried was refused for the database's reasons (disk
-// full, read-only, unreachable). While refused, it tries a harmless write
-// of its own at most once a second and clears the state when that works.
+// CheckWrites reports whether the database takes writes: an error while a
+// write was refused for the database's reasons (disk full, read-only,
+// unreachable) within refusalWindow. After that it tries a write of its own
+// and clears the state when that works, so the check recovers with the
+// database even if nobody writes.
 func (s *Store) CheckWrites(ctx context.Context) error {
 	h := &s.health
 	h.mu.Lock()
-	refused, probe := h.refused, h.refused != nil && time.Since(h.probedAt) >= probeInterval
-	if probe {
-		h.probedAt = time.Now()
-	}
+	refused, at := h.refused, h.refusedAt
 	h.mu.Unlock()
 	if refused == nil {
 		return nil
 	}
-	if probe {
-		// Changes one row and changes it back: the page ends as it was but
-		// is written to the log at commit (SQLite skips a rewrite with the
-		// same content), so a full disk or a read-only database refuses it.
-		err := s.write(ctx, func(tx *gorm.DB) error {
-			const row = " WHERE version = (SELECT MAX(version) FROM schema_migrations)"
-			if err := tx.Exec("UPDATE schema_migrations SET name = name || '~'" + row).Error; err != nil {
-				return err
-			}
-			return tx.Exec("UPDATE schema_migrations SET name = substr(name, 1, length(name) - 1)" + row).Error
-		})
-		if err == nil {
-			return nil
-		}
-		refused = err
+	if time.Since(at) < refusalWindow {
+		return &UnavailableError{Err: refused}
 	}
-	return &UnavailableError{Err: refused}
+	// Changes one row and changes it back: the page ends as it was but
+	// is written to the log at commit (SQLite skips a rewrite with the
+	// same content), so a full disk or a read-only database refuses it.
+	err := s.write(ctx, func(tx *gorm.DB) error {
+		const row = " WHERE version = (SELECT MAX(version) FROM schema_migrations)"
+		if err := tx.Exec("UPDATE schema_migrations SET name = name || '~'" + row).Error; err != nil {
+			return err
+		}
+		return tx.Exec("UPDATE schema_migrations SET name = substr(name, 1, length(name) - 1)" + row).Error
+	})
+	if err != nil {
+		return &UnavailableError{Err: err}
+	}
+	h.mu.Lock()
+	if h.refusedAt.Equal(at) {
+		h.refused = nil
+	}
+	h.mu.Unlock()
+	return nil
 }
