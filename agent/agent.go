@@ -237,6 +237,9 @@ type Post struct {
 	IdempotencyKey string
 	// OnDelta, when not nil, receives the answer's text as it is generated.
 	OnDelta func(string)
+	// OnStored, when not nil, learns the message's turn once it is stored
+	// (or found stored), so a caller cut short knows what to tell.
+	OnStored func(turn int)
 }
 
 // Store stores a user message before anything else, the first step of
@@ -266,6 +269,9 @@ func (a *Agent) Store(ctx context.Context, p Post) (*Pending, error) {
 	if err != nil {
 		unlock()
 		return a.answeredElsewhere(a.notAnswered(ctx, p, err))
+	}
+	if p.OnStored != nil {
+		p.OnStored(sub.Message.Turn)
 	}
 	pd := &Pending{a: a, h: a.keep(ctx, sub.Lease), unlock: unlock, sub: sub, start: start, turn: sub.Message.Turn}
 	if sub.Existed {

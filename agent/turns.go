@@ -297,7 +297,10 @@ func (r *Runner) Send(ctx context.Context, p Post) (*TurnResult, error) {
 	}
 	select {
 	case <-t.Done():
-		return t.Result()
+		res, err := t.Result()
+		// The message is stored: a database that went away since took
+		// only its answer.
+		return res, models.MarkStored(err, models.StoredYes)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}

@@ -265,8 +265,12 @@ func (w *Worker) sweepLoop(ctx context.Context) {
 }
 
 // Sweep closes idle sessions and deletes expired transcripts and credentials.
+//
+// Idleness and retention are measured on the store's shared clock (the
+// database's, on PostgreSQL), so an instance whose clock runs fast closes
+// nothing early.
 func (w *Worker) Sweep(ctx context.Context) {
-	now := w.now().UTC()
+	now := w.store.SharedNow()
 	if w.cfg.SessionIdle > 0 {
 		idle, err := w.store.IdleSessions(ctx, now.Add(-w.cfg.SessionIdle), 100)
 		if err != nil && ctx.Err() == nil {

@@ -47,10 +47,20 @@ func (s *Server) chatStream(c echo.Context) error {
 	}
 	defer release()
 	w := s.startStream(c)
+	req := c.Request()
+	ctx, stop := s.untilAbandoned(req.Context())
+	defer stop()
+	c.SetRequest(req.WithContext(ctx))
 	final, err := s.followTurn(c, cs, w)
+	c.SetRequest(req)
 	switch {
 	case err == nil:
 		return s.sendFinal(c, w, final)
+	case s.gaveUp(ctx, err):
+		// Shutdown gave up on this answer: the last event says so, with
+		// Retry (the message is stored; a retry on the next instance
+		// answers it).
+		return s.sendFinal(c, w, s.refusedTurn(cs.ID, agent.ErrDraining))
 	case clientGone(c):
 		s.log.Debug("stream closed by the client", "request_id", requestID(c), "session_id", cs.ID)
 		return nil
@@ -368,8 +378,19 @@ func retryAfterSeconds(d time.Duration) int { return max(1, int((d+time.Second-1
 // it, answer it on the runner's turn) and waits for its answer: if the
 // client hangs up, the turn still finishes and stores its answer, and the
 // request ends with errClientGone.
+//
+// When shutdown gives up on the turn (Abandon), the request still gets a
+// status: 409 answer_in_progress with the turn when the message was
+// stored, else 503 restarting.
 func (s *Server) detachedTurn(c echo.Context, p agent.Post) (*agent.TurnResult, error) {
-	res, err := s.turns.Send(c.Request().Context(), p)
+	var stored storedTurn
+	p.OnStored = stored.set
+	ctx, stop := s.untilAbandoned(c.Request().Context())
+	defer stop()
+	res, err := s.turns.Send(ctx, p)
+	if err != nil && s.gaveUp(ctx, err) {
+		return nil, restartingError(stored.get())
+	}
 	if clientGone(c) {
 		s.log.Debug("client left during its turn; the answer is still stored", "request_id", requestID(c))
 		return nil, errClientGone

@@ -12,6 +12,7 @@ import (
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/models"
 	"concierge/views"
 )
 
@@ -23,6 +24,9 @@ type Error struct {
 	Message string
 	// Turn is the stored message's turn, for answer_in_progress.
 	Turn int
+	// Stored says, for unavailable, whether the request's message was
+	// stored; nil when the request carried none or it cannot be told.
+	Stored *bool
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d %s: %s", e.Status, e.Code, e.Message) }
@@ -50,6 +54,7 @@ type errorBody struct {
 		Code    string `json:"code"`
 		Message string `json:"message"`
 		Turn    int    `json:"turn,omitempty"`
+		Stored  *bool  `json:"stored,omitempty"`
 	} `json:"error"`
 }
 
@@ -113,6 +118,8 @@ func toError(err error) (e *Error, internal bool) {
 	case errors.As(err, &me):
 		// The user's message is stored before the model is called.
 		return newError(http.StatusBadGateway, "model_unavailable", agent.Explain(me)+" Your message is saved: send it again to retry."), false
+	case models.IsUnavailable(err):
+		return unavailableError(err), true
 	case errors.As(err, &he):
 		switch he.Code {
 		case http.StatusNotFound:
@@ -159,6 +166,28 @@ func noteRefusalMessage(r *memory.NoteRefusal) string {
 	return views.BlockedNotice(r.Category)
 }
 
+// unavailableError is the 503 of a database that is away or refuses
+// writes, saying whether the request's message was stored.
+func unavailableError(err error) *Error {
+	var ue *models.UnavailableError
+	stored := models.StoredUnknown
+	if errors.As(err, &ue) {
+		stored = ue.Stored
+	}
+	e := newError(http.StatusServiceUnavailable, "unavailable", "Concierge cannot reach its database right now. Try again in a few seconds.")
+	switch stored {
+	case models.StoredNo:
+		no := false
+		e.Stored = &no
+		e.Message = "Concierge cannot reach its database right now; your message was not stored. Send it again (with the same Idempotency-Key) in a few seconds."
+	case models.StoredYes:
+		yes := true
+		e.Stored = &yes
+		e.Message = "Concierge cannot reach its database right now; your message is saved. Send it again (with the same Idempotency-Key) in a few seconds to get its answer."
+	}
+	return e
+}
+
 // isAPI reports whether a request is a machine's: the JSON API, the health
 // check and the metrics scrape authenticate by bearer token and get JSON
 // errors, never a login redirect.
@@ -182,7 +211,7 @@ func (s *Server) handleError(err error, c echo.Context) {
 	}
 	if isAPI(c) {
 		var body errorBody
-		body.Error.Code, body.Error.Message, body.Error.Turn = e.Code, e.Message, e.Turn
+		body.Error.Code, body.Error.Message, body.Error.Turn, body.Error.Stored = e.Code, e.Message, e.Turn, e.Stored
 		_ = c.JSON(e.Status, body)
 		return
 	}

@@ -6,11 +6,18 @@ import (
 	"github.com/labstack/echo/v4"
 )
 
-// healthz answers 200 when the server is up and the database answers.
+// healthz answers 200 when the server is up and the database answers and
+// takes writes; a database that refuses writes (a full disk) answers 503,
+// though reads may still work.
 func (s *Server) healthz(c echo.Context) error {
-	if err := s.store.Ping(c.Request().Context()); err != nil {
+	ctx := c.Request().Context()
+	if err := s.store.Ping(ctx); err != nil {
 		s.log.Error("health check: database unreachable", "err", err)
 		return newError(http.StatusServiceUnavailable, "unavailable", "The database is not answering.")
+	}
+	if err := s.store.CheckWrites(ctx); err != nil {
+		s.log.Error("health check: database refuses writes", "err", err)
+		return newError(http.StatusServiceUnavailable, "unavailable", "The database answers but refuses writes.")
 	}
 	return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 }

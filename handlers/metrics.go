@@ -37,6 +37,9 @@ func newMetrics(store *models.Store, log *slog.Logger) *metrics {
 	m.turnTime = hist("concierge_turn_duration_seconds", "Time to answer a chat turn, model and server together (this instance).")
 	m.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.modelTime, m.ownTime, m.turnTime, &storeCollector{store: store, log: log},
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "concierge_bookkeeping_write_failures_total",
+			Help: "Best-effort writes (a token's last use, cleared sign-in counters) that failed without failing their request (this instance)."},
+			func() float64 { return float64(store.BookkeepingFailures()) }),
 		// The pool's waits show a database that cannot keep up (go_sql_*).
 		collectors.NewDBStatsCollector(store.Pool(), store.Kind()))
 	return m

@@ -104,6 +104,10 @@ type Server struct {
 	echo    *echo.Echo
 	streams streamCounts
 	metrics *metrics
+	// abandoned ends when shutdown gives up on the requests still waiting
+	// for a turn (Abandon).
+	abandoned   context.Context
+	abandonOnce context.CancelFunc
 }
 
 // NewServer builds the server with every dependency given explicitly.
@@ -111,6 +115,7 @@ func NewServer(cfg Config, store *models.Store, ag *agent.Agent, worker *agent.W
 	s := &Server{cfg: cfg, store: store, agent: ag, turns: agent.NewRunner(cfg.Turns, ag, log), worker: worker, log: log,
 		assets: static.New(), echo: echo.New(), streams: streamCounts{perUser: map[string]int{}}, metrics: newMetrics(store, log)}
 	s.notes = store.Notes(memory.Limits{})
+	s.abandoned, s.abandonOnce = context.WithCancel(context.Background())
 	if ag != nil {
 		s.notes = ag.Notes()
 		ag.SetObserver(s.metrics) // every turn's model and server time, for /metrics

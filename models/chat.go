@@ -53,12 +53,12 @@ type AnswerLease struct {
 // holder's lease runs; a lease that ran out (its holder died or stalled) is
 // taken over.
 func (s *Store) TakeAnswerLease(ctx context.Context, sessionID string, d time.Duration) (*AnswerLease, error) {
-	now := s.now()
+	now := s.SharedNow()
 	token := s.newID()
 	var taken int64
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		res := tx.Model(&ChatSession{}).
-			Where("id = ? AND (answering_until IS NULL OR answering_until < ?)", sessionID, now).
+			Where("id = ? AND (answering_until IS NULL OR answering_until < ? OR answering_until > ?)", sessionID, now, now.Add(MaxLease)).
 			Updates(map[string]any{"answering_until": now.Add(d), "answering_by": token})
 		taken = res.RowsAffected
 		return res.Error
@@ -83,7 +83,7 @@ func (s *Store) RenewAnswerLease(ctx context.Context, l *AnswerLease, d time.Dur
 	var renewed int64
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		res := tx.Model(&ChatSession{}).Where("id = ? AND answering_by = ?", l.SessionID, l.Token).
-			Update("answering_until", s.now().Add(d))
+			Update("answering_until", s.SharedNow().Add(d))
 		renewed = res.RowsAffected
 		return res.Error
 	})
@@ -196,7 +196,7 @@ func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Submitt
 		if err != nil {
 			return err
 		}
-		now := s.now()
+		now := s.SharedNow()
 		lease := um.Lease
 		var took map[string]any
 		if lease == nil && um.TakeLease > 0 {
@@ -232,7 +232,7 @@ func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Submitt
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("models: submit message to %s: %w", um.SessionID, conflict(err))
+		return nil, fmt.Errorf("models: submit message to %s: %w", um.SessionID, MarkStored(conflict(err), StoredNo))
 	}
 	return out, nil
 }
@@ -279,7 +279,7 @@ func leaseAllows(cs *ChatSession, l *AnswerLease, now time.Time) bool {
 	if l != nil {
 		return cs.AnsweringBy == l.Token
 	}
-	return cs.AnsweringUntil == nil || cs.AnsweringUntil.Before(now)
+	return cs.AnsweringUntil == nil || cs.AnsweringUntil.Before(now) || cs.AnsweringUntil.After(now.Add(MaxLease))
 }
 
 // Round is what one model round of a turn leaves behind, written together
@@ -326,7 +326,7 @@ func (s *Store) commitRound(ctx context.Context, l *AnswerLease, r Round, notes 
 		case r.Release:
 			lease["answering_until"], lease["answering_by"] = nil, ""
 		case r.Renew > 0:
-			lease["answering_until"] = s.now().Add(r.Renew)
+			lease["answering_until"] = s.SharedNow().Add(r.Renew)
 		}
 		if err := s.appendTx(tx, cs, lease, r.Messages...); err != nil {
 			return err
@@ -459,7 +459,7 @@ func (s *Store) appendTx(tx *gorm.DB, cs *lockedSession, extra map[string]any, m
 		upd[k] = v
 	}
 	if len(msgs) > 0 {
-		now := s.now()
+		now := s.SharedNow() // last activity, which the idle sweep compares
 		for _, m := range msgs {
 			cs.LastSeq++
 			m.ID, m.Seq, m.UserID, m.CreatedAt = s.newID(), cs.LastSeq, cs.UserID, now

@@ -83,11 +83,13 @@ const MaxJobAttempts = 5
 func (s *Store) ClaimJob(ctx context.Context, worker string, lease time.Duration) (*ConsolidationJob, error) {
 	db := s.db.WithContext(ctx)
 	for range 5 {
-		now := s.now()
+		now := s.SharedNow()
 		var cand ConsolidationJob
 		// A queued job may wait out a retry backoff; a running one is taken
-		// over only when its worker's lease ran out.
-		err := db.Where("status IN ? AND (locked_until IS NULL OR locked_until < ?)", []string{JobQueued, JobRunning}, now).
+		// over only when its worker's lease ran out, or when it was set
+		// further ahead than any lease is (a clock that ran fast).
+		err := db.Where("status IN ? AND (locked_until IS NULL OR locked_until < ? OR (status = ? AND locked_until > ?))",
+			[]string{JobQueued, JobRunning}, now, JobRunning, now.Add(MaxLease)).
 			Order("created_at, id").Take(&cand).Error
 		if err != nil {
 			return nil, fmt.Errorf("models: claim job: %w", notFound(err))
@@ -116,7 +118,7 @@ func (s *Store) FailJob(ctx context.Context, job *ConsolidationJob, worker, reas
 	status := JobQueued
 	// Back off before the next try: 10 s, 40 s, 90 s, 160 s.
 	backoff := time.Duration(job.Attempts*job.Attempts) * 10 * time.Second
-	upd := map[string]any{"error": reason, "locked_by": "", "locked_until": s.now().Add(backoff)}
+	upd := map[string]any{"error": reason, "locked_by": "", "locked_until": s.SharedNow().Add(backoff)}
 	if job.Attempts >= MaxJobAttempts {
 		status = JobFailed
 		upd["finished_at"] = s.now()
@@ -144,7 +146,7 @@ const heldJob = "id = ? AND locked_by = ? AND status = ? AND attempts = ?"
 // so the worker stops.
 func (s *Store) RenewJob(ctx context.Context, job *ConsolidationJob, worker string, lease time.Duration) error {
 	res := s.db.WithContext(ctx).Model(&ConsolidationJob{}).Where(heldJob, job.ID, worker, JobRunning, job.Attempts).
-		Update("locked_until", s.now().Add(lease))
+		Update("locked_until", s.SharedNow().Add(lease))
 	if res.Error != nil {
 		return fmt.Errorf("models: renew job %s: %w", job.ID, res.Error)
 	}

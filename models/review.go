@@ -243,7 +243,7 @@ var ErrReviewClaimed = &memory.Error{Code: memory.ECONFLICT,
 func (s *Store) Claim(ctx context.Context, id string, actor Actor, d time.Duration) (*ReviewItem, error) {
 	var it ReviewItem
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		now := s.now()
+		now := s.SharedNow() // claims lapse on the clock instances share
 		r := tx.Model(&ReviewItem{}).Where(claimable, id, ReviewOpen, actor.ID, now).
 			Updates(map[string]any{"claimed_by": actor.ID, "claimed_until": now.Add(d)})
 		if r.Error != nil {
@@ -314,7 +314,7 @@ func (n *Notes) Resolve(ctx context.Context, id string, res Resolution, actor Ac
 	}
 	var it ReviewItem
 	err = n.write(ctx, first.UserID, func(tx *gorm.DB) error {
-		now := n.s.now()
+		now := n.s.SharedNow()
 		r := tx.Model(&ReviewItem{}).Where(claimable, id, ReviewOpen, actor.ID, now).
 			Updates(map[string]any{"status": ReviewResolved, "resolved_by": actor.ID, "resolved_at": now,
 				"action": res.Action, "reason": res.Reason, "claimed_by": "", "claimed_until": nil})

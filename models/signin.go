@@ -180,9 +180,11 @@ func (s *Store) Authenticate(ctx context.Context, email, password, address strin
 	if u == nil || !match || u.DisabledAt != nil {
 		return nil, ErrBadCredentials
 	}
-	if err := s.db.WithContext(ctx).Where("email_hash = ? AND address IN (?, '')", key, address).Delete(&loginAttempt{}).Error; err != nil {
-		return nil, fmt.Errorf("models: clear failed sign-ins: %w", err)
-	}
+	// Bookkeeping: the password was right, so a counter left behind only
+	// makes the next wrong guess count once more.
+	s.bookkeeping(ctx, "clear_sign_in_failures", func(ctx context.Context) error {
+		return s.db.WithContext(ctx).Where("email_hash = ? AND address IN (?, '')", key, address).Delete(&loginAttempt{}).Error
+	})
 	return u, nil
 }
 

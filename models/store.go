@@ -7,6 +7,7 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
+	"log/slog"
 	mrand "math/rand/v2"
 	"runtime"
 	"strings"
@@ -55,6 +56,31 @@ type Store struct {
 	// Sleep waits out a sign-in delay; nil waits on a timer. Tests replace
 	// it to see the delay without spending it.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Log receives the store's own warnings (a bookkeeping write that
+	// failed); nil discards them.
+	Log *slog.Logger
+	// Deadline bounds each statement outside a transaction and each write
+	// transaction, waiting for the SQLite writer included; past it the
+	// work is cancelled and fails with an UnavailableError. 0 means
+	// DefaultDeadline.
+	Deadline time.Duration
+
+	health writeHealth
+	clock  dbClock
+	// unserve releases the serve lock HoldServing took.
+	unserve func()
+}
+
+// DefaultDeadline is the store's deadline when none is set: long enough
+// for any request's statement on a healthy database, short enough that a
+// client hears 503 before it gives up.
+const DefaultDeadline = 5 * time.Second
+
+func (s *Store) deadline() time.Duration {
+	if s.Deadline > 0 {
+		return s.Deadline
+	}
+	return DefaultDeadline
 }
 
 // IsPostgres reports whether the store talks to PostgreSQL.
@@ -159,7 +185,14 @@ func Open(dsn string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("models: open: %w", err)
 	}
+	if err := s.boundStatements(db); err != nil {
+		return nil, fmt.Errorf("models: open: %w", err)
+	}
 	if s.postgres {
+		// Reads that meet a connection the server closed are sent again
+		// on a fresh one (see retryPool).
+		pool := &retryPool{DB: s.sqlDB}
+		db.ConnPool, db.Statement.ConnPool = pool, pool
 		// Sized for the machine, not for the number of turns in flight: no
 		// connection is held while the model thinks, so a few per core
 		// serve any number of waiting turns. As many stay idle as may be
@@ -191,6 +224,10 @@ func Open(dsn string) (*Store, error) {
 		s.sqlDB.Close()
 		return nil, err
 	}
+	if err := s.startClock(context.Background()); err != nil {
+		s.sqlDB.Close()
+		return nil, fmt.Errorf("models: read the database's clock: %w", err)
+	}
 	return s, nil
 }
 
@@ -207,6 +244,10 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes the database; on SQLite it first folds the WAL back into the
 // main file.
 func (s *Store) Close() error {
+	s.stopClock()
+	if s.unserve != nil {
+		defer s.unserve()
+	}
 	if s.writer != nil {
 		s.writer.close()
 	}

@@ -143,7 +143,7 @@ const MaxTokenLabel = 60
 // token, which must be at most MaxTokenLabel characters.
 func (s *Store) CreateLabelledAPIToken(ctx context.Context, userID, label string, ttl time.Duration) (string, *APIToken, error) {
 	token := "cnc_" + NewID() + NewID()
-	now := s.now()
+	now := s.SharedNow()
 	t := &APIToken{ID: s.newID(), UserID: userID, Hash: hashToken(token), Label: label, Prefix: token[:TokenPrefixLen],
 		ExpiresAt: now.Add(ttl), CreatedAt: now}
 	if err := s.db.WithContext(ctx).Create(t).Error; err != nil {
@@ -155,7 +155,7 @@ func (s *Store) CreateLabelledAPIToken(ctx context.Context, userID, label string
 // UserByAPIToken resolves a bearer token to its account; expired and unknown
 // tokens, and those of disabled accounts, are ErrNotFound.
 func (s *Store) UserByAPIToken(ctx context.Context, token string) (*User, error) {
-	now := s.now()
+	now := s.SharedNow()
 	var found struct {
 		User       `gorm:"embedded"`
 		TokenID    string
@@ -165,11 +165,13 @@ func (s *Store) UserByAPIToken(ctx context.Context, token string) (*User, error)
 		"api_tokens.hash = ? AND api_tokens.expires_at > ?", &found, hashToken(token), now); err != nil {
 		return nil, fmt.Errorf("models: token: %w", err)
 	}
-	// Last use to the minute: one write a minute per token, not one per request.
+	// Last use to the minute: one write a minute per token, not one per
+	// request. It is bookkeeping: a database that refuses it (disk full)
+	// must not turn every request, reads included, into an error.
 	if found.LastUsedAt == nil || now.Sub(*found.LastUsedAt) >= time.Minute {
-		if err := s.db.WithContext(ctx).Model(&APIToken{}).Where("id = ?", found.TokenID).Update("last_used_at", now).Error; err != nil {
-			return nil, fmt.Errorf("models: token last use: %w", err)
-		}
+		s.bookkeeping(ctx, "token_last_use", func(ctx context.Context) error {
+			return s.db.WithContext(ctx).Model(&APIToken{}).Where("id = ?", found.TokenID).Update("last_used_at", now).Error
+		})
 	}
 	return &found.User, nil
 }
@@ -203,7 +205,7 @@ func (s *Store) credentialUser(ctx context.Context, table, extra, where string, 
 // limit); each use moves the idle end on (UserByWebSession).
 func (s *Store) CreateWebSession(ctx context.Context, userID string, ttl, idle time.Duration) (string, error) {
 	token := NewID() + NewID()
-	now := s.now()
+	now := s.SharedNow()
 	ws := &WebSession{ID: hashToken(token), UserID: userID, ExpiresAt: webSessionEnd(now, now, ttl, idle), CreatedAt: now}
 	if err := s.db.WithContext(ctx).Create(ws).Error; err != nil {
 		return "", fmt.Errorf("models: create web session: %w", err)
@@ -226,7 +228,7 @@ func webSessionEnd(created, now time.Time, ttl, idle time.Duration) time.Time {
 // once a minute, within ttl from its start). ttl and idle are the ones it
 // was created with.
 func (s *Store) UserByWebSession(ctx context.Context, token string, ttl, idle time.Duration) (*User, error) {
-	now := s.now()
+	now := s.SharedNow()
 	var found struct {
 		User             `gorm:"embedded"`
 		SessionID        string
@@ -257,7 +259,7 @@ func (s *Store) DeleteWebSession(ctx context.Context, token string) error {
 func (s *Store) DeleteExpiredCredentials(ctx context.Context) (int64, error) {
 	var total int64
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		now := s.now()
+		now := s.SharedNow()
 		r := tx.Where("expires_at <= ?", now).Delete(&WebSession{})
 		if r.Error != nil {
 			return r.Error

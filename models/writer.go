@@ -138,17 +138,40 @@ var errStoreClosed = errors.New("models: the store is closed")
 // them side by side and groups its own log flushes). It is the one way the
 // store writes in a transaction. Once handed to the writer, fn runs to the
 // end even if ctx ends meanwhile, and write reports how it ended.
+//
+// The store's deadline bounds the transaction on PostgreSQL and the wait for
+// the writer on SQLite; a database that is away or refuses the write gives
+// an UnavailableError, and the outcome is noted for the health check.
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	err := asUnavailable(s.writeOnce(ctx, fn))
+	s.health.noteWrite(err)
+	return err
+}
+
+func (s *Store) writeOnce(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	dctx, cancel := context.WithTimeoutCause(ctx, s.deadline(), errDeadline)
+	defer cancel()
 	if s.writer == nil {
-		return s.db.WithContext(ctx).Transaction(fn)
+		ran := false
+		err := s.db.WithContext(dctx).Transaction(func(tx *gorm.DB) error {
+			err := fn(tx)
+			ran = err == nil
+			return err
+		})
+		err = deadlineCause(dctx, err)
+		if ran && unavailable(err) {
+			// COMMIT was sent and no answer came back: it may have landed.
+			return &UnavailableError{Err: err, commitLost: true}
+		}
+		return err
 	}
 	op := &writeOp{ctx: ctx, fn: fn, done: make(chan error, 1)}
 	select {
 	case s.writer.ops <- op:
 	case <-s.writer.stop:
 		return errStoreClosed
-	case <-ctx.Done():
-		return ctx.Err()
+	case <-dctx.Done():
+		return context.Cause(dctx)
 	}
 	return <-op.done
 }

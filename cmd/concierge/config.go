@@ -12,6 +12,7 @@ import (
 
 	"concierge/agent"
 	"concierge/handlers"
+	"concierge/models"
 )
 
 // defaultModelTimeout bounds one model call, retries included.
@@ -35,6 +36,7 @@ type Config struct {
 	ErasureDue       time.Duration
 	ShutdownTimeout  time.Duration
 	JobLease         time.Duration
+	DBDeadline       time.Duration
 	Workers          int
 	ModelTimeout     time.Duration
 	ModelConcurrency int
@@ -139,6 +141,7 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	fs.DurationVar(&c.Retention, "retention", dur("CONCIERGE_RETENTION", 90*24*time.Hour), "keep transcripts and prompt snapshots this long (CONCIERGE_RETENTION)")
 	fs.DurationVar(&c.ErasureDue, "erasure-due", dur("CONCIERGE_ERASURE_DUE", handlers.DefaultConfig().ErasureDue), "an erasure request is due this long after it was made (CONCIERGE_ERASURE_DUE)")
 	fs.DurationVar(&c.ShutdownTimeout, "shutdown-timeout", dur("CONCIERGE_SHUTDOWN_TIMEOUT", 15*time.Second), "time to drain requests on shutdown (CONCIERGE_SHUTDOWN_TIMEOUT)")
+	fs.DurationVar(&c.DBDeadline, "db-deadline", dur("CONCIERGE_DB_DEADLINE", models.DefaultDeadline), "time limit of one database statement or write transaction; past it the request answers 503 (CONCIERGE_DB_DEADLINE)")
 	fs.DurationVar(&c.JobLease, "job-lease", dur("CONCIERGE_JOB_LEASE", 8*time.Second), "how long a consolidation job stays with a worker that stopped renewing it (a heartbeat renews it every third of that while the job runs) (CONCIERGE_JOB_LEASE)")
 	fs.IntVar(&c.Workers, "workers", 2, "consolidation jobs run at once")
 	fs.DurationVar(&c.ModelTimeout, "model-timeout", dur("CONCIERGE_MODEL_TIMEOUT", defaultModelTimeout), "time limit of one model call, retries included (CONCIERGE_MODEL_TIMEOUT)")
@@ -171,6 +174,13 @@ func parseServeConfig(name string, args []string, getenv func(string) string, st
 	c.OpenAIKey = getenv("OPENAI_API_KEY")
 	if c.ModelConcurrency <= 0 || c.MaxStreams <= 0 || c.MaxUserStreams <= 0 {
 		return c, errors.New("--model-concurrency, --max-streams and --max-streams-per-user must be positive")
+	}
+	if c.JobLease <= 0 || c.JobLease > models.MaxLease {
+		// A lock set further ahead than MaxLease counts as a fast clock's.
+		return c, fmt.Errorf("--job-lease must be positive and at most %s", models.MaxLease)
+	}
+	if c.DBDeadline <= 0 {
+		return c, errors.New("--db-deadline must be positive")
 	}
 	if c.Pprof != "" {
 		host, _, err := net.SplitHostPort(c.Pprof)

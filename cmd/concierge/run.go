@@ -29,6 +29,8 @@ Commands:
   user add     create an account: --email, --name, --role, password from --password or stdin
   healthcheck  exit 0 when the server at --addr answers /healthz (for containers)
   eval         score the memory pipeline on synthetic travelers (--json, --compare recency,relevance)
+  backup DEST  copy the live SQLite database to DEST (online backup, checked); on PostgreSQL, prints the pg_dump command
+  restore SRC  replace the SQLite database with the backup SRC; refuses while a server runs on it
 
 Run "concierge serve -h" for the server's flags.
 `
@@ -54,6 +56,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return healthcheck(ctx, args, getenv, stderr)
 	case "eval":
 		return evalCmd(ctx, args, getenv, stdout, stderr)
+	case "backup":
+		return backupCmd(ctx, args, getenv, stdout, stderr)
+	case "restore":
+		return restoreCmd(ctx, args, getenv, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil
@@ -110,6 +116,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer store.Close()
+	store.Log, store.Deadline = log, cfg.DBDeadline
+	// Marks the database as served, so "concierge restore" refuses to
+	// replace it under us.
+	if err := store.HoldServing(); err != nil {
+		return err
+	}
 	// Migrations and the demo seed run under one lock, so instances started
 	// together on a new database all come up.
 	demoPassword := ""
@@ -196,21 +208,37 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	go func() { drained <- srv.Drain(shutdownCtx) }()
 	shutdownErr := httpServer.Shutdown(shutdownCtx)
 	if shutdownErr != nil {
-		// Draining timed out: cancel what still runs and close connections.
-		cancelRequests()
-		_ = httpServer.Close()
+		// Draining timed out. Every request still open gets a status
+		// before its connection closes: 409 answer_in_progress where its
+		// message is stored, 503 restarting where not, and a stream its
+		// last event with Retry. Turns cut short keep their stored
+		// message, for the next instance or a retry.
+		log.Warn("shutdown timeout: answering the requests still open")
+		srv.Abandon()
+		answerCtx, cancelAnswer := context.WithTimeout(context.Background(), abandonGrace)
+		shutdownErr = httpServer.Shutdown(answerCtx)
+		cancelAnswer()
+		if shutdownErr != nil {
+			// Some could not be answered in time: cut them off.
+			cancelRequests()
+			_ = httpServer.Close()
+		}
 	}
-	// Turns cut short by the timeout keep their stored message, for the
-	// next instance or a retry.
-	shutdownErr = errors.Join(shutdownErr, <-drained)
+	if err := <-drained; err != nil {
+		log.Warn("shutdown timeout: turns cancelled; their messages stay stored", "err", err)
+	}
 	// Then the background workers (deferred above): a job cut short is
 	// handed back to the queue for the next instance.
 	if shutdownErr != nil {
-		return fmt.Errorf("shutdown: %w", shutdownErr)
+		return fmt.Errorf("shutdown: some requests got no answer: %w", shutdownErr)
 	}
 	log.Info("http server stopped; stopping workers")
 	return nil
 }
+
+// abandonGrace is how long the requests a timed-out drain gave up on have
+// to write their answer before their connections are closed.
+const abandonGrace = 3 * time.Second
 
 // newModels picks the chat provider and the consolidation completer — the
 // OpenAI-compatible server when a key is set, else the offline model and the

@@ -36,6 +36,14 @@ func Postgres(tb testing.TB) *models.Store {
 	return open(tb, postgresSchema(tb), models.LatestSchemaVersion())
 }
 
+// PostgresURL makes a new, empty PostgreSQL schema like Postgres and
+// returns its URL, for tests that open their own stores on it (through a
+// Proxy, or in a child process); it skips like Postgres.
+func PostgresURL(tb testing.TB) string {
+	tb.Helper()
+	return postgresSchema(tb)
+}
+
 // postgresSchema makes a new, empty PostgreSQL schema, dropped when the
 // test ends, and returns the URL that selects it (see Postgres).
 func postgresSchema(tb testing.TB) string {
