@@ -526,7 +526,7 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 			} else {
 				// The notes this round read, and those it saves: the round
 				// is the session's only writer of session notes.
-				result, note, blocked = a.applyToolCall(ctx, cs, userMsg, call, len(session)+len(saved), len(global))
+				result, note, blocked = a.applyToolCall(ctx, cs, userMsg, call, earlierNotes(session, saved), len(global))
 			}
 			if note != nil {
 				saved = append(saved, *note)
@@ -604,11 +604,26 @@ func (r toolResult) String() string {
 	return string(b)
 }
 
-// applyToolCall checks one tool call through the guardrails, given how many
-// session and global notes there are, and when it passes drafts the session
-// note the round's commit stores. It returns the tool result for the model,
-// the note to save or the refusal category.
-func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, call memory.ToolCall, sessionCount, globalCount int) (string, *models.PendingNote, string) {
+// earlierNotes is the text of the session's notes so far, oldest first:
+// those the turn read and those its round saves before the next call.
+func earlierNotes(session []memory.Note, saved []models.PendingNote) []string {
+	out := make([]string, 0, len(session)+len(saved))
+	for _, n := range session {
+		out = append(out, n.Text)
+	}
+	for _, n := range saved {
+		out = append(out, n.Note.Text)
+	}
+	return out
+}
+
+// applyToolCall checks one tool call through the guardrails, given the
+// session's earlier notes (the guard also reads the new note joined to them,
+// and the session cap counts them) and how many global notes there are, and
+// when it passes drafts the session note the round's commit stores. It
+// returns the tool result for the model, the note to save or the refusal
+// category.
+func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, call memory.ToolCall, earlier []string, globalCount int) (string, *models.PendingNote, string) {
 	if call.Name != memory.SaveNoteToolName {
 		return toolResult{Error: "unknown_tool", Message: "There is no tool named " + fmt.Sprintf("%q", call.Name) + "; only save_memory_note and, in long conversations, search_conversation exist."}.String(), nil, ""
 	}
@@ -623,7 +638,7 @@ func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userM
 		Note: memory.Note{Text: args.Text, Keywords: args.Keywords, Scope: args.Scope, Source: memory.SourceAssistant,
 			LastUpdateDate: a.now().UTC().Format(memory.DateLayout)},
 		Prov: models.Provenance{SessionID: cs.ID, MessageID: userMsg.ID}},
-		Actor: models.Actor{Kind: models.ActorAssistant}, Reason: "stated by the traveler"}, sessionCount, globalCount)
+		Actor: models.Actor{Kind: models.ActorAssistant}, Reason: "stated by the traveler", Earlier: earlier}, len(earlier), globalCount)
 	if refusal == nil && a.cfg.Reviewer != nil {
 		if refusal, err = a.cfg.Reviewer.Review(ctx, n.Note.Text); err != nil {
 			a.log.Warn("guard classifier failed; the rules' verdict stands", "session_id", cs.ID, "err", err)

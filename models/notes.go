@@ -160,6 +160,10 @@ type PendingNote struct {
 	NewNote
 	Actor  Actor
 	Reason string
+	// Earlier are the session's notes before this one, oldest first: the
+	// guard reads the new note joined to them, so an instruction split over
+	// two notes is refused when its second half arrives.
+	Earlier []string
 }
 
 // draftNote gives a note its id and defaults, so that what reports the
