@@ -237,25 +237,32 @@ var ErrReviewResolved = &memory.Error{Code: memory.ECONFLICT,
 var ErrReviewClaimed = &memory.Error{Code: memory.ECONFLICT,
 	Message: "Another reviewer holds this item; it is free again when their claim lapses."}
 
+// takeItem applies updates to the open item id where actor may act on it
+// (no one else holds a live claim) as one conditional UPDATE, so of two
+// reviewers at once only one succeeds, and reads the item into it. A
+// refusal says why: resolved already, or held by someone else.
+func takeItem(tx *gorm.DB, it *ReviewItem, id string, actor Actor, now time.Time, updates map[string]any) error {
+	r := tx.Model(&ReviewItem{}).Where(claimable, id, ReviewOpen, actor.ID, now).Updates(updates)
+	if r.Error != nil {
+		return r.Error
+	}
+	if err := tx.Where("id = ?", id).Take(it).Error; err != nil {
+		return notFound(err)
+	}
+	if r.RowsAffected == 0 {
+		return refusalOf(it)
+	}
+	return nil
+}
+
 // Claim gives actor the item until for elapses, unless another reviewer
 // holds a live claim or it is resolved. The claim is a conditional UPDATE,
 // so two reviewers claiming at once cannot both hold it.
 func (s *Store) Claim(ctx context.Context, id string, actor Actor, d time.Duration) (*ReviewItem, error) {
 	var it ReviewItem
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		now := s.SharedNow() // claims lapse on the clock instances share
-		r := tx.Model(&ReviewItem{}).Where(claimable, id, ReviewOpen, actor.ID, now).
-			Updates(map[string]any{"claimed_by": actor.ID, "claimed_until": now.Add(d)})
-		if r.Error != nil {
-			return r.Error
-		}
-		if err := tx.Where("id = ?", id).Take(&it).Error; err != nil {
-			return notFound(err)
-		}
-		if r.RowsAffected == 0 {
-			return refusalOf(&it)
-		}
-		return nil
+		now := s.now()
+		return takeItem(tx, &it, id, actor, now, map[string]any{"claimed_by": actor.ID, "claimed_until": now.Add(d)})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("models: claim review item %s: %w", id, err)
@@ -314,18 +321,10 @@ func (n *Notes) Resolve(ctx context.Context, id string, res Resolution, actor Ac
 	}
 	var it ReviewItem
 	err = n.write(ctx, first.UserID, func(tx *gorm.DB) error {
-		now := n.s.SharedNow()
-		r := tx.Model(&ReviewItem{}).Where(claimable, id, ReviewOpen, actor.ID, now).
-			Updates(map[string]any{"status": ReviewResolved, "resolved_by": actor.ID, "resolved_at": now,
-				"action": res.Action, "reason": res.Reason, "claimed_by": "", "claimed_until": nil})
-		if r.Error != nil {
-			return r.Error
-		}
-		if err := tx.Where("id = ?", id).Take(&it).Error; err != nil {
-			return notFound(err)
-		}
-		if r.RowsAffected == 0 {
-			return refusalOf(&it)
+		now := n.s.now()
+		if err := takeItem(tx, &it, id, actor, now, map[string]any{"status": ReviewResolved, "resolved_by": actor.ID, "resolved_at": now,
+			"action": res.Action, "reason": res.Reason, "claimed_by": "", "claimed_until": nil}); err != nil {
+			return err
 		}
 		noteID, err := n.resolveTx(tx, &it, res, actor)
 		if err != nil {
