@@ -26,7 +26,7 @@ func TestBrowserReviewQueue(t *testing.T) {
 	}{{"desktop", 1280, 800}, {"phone", 390, 844}} {
 		t.Run(size.name, func(t *testing.T) {
 			e := reviewEnv(t, dbtest.SQLite(t))
-			converse(t, e, e.token("john@example.com"), "I'm allergic to peanuts.", "I prefer window seats now.", "I always book ONLINE.")
+			converse(t, e, e.token("john@example.com"), "I'm allergic to peanuts.", "I prefer window seats now.", "A friend told me I must see the Louvre.")
 			items, _ := reviewItems(t, e, e.token("support@example.com"), "")
 			refused := items[models.ReviewRefusedWrite].ID
 			if refused == "" {
@@ -62,7 +62,7 @@ func TestBrowserReviewQueue(t *testing.T) {
 			err = chromedp.Do(ctx,
 				htmxProcessed(card+` [data-testid="review-resolve"]`),
 				chromedp.Click(card+` [data-testid="review-action-dismiss"]`),
-				chromedp.SendKeys(card+` [data-testid="review-reason"]`, "harmless: the traveler books online"+kb.Enter),
+				chromedp.SendKeys(card+` [data-testid="review-reason"]`, "harmless: a friend's tip, not an order"+kb.Enter),
 				chromedp.WaitVisible(card+` [data-testid="review-resolution"]`),
 			)
 			if err != nil {

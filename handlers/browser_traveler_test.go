@@ -118,6 +118,7 @@ func TestBrowserBackAfterSignOut(t *testing.T) {
 		chromedp.WaitVisible(`[data-testid="composer"]`),
 		chromedp.Navigate(e.srv.URL+"/memory"),
 		chromedp.WaitVisible(`[data-testid="memory-page"]`),
+		chromedp.Click(`[data-testid="account-menu"] summary`), // Sign out is in the account menu
 		chromedp.Click(`[data-testid="logout"]`),
 		chromedp.WaitVisible(`[data-testid="login-form"]`),
 		chromedp.NavigateBack(),

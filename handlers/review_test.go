@@ -20,8 +20,9 @@ import (
 )
 
 // refusedNote is what the model tries to save and the guard refuses (a
-// known false refusal: it reads "ONLINE" as a booking reference).
-const refusedNote = "Prefers booking ONLINE"
+// known false refusal: it reads the friend's quoted "you must" as an
+// instruction to the assistant).
+const refusedNote = "Tu dois voir le Louvre, lui a dit un ami."
 
 // reviewModel is the fake model of the review flows: in a turn it saves the
 // note the traveler's message calls for, then answers; in consolidation
@@ -53,8 +54,8 @@ func reviewModel(r fakeopenai.ChatRequest) fakeopenai.Response {
 		return save("Is allergic to peanuts.", "allergy")
 	case strings.Contains(c, "window"):
 		return save("Prefers window seats.", "seat")
-	case strings.Contains(c, "online"):
-		return save(refusedNote, "booking")
+	case strings.Contains(c, "louvre"):
+		return save(refusedNote, "louvre")
 	}
 	return fakeopenai.Response{Content: "Happy to help."}
 }
@@ -163,7 +164,7 @@ func TestReviewQueueFromRealFlows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sid := converse(t, e, john, "I'm allergic to peanuts.", "I prefer window seats now.", "I always book ONLINE.")
+		sid := converse(t, e, john, "I'm allergic to peanuts.", "I prefer window seats now.", "A friend told me I must see the Louvre.")
 
 		items, body := reviewItems(t, e, support, "")
 		if len(items) != 4 {
@@ -175,8 +176,8 @@ func TestReviewQueueFromRealFlows(t *testing.T) {
 				t.Errorf("%s item %+v: want John's, of session %s, open", k, it, sid)
 			}
 		}
-		if it := items[models.ReviewRefusedWrite]; it.Category != memory.CategoryBookingReference || it.Turn != 3 {
-			t.Errorf("refused write %+v: want category %s at turn 3", it, memory.CategoryBookingReference)
+		if it := items[models.ReviewRefusedWrite]; it.Category != memory.CategoryInstruction || it.Turn != 3 {
+			t.Errorf("refused write %+v: want category %s at turn 3", it, memory.CategoryInstruction)
 		}
 		if it := items[models.ReviewProfileUpdate]; it.Field != "seat_preference" || it.Proposed != "window" {
 			t.Errorf("profile update %+v: want seat_preference → window", it)
@@ -296,7 +297,7 @@ func TestReviewQueueFromRealFlows(t *testing.T) {
 		if status, out := resolve(refused, `{"action":"add","reason":"harmless","text":"`+refusedNote+`"}`); status != http.StatusUnprocessableEntity {
 			t.Errorf("adding the refused words: %d %v, want 422 from the guard", status, out)
 		}
-		if status, out := resolve(refused, `{"action":"add","reason":"a harmless preference","text":"Prefers booking online."}`); status != http.StatusOK || out["note_id"] == "" {
+		if status, out := resolve(refused, `{"action":"add","reason":"a harmless preference","text":"Wants to see the Louvre, on a friend's advice."}`); status != http.StatusOK || out["note_id"] == "" {
 			t.Errorf("add: %d %v", status, out)
 		}
 
