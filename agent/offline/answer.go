@@ -2,6 +2,7 @@ package offline
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -36,7 +37,7 @@ func (t *table) directAnswer(v *view, low string) (string, bool) {
 		var facts []string // the notes first: they are the traveler's own words, and newer
 		for _, n := range v.notes {
 			if a.notes != nil && a.notes.MatchString(n.text) {
-				facts = append(facts, secondPerson(n.text))
+				facts = append(facts, t.lex.second(n.text))
 			}
 		}
 		for _, k := range a.Keys {
@@ -76,7 +77,7 @@ func (t *table) forPeople(v any) string {
 			return cmp.Compare(a, b)
 		})
 		for _, k := range keys {
-			phrase, private := t.file.Phrases[k], t.words["private_keys"][k]
+			phrase, private := t.file.Phrases[k], t.words["unsaid_keys"][k]
 			if s := t.forPeople(x[k]); s != "" && !private {
 				parts = append(parts, strings.ReplaceAll(cmp.Or(phrase, "{x}"), "{x}", s))
 			}
@@ -93,7 +94,20 @@ func (t *table) forPeople(v any) string {
 		}
 		return x
 	}
-	return render(v)
+	return strings.Join(strings.Fields(fmt.Sprint(v)), " ")
+}
+
+// profileSay says the profile to the traveler, a clause a key in key order,
+// from the table's profile_say ("you fly from SFO"); a key it does not list
+// is said as "key: value".
+func (t *table) profileSay(p map[string]any) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(p)) {
+		if s := t.forPeople(p[k]); s != "" && k != "name" && !t.words["unsaid_keys"][k] {
+			out = append(out, strings.ReplaceAll(cmp.Or(t.file.ProfileSay[k], strings.ReplaceAll(k, "_", " ")+": {x}"), "{x}", s))
+		}
+	}
+	return out
 }
 
 // askOnce returns the question for a missing trip detail unless an earlier

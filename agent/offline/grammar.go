@@ -4,6 +4,7 @@ import (
 	"cmp"
 	_ "embed"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -27,6 +28,8 @@ type lexicon struct {
 	Adverbs        []string          `yaml:"adverbs"`
 	Negators       []string          `yaml:"negators"`
 	HabitAdverbs   []string          `yaml:"habit_adverbs"`
+	Habits         []string          `yaml:"habits"`
+	Doings         []string          `yaml:"doings"`
 	BareWants      []string          `yaml:"bare_wants"`
 	States         []string          `yaml:"states"`
 	ObjectStops    []string          `yaml:"object_stops"`
@@ -42,8 +45,11 @@ type lexicon struct {
 	Fronted        map[string]string `yaml:"fronted"`
 	Pronouns       map[string]string `yaml:"pronouns"`
 	Verbs          map[string]string `yaml:"verbs"`
+	Second         map[string]string `yaml:"second"`
+	Yours          map[string]string `yaml:"yours"`
 
 	stop  map[string]bool
+	base  map[string]string // a third-person verb's form after "you": flies → fly
 	until *regexp.Regexp
 }
 
@@ -58,6 +64,12 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	lx.stop = map[string]bool{}
 	for _, w := range lx.Stopwords {
 		lx.stop[w] = true
+	}
+	lx.base = maps.Clone(lx.Second)
+	for b, third := range lx.Cues {
+		if !strings.Contains(third, " ") && !strings.Contains(b, " ") && third != b {
+			lx.base[third] = b
+		}
 	}
 	quoted := make([]string, len(lx.Until))
 	for i, u := range lx.Until {
@@ -136,6 +148,9 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 	subj := slices.IndexFunc(ws[:min(len(ws), 5)], func(w string) bool { return slices.Contains(lx.First, w) })
 	switch {
 	case subj >= 0 && (subj == 0 || !slices.ContainsFunc(ws[:subj], func(w string) bool { return slices.Contains(lx.People, w) })):
+		if !slices.ContainsFunc(ws[:subj], func(w string) bool { return !slices.Contains(lx.HabitAdverbs, w) }) {
+			return lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:])) // "mostly I go alone"
+		}
 		return lx.predicate(r, ws[subj+1:])
 	case slices.Contains(lx.Possessive, ws[0]):
 		return lx.attribute(r, ws)
@@ -211,23 +226,23 @@ func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
 			// "don't want" turns down an offer; only "never" makes a want lasting.
 			r.want = !lasting && (slices.Contains(lx.BareWants, k) || aux1 == "would" || aux1 == "will" && k == "need" ||
 				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love" || k == "prefer"))
-			if !negative && slices.ContainsFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") }) {
+			preference := !slices.Contains(lx.Doings, k)
+			if !negative && (preference || !lasting) && slices.ContainsFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") }) {
 				return r, false // choosing a named option is a request, not a habit
 			}
 			if last := obj[len(obj)-1]; slices.Contains(lx.Deictic, last) || slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Hedges, w) }) {
 				return r, false
 			}
-			preference := !slices.Contains([]string{"travel", "fly", "eat", "drink", "drive", "rent", "book", "bring", "check", "use", "spend", "sleep",
-				"swim", "stay", "pay", "ask", "pick", "choose", "take", "get", "keep", "walk", "work", "pack", "sit", "go", "do", "have", "live"}, k)
 			// "everywhere" makes a habit; "I have three children" a lasting fact.
-			everywhere := slices.Contains(obj, "everywhere") || slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Lasting, w) })
+			everywhere := slices.Contains(obj, "everywhere") || slices.Contains(lx.Habits, k) && aux1 == "" || matchAt(obj, 0, lx.States) != "" ||
+				slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Lasting, w) })
 			habit := negative && !slices.Contains(lx.NotHabits, k) // "I don't drive", not "I don't have any other request"
 			if !preference && !lasting && !habit && !everywhere && !slices.Contains(ws[:i], "only") {
 				return r, false
 			}
 			// An unmarked "I prefer a small car" picks one thing for this
 			// booking; "I prefer morning flights" states a taste.
-			r.bare = !lasting && !negative && !r.want
+			r.bare = !lasting && !negative && !r.want && !everywhere
 			if r.bare && (slices.Contains([]string{"the", "this", "that", "some"}, obj[0]) || unicode.IsDigit(rune(obj[0][0])) || len(obj) > 10) {
 				return r, false
 			}
@@ -235,6 +250,9 @@ func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
 			words := slices.Clone(ws)
 			if aux1 == "" && (i == 0 || ws[i-1] != "not") { // the cue is the first verb: conjugate it
 				words = slices.Concat(ws[:i], strings.Fields(lx.Cues[k]), obj)
+			}
+			if negative && !slices.ContainsFunc(obj, func(w string) bool { return len(w) > 2 && !lx.stop[w] }) {
+				obj = ws[i:] // "I don't drive at all": the verb is what is kept
 			}
 			return lx.finish(r, lx.third(words), obj)
 		}
@@ -312,4 +330,52 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 // this trip's ("for this trip I want…", "these days I'd rather…").
 func (lx *lexicon) wantMarked(cl string) bool {
 	return slices.ContainsFunc(lx.WantMarkers, func(m string) bool { return strings.Contains(" "+cl+" ", " "+m+" ") })
+}
+
+// second words a stored note for the traveler: "Always flies economy." →
+// "you always fly economy", "Budget for hotels is …" → "your budget for
+// hotels is …", "Travels with a dog, needs …" → "you travel with a dog and
+// need …".
+func (lx *lexicon) second(text string) string {
+	ws := strings.Fields(strings.TrimSuffix(strings.TrimSpace(text), "."))
+	if len(ws) == 0 {
+		return ""
+	}
+	if rest := ws[0][1:]; strings.ToLower(rest) == rest {
+		ws[0] = strings.ToLower(ws[0])
+	}
+	lead := "you"
+	switch {
+	case matchAt(ws, 0, lx.Attributes) != "":
+		lead = "your"
+	case matchAt(ws, 0, lx.States) != "":
+		lead = "you are"
+	case !slices.ContainsFunc(ws, func(w string) bool { return lx.base[w] != "" }):
+		lead = ""
+	}
+	out, verbNext := []string{lead}, lead == "you"
+	for i, w := range ws {
+		w = cmp.Or(lx.Yours[w], w)
+		if verbNext {
+			if b := lx.base[w]; b != "" {
+				w, verbNext = b, false
+			} else {
+				verbNext = slices.Contains(lx.Adverbs, w) || slices.Contains(lx.Negators, w)
+			}
+		}
+		if next := i + 1; strings.HasSuffix(w, ",") && next < len(ws) && lx.base[ws[next]] != "" {
+			w, verbNext = strings.TrimSuffix(w, ",")+" and", true
+		}
+		out = append(out, w)
+	}
+	s := strings.TrimSpace(strings.Join(out, " "))
+	return strings.TrimSpace(strings.NewReplacer("you are ", "you're ", "you do not ", "you don't ").Replace(s + " "))
+}
+
+func (lx *lexicon) secondAll(notes []memory.SaveNoteArgs) []string {
+	out := make([]string, len(notes))
+	for i, n := range notes {
+		out[i] = lx.second(n.Text)
+	}
+	return out
 }

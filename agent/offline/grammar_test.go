@@ -77,3 +77,44 @@ func TestTuning(t *testing.T) {
 		t.Errorf("tuning precision %.3f recall %.3f scope %.3f, want ≥ 0.95, 0.90, 0.95", s.Precision, s.Recall, s.ScopeAccuracy)
 	}
 }
+
+// TestSecondPerson: a note said back to the traveler is grammatical second
+// person, negation and conditions kept.
+func TestSecondPerson(t *testing.T) {
+	for note, want := range map[string]string{
+		"Always flies economy.":                                    "you always fly economy",
+		"Travels with a small dog, needs pet-friendly hotels.":     "you travel with a small dog and need pet-friendly hotels",
+		"Never wants to fly with budget airlines.":                 "you never want to fly with budget airlines",
+		"Does not drink alcohol.":                                  "you don't drink alcohol",
+		"Budget for hotels is usually around 200 dollars a night.": "your budget for hotels is usually around 200 dollars a night",
+		"Is vegetarian.":                                           "you're vegetarian",
+		"Allergic to peanuts.":                                     "you're allergic to peanuts",
+		"Has stopped drinking.":                                    "you have stopped drinking",
+		"Lives in Seattle.":                                        "you live in Seattle",
+		"Prefers trains for trips under four hours.":               "you prefer trains for trips under four hours",
+		"Prefers rooms away from their lift.":                      "you prefer rooms away from your lift",
+	} {
+		if got := model.table.lex.second(note); got != want {
+			t.Errorf("second(%q) = %q, want %q", note, got, want)
+		}
+	}
+}
+
+// TestProfileSaid: the self-summary says the profile in words, with dates
+// for people and no raw values, private ids or "n/a".
+func TestProfileSaid(t *testing.T) {
+	p := map[string]any{"name": "John Doe", "customer_id": "CUST-1", "home_airport": "SFO", "passport_expiry": "2031-08-14",
+		"visas":            []any{map[string]any{"type": "Schengen C", "valid_until": "2027-03-31"}, map[string]any{"type": "US (citizen)", "valid_until": "n/a"}},
+		"loyalty_programs": []any{map[string]any{"program": "United MileagePlus", "status": "Gold", "member_id": "UA-1"}}}
+	got := strings.Join(model.table.profileSay(p), "; ")
+	want := "customer id: CUST-1"
+	if strings.Contains(got, want) || strings.Contains(got, "2031-08-14") || strings.Contains(got, "n/a") || strings.Contains(got, "UA-1") {
+		t.Errorf("profileSay = %q: raw values or ids", got)
+	}
+	for _, part := range []string{"you fly from SFO", "your passport is valid until 14 August 2031", "you hold Schengen C valid until 31 March 2027 and US (citizen)",
+		"your loyalty programmes are United MileagePlus Gold status"} {
+		if !strings.Contains(got, part) {
+			t.Errorf("profileSay = %q, want it to say %q", got, part)
+		}
+	}
+}

@@ -124,9 +124,9 @@ func (t *table) afterTools(v *view) string {
 			case refused(c.result):
 				refusedCount++
 			case args.Scope == memory.ScopeThisTrip:
-				forTrip = append(forTrip, strings.Replace(secondPerson(args.Text), " on this trip", "", 1))
+				forTrip = append(forTrip, strings.Replace(t.lex.second(args.Text), " on this trip", "", 1))
 			default:
-				saved = append(saved, secondPerson(args.Text))
+				saved = append(saved, t.lex.second(args.Text))
 			}
 		case t.file.SearchTool:
 			var q struct{ Query string }

@@ -2,12 +2,8 @@ package offline
 
 import (
 	"encoding/json"
-	"fmt"
-	"maps"
 	"regexp"
-	"slices"
 	"strings"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -179,43 +175,6 @@ func readMemories(instructions string) []known {
 		out = append(out, n)
 	}
 	return out
-}
-
-// profileLines renders the profile for the traveler, in key order.
-func profileLines(p map[string]any) []string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(p)) {
-		if s := render(p[k]); s != "" && k != "name" {
-			out = append(out, strings.ReplaceAll(k, "_", " ")+": "+s)
-		}
-	}
-	return out
-}
-
-// render writes one profile value as words: lists joined by commas, maps
-// by their values in key order (a trip as its route and start date).
-func render(v any) string {
-	var parts []string
-	switch x := v.(type) {
-	case nil:
-	case time.Time:
-		return x.Format(memory.DateLayout)
-	case []any:
-		for _, it := range x {
-			parts = append(parts, render(it))
-		}
-		return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), ", ")
-	case map[string]any:
-		if route, ok := x["route"].(string); ok && render(x["start_date"]) != "" {
-			return route + " (" + render(x["start_date"]) + ")"
-		}
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			parts = append(parts, render(x[k]))
-		}
-	default:
-		return strings.Join(strings.Fields(fmt.Sprint(x)), " ")
-	}
-	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), " ")
 }
 
 func firstName(p map[string]any) string {

@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-
-	"concierge/memory"
 )
 
 // trip is what the conversation has established, by the keys of rules.yaml
@@ -156,9 +154,9 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	case c.otherPerson && len(c.notes) == 0:
 		parts = append(parts, pick(r["other_person"], nil))
 	case len(ack) == 0 && len(c.notes) > 0:
-		parts = append(parts, pick(r["acknowledge"], map[string]string{"facts": joinAnd(secondAll(c.notes))}))
+		parts = append(parts, pick(r["acknowledge"], map[string]string{"facts": joinAnd(t.lex.secondAll(c.notes))}))
 	case len(ack) == 0 && len(c.known) > 0:
-		parts = append(parts, pick(r["already_known"], map[string]string{"facts": joinAnd(secondAll(c.known))}))
+		parts = append(parts, pick(r["already_known"], map[string]string{"facts": joinAnd(t.lex.secondAll(c.known))}))
 	}
 	if t.re["food"].MatchString(low) {
 		if diet := t.dietOf(v, c); len(diet) > 0 {
@@ -333,7 +331,7 @@ func (t *table) dietOf(v *view, c capture) []string {
 		if !t.re["safety_notes"].MatchString(text) {
 			continue
 		}
-		if p := secondPerson(text); !seen[p] {
+		if p := t.lex.second(text); !seen[p] {
 			seen[p] = true
 			if strings.Contains(p, "allerg") {
 				allergies = append(allergies, p)
@@ -350,7 +348,7 @@ func (t *table) prefsFor(v *view, tp *topic) []string {
 	var out []string
 	for i := len(v.notes) - 1; i >= 0 && len(out) < 2 && tp.uses != nil; i-- {
 		if tp.uses.MatchString(v.notes[i].text) && !t.re["safety_notes"].MatchString(v.notes[i].text) {
-			out = append(out, secondPerson(v.notes[i].text))
+			out = append(out, t.lex.second(v.notes[i].text))
 		}
 	}
 	return out
@@ -360,12 +358,12 @@ func (t *table) prefsFor(v *view, tp *topic) []string {
 func (t *table) recall(v *view, pick func([]string, map[string]string) string) string {
 	r := t.file.Replies
 	lines := []string{pick(r["recall_lead"], nil)}
-	if profile := profileLines(v.profile); len(profile) > 0 {
+	if profile := t.profileSay(v.profile); len(profile) > 0 {
 		lines = append(lines, "- From your profile: "+strings.Join(profile, "; ")+".")
 	}
 	var thisTrip []string
 	for _, n := range v.notes {
-		if line := "- " + capitalise(secondPerson(n.text)) + "."; n.trip {
+		if line := "- " + capitalise(t.lex.second(n.text)) + "."; n.trip {
 			thisTrip = append(thisTrip, strings.Replace(line, " on this trip", "", 1))
 		} else {
 			lines = append(lines, line)
@@ -381,38 +379,6 @@ func (t *table) recall(v *view, pick func([]string, map[string]string) string) s
 		return pick(r["recall_name_only"], nil)
 	}
 	return pick(r["recall_empty"], nil)
-}
-
-var toSecond = map[string]string{"is": "you're", "has": "you have", "does": "you do", "allergic": "you're allergic"}
-
-// secondPerson turns a stored note into words for the traveler:
-// "Prefers aisle seats." → "you prefer aisle seats".
-func secondPerson(text string) string {
-	words := strings.Fields(strings.TrimSuffix(strings.TrimSpace(text), "."))
-	if len(words) == 0 {
-		return ""
-	}
-	first := strings.ToLower(words[0])
-	switch {
-	case toSecond[first] != "":
-		words[0] = toSecond[first]
-	case first == "usually" || first == "always" || first == "never":
-		return "you " + first + " " + strings.TrimPrefix(secondPerson(strings.Join(words[1:], " ")), "you ")
-	case strings.HasSuffix(first, "s") && !strings.HasSuffix(first, "ss"):
-		words[0] = "you " + strings.TrimSuffix(first, "s")
-	default:
-		words[0] = first
-	}
-	out := strings.ReplaceAll(strings.Join(words, " ")+" ", " their ", " your ")
-	return strings.TrimSpace(strings.Replace(out, "you do not ", "you don't ", 1))
-}
-
-func secondAll(notes []memory.SaveNoteArgs) []string {
-	out := make([]string, len(notes))
-	for i, n := range notes {
-		out[i] = secondPerson(n.Text)
-	}
-	return out
 }
 
 func capitalise(s string) string {

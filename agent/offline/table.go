@@ -32,6 +32,7 @@ type tableFile struct {
 	Gazetteer  map[string][]string `yaml:"gazetteer"`
 	Order      []string            `yaml:"order"`
 	Needs      map[string]string   `yaml:"needs"`
+	ProfileSay map[string]string   `yaml:"profile_say"`
 }
 
 type ruleFile struct {
@@ -80,7 +81,7 @@ var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless"
 	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.recall", "intents.earlier", "intents.remind", "intents.own", "intents.start", "intents.table",
 	"intents.greeting", "intents.thanks", "intents.change", "intents.new_destination"}
 
-var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "replies": true, "ask": true, "placeholders": true, "summary": true, "plurals": true, "requests": true, "search_tool": true, "search_synonyms": true, "answers": true, "phrases": true, "gazetteer": true, "needs": true, "order": true}
+var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "replies": true, "ask": true, "placeholders": true, "summary": true, "plurals": true, "requests": true, "search_tool": true, "search_synonyms": true, "answers": true, "phrases": true, "gazetteer": true, "needs": true, "order": true, "profile_say": true}
 
 // loadTable parses and compiles a table.
 func loadTable(raw []byte) (*table, error) {
