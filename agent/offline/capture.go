@@ -61,7 +61,7 @@ func (t *table) capture(message string, known map[string]bool) capture {
 				firstPerson = who == "first"
 				c.otherPerson = c.otherPerson || (!firstPerson && t.anyRule(cl))
 			}
-			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) {
+			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) || marker == "" && t.re["pointing"].MatchString(cl) {
 				continue
 			}
 			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")
