@@ -114,10 +114,7 @@ func (t *table) profileSay(p map[string]any) []string {
 // reply of this conversation already asked it: the traveler heard it once.
 func (t *table) askOnce(v *view, slot string, pick func([]string, map[string]string) string) string {
 	for _, m := range v.front {
-		if m.Role == memory.RoleAssistant && slices.ContainsFunc(t.file.Ask[slot], func(q string) bool {
-			q, _, _ = strings.Cut(q, "{")
-			return strings.Contains(m.Content, q)
-		}) {
+		if m.Role == memory.RoleAssistant && t.asks(m.Content, slot) {
 			return ""
 		}
 	}

@@ -82,8 +82,12 @@ func (t *table) capture(message string, known map[string]bool) capture {
 				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
-				if read && (!g.want || t.lex.wantMarked(cl)) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && keepsMore(g.note, ruled)) {
+				if read && (!g.want || t.lex.wantMarked(cl)) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (keepsMore(g.note, ruled) || !g.pick && !g.want && wordsLost(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]
+					for _, n := range ruled { // the traveler's words, the rules' keywords
+						g.note.Keywords = slices.Compact(slices.Concat(n.Keywords, g.note.Keywords))
+					}
+					g.note.Keywords = g.note.Keywords[:min(3, len(g.note.Keywords))]
 					if g.bare && choosing {
 						g.scope = memory.ScopeThisTrip
 					}
@@ -203,12 +207,7 @@ func transform(v, how string) string {
 		if how == "last" {
 			w = words[len(words)-1]
 		}
-		return strings.Map(func(r rune) rune {
-			if unicode.IsLetter(r) {
-				return unicode.ToLower(r)
-			}
-			return -1
-		}, w)
+		return keyword(w)
 	case "their":
 		if words[0] == "my" || words[0] == "our" || words[0] == "the" {
 			words[0] = "their"
@@ -219,6 +218,16 @@ func transform(v, how string) string {
 		}
 	}
 	return strings.Join(words, " ")
+}
+
+// keyword makes a keyword of a word: its letters, lower-cased.
+func keyword(w string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, w)
 }
 
 // listItems splits "peanuts, tree nuts and sesame" into its items.

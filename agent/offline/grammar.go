@@ -313,13 +313,7 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 	}
 	r.note.Text = capitalise(text) + "."
 	for i := len(obj) - 1; i >= 0 && len(r.note.Keywords) < 2; i-- {
-		k := strings.Map(func(c rune) rune {
-			if unicode.IsLetter(c) || unicode.IsDigit(c) {
-				return unicode.ToLower(c)
-			}
-			return -1
-		}, obj[i])
-		if len(k) > 2 && !lx.stop[k] && !slices.Contains(r.note.Keywords, k) && !strings.ContainsAny(k, "0123456789") {
+		if k := keyword(obj[i]); len(k) > 2 && !lx.stop[k] && !slices.Contains(r.note.Keywords, k) && !strings.ContainsAny(obj[i], "0123456789") {
 			r.note.Keywords = append(r.note.Keywords, k)
 		}
 	}
@@ -378,4 +372,13 @@ func (lx *lexicon) secondAll(notes []memory.SaveNoteArgs) []string {
 		out[i] = lx.second(n.Text)
 	}
 	return out
+}
+
+// wordsLost reports whether none of a rule's notes keeps the reader's
+// keywords: "no high floors" read as "Avoids high floors" keeps what a rule
+// worded otherwise.
+func wordsLost(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
+	return !slices.ContainsFunc(ruled, func(n memory.SaveNoteArgs) bool {
+		return slices.ContainsFunc(g.Keywords, func(k string) bool { return strings.Contains(strings.ToLower(n.Text), k) })
+	})
 }

@@ -103,11 +103,11 @@ func (v *view) picker(t *table) func([]string, map[string]string) string {
 	}
 }
 
-func frontFragments(m *memory.Message) []fragment {
+func frontFragments(m *memory.Message) []memory.Fragment {
 	if m == nil {
 		return nil
 	}
-	return []fragment{{turn: m.Turn, role: string(m.Role), text: m.Content}}
+	return []memory.Fragment{{Turn: m.Turn, Role: m.Role, Text: m.Content}}
 }
 
 // afterTools answers once the server has run this turn's tool calls: what

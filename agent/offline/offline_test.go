@@ -311,10 +311,10 @@ func TestReadsBuiltInstructions(t *testing.T) {
 	instr := memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01", LatestMessage: "What do you know about me?", Trimmed: true}).Text
 	resp := complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user("What do you know about me?")}})
 	checkReply(t, resp.Content,
-		[]string{"Here's what I know about you, John", "San Francisco", "United MileagePlus Gold", "Marriott Bonvoy Titanium", "Istanbul–Paris (2024-05-10)",
-			"Schengen, US", "comprehensive", "You're allergic to peanuts", "You prefer aisle seats", "You avoid checked bags on trips shorter than a week",
+		[]string{"Here's what I know about you, John", "San Francisco", "United MileagePlus Gold", "Marriott Bonvoy Titanium", "Istanbul–Paris from 10 May 2024",
+			"you hold Schengen and US", "comprehensive", "You're allergic to peanuts", "You prefer aisle seats", "You avoid checked bags on trips shorter than a week",
 			"For this trip only", "window seat"},
-		[]string{"C-1001", "X1234567", "UA123"})
+		[]string{"C-1001", "X1234567", "UA123", "2024-05-10", "you prefer aisle seats;"})
 
 	// Without trimming there is no SESSION block: the trip-only note is not claimed.
 	instr = memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01"}).Text

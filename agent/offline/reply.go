@@ -52,14 +52,20 @@ func (tr trip) next() string {
 
 // askedSlot finds which trip question the previous reply asked.
 func (t *table) askedSlot(prev string) string {
-	for slot, variants := range t.file.Ask {
-		for _, q := range variants {
-			if head, _, _ := strings.Cut(q, "{"); strings.Contains(prev, head) {
-				return slot
-			}
+	for slot := range t.file.Ask {
+		if t.asks(prev, slot) {
+			return slot
 		}
 	}
 	return ""
+}
+
+// asks reports whether a reply asks the trip question for slot.
+func (t *table) asks(reply, slot string) bool {
+	return slices.ContainsFunc(t.file.Ask[slot], func(q string) bool {
+		head, _, _ := strings.Cut(q, "{")
+		return strings.Contains(reply, head)
+	})
 }
 
 // updateTrip reads the latest message into the trip: a detail is taken when
@@ -209,7 +215,7 @@ func (t *table) filler(v *view, tr trip) map[string]string {
 		f[k] = val
 	}
 	if len(tr) > 0 {
-		f["summary"] = tr.render(func(k string) string { return strings.Replace(t.file.Summary[k], "{"+k+"}", tr[k], 1) }, ", ")
+		f["summary"] = t.summary(tr)
 	}
 	for hole, tmpl := range t.file.Holes {
 		if key := rePlaceholder.FindStringSubmatch(tmpl); key != nil && tr[key[1]] != "" {
@@ -227,8 +233,7 @@ func (t *table) filler(v *view, tr trip) map[string]string {
 	f["booking"] = f["summary"]
 	if m := reBookObject.FindStringSubmatch(v.latest); m != nil && !reVague.MatchString(m[1]) {
 		obj := strings.Replace(transform(strings.TrimRight(m[1], ".!? "), "their"), "their ", "your ", 1)
-		rest := tr.render(func(k string) string { return strings.Replace(t.file.Summary[k], "{"+k+"}", tr[k], 1) }, ", ")
-		for _, part := range strings.Split(rest, ", ") {
+		for _, part := range strings.Split(t.summary(tr), ", ") {
 			if part != "" && !strings.Contains(obj, strings.TrimPrefix(part, "from ")) {
 				obj += ", " + part
 			}
@@ -236,6 +241,11 @@ func (t *table) filler(v *view, tr trip) map[string]string {
 		f["booking"] = obj
 	}
 	return f
+}
+
+// summary says the trip so far in words: "Rome, in May, for two".
+func (t *table) summary(tr trip) string {
+	return tr.render(func(k string) string { return strings.Replace(t.file.Summary[k], "{"+k+"}", tr[k], 1) }, ", ")
 }
 
 // pick renders the first variant, from a position that moves with the
@@ -358,7 +368,11 @@ func (t *table) prefsFor(v *view, tp *topic) []string {
 func (t *table) recall(v *view, pick func([]string, map[string]string) string) string {
 	r := t.file.Replies
 	lines := []string{pick(r["recall_lead"], nil)}
-	if profile := t.profileSay(v.profile); len(profile) > 0 {
+	said := map[string]bool{} // a profile clause a note says already is said once
+	for _, n := range v.notes {
+		said[strings.ToLower(t.lex.second(n.text))] = true
+	}
+	if profile := slices.DeleteFunc(t.profileSay(v.profile), func(p string) bool { return said[strings.ToLower(p)] }); len(profile) > 0 {
 		lines = append(lines, "- From your profile: "+strings.Join(profile, "; ")+".")
 	}
 	var thisTrip []string

@@ -57,20 +57,14 @@ func (t *table) searchQuery(v *view) (query string, found *memory.Message) {
 	return strings.Join(q, " "), nil
 }
 
-// fragment is one piece of earlier conversation a search returned.
-type fragment struct {
-	turn       int
-	role, text string
-}
-
 // fragments reads a search_conversation result flexibly: any object with a
 // text (or content) string anywhere in the JSON is a fragment.
-func fragments(raw string) []fragment {
+func fragments(raw string) []memory.Fragment {
 	var doc any
 	if json.Unmarshal([]byte(raw), &doc) != nil {
 		return nil
 	}
-	var out []fragment
+	var out []memory.Fragment
 	var walk func(any)
 	walk = func(x any) {
 		switch x := x.(type) {
@@ -89,14 +83,15 @@ func fragments(raw string) []fragment {
 				}
 				return
 			}
-			f := fragment{text: text}
-			f.role, _ = x["role"].(string)
+			role, _ := x["role"].(string)
+			f := memory.Fragment{Text: text, Role: memory.Role(cmp.Or(role, string(memory.RoleUser)))}
 			switch n := x["turn"].(type) {
 			case float64:
-				f.turn = int(n)
+				f.Turn = int(n)
 			case string:
-				f.turn, _ = strconv.Atoi(n)
+				f.Turn, _ = strconv.Atoi(n)
 			}
+			f.Seq = 2*f.Turn + btoi(f.Role == memory.RoleAssistant)
 			out = append(out, f)
 		}
 	}
@@ -106,13 +101,8 @@ func fragments(raw string) []fragment {
 
 // answerEarlier quotes the fragment memory.RankFragments puts first for
 // the query, the same ranking the server gives search results.
-func (t *table) answerEarlier(frags []fragment, query string, pick func([]string, map[string]string) string) string {
-	cands := make([]memory.Fragment, len(frags))
-	for i, f := range frags {
-		role := memory.Role(cmp.Or(f.role, string(memory.RoleUser)))
-		cands[i] = memory.Fragment{Turn: f.turn, Role: role, Text: f.text, Seq: 2*f.turn + btoi(role == memory.RoleAssistant)}
-	}
-	ranked := memory.RankFragments(query, cands, nil)
+func (t *table) answerEarlier(frags []memory.Fragment, query string, pick func([]string, map[string]string) string) string {
+	ranked := memory.RankFragments(query, frags, nil)
 	if len(ranked) == 0 {
 		return pick(t.file.Replies["earlier_missing"], nil)
 	}
