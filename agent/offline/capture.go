@@ -60,6 +60,8 @@ func (t *table) capture(message string, known map[string]bool) capture {
 			if who := t.subject(cl); who != "" {
 				firstPerson = who == "first"
 				c.otherPerson = c.otherPerson || (!firstPerson && t.anyRule(cl))
+			} else if i == 0 && t.lex.frontedIn(cl) {
+				firstPerson = true // "a bathtub is a must": the traveler speaks of themselves
 			}
 			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) || marker == "" && t.re["pointing"].MatchString(cl) {
 				continue
@@ -69,7 +71,7 @@ func (t *table) capture(message string, known map[string]bool) capture {
 				scope = memory.ScopeDurable
 			}
 			request := t.isRequest(cl)
-			g, read := t.lex.read(cl, i > 0)
+			g, read := t.lex.read(cl, firstPerson)
 			read = read && (!request || t.lex.wantMarked(cl))
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)

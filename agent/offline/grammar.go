@@ -30,6 +30,8 @@ type lexicon struct {
 	HabitAdverbs   []string          `yaml:"habit_adverbs"`
 	Habits         []string          `yaml:"habits"`
 	Doings         []string          `yaml:"doings"`
+	Identities     []string          `yaml:"identities"`
+	TimeWords      []string          `yaml:"time_words"`
 	BareWants      []string          `yaml:"bare_wants"`
 	States         []string          `yaml:"states"`
 	ObjectStops    []string          `yaml:"object_stops"`
@@ -196,15 +198,15 @@ func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
 				if j < 0 {
 					return r, false
 				}
-				obj, text = obj[j+1:], strings.Replace(text, "{to}", "{x}", 1)
+				obj, text = obj[j+1:], strings.Replace(text, "{to}", "{place}", 1)
 			}
-			if strings.HasPrefix(k, "live") || strings.Contains(k, "based") || strings.Contains(k, "moved") || strings.Contains(k, "relocated") {
-				obj = obj[:1+slices.IndexFunc(obj, func(w string) bool { return strings.HasSuffix(w, "»") })]
+			if strings.Contains(text, "{place}") { // the object is a name: "moved to «Lisbon» in the autumn"
+				obj, text = obj[:1+slices.IndexFunc(obj, func(w string) bool { return strings.HasSuffix(w, "»") })], strings.Replace(text, "{place}", "{x}", 1)
 				if len(obj) == 0 {
 					return r, false
 				}
 			}
-			obj = trimTime(obj)
+			obj = lx.trimTime(obj)
 			r.change = true
 			return lx.finish(r, strings.Replace(text, "{x}", lx.third(obj), 1), obj)
 		}
@@ -213,7 +215,9 @@ func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
 			if len(rest) > 0 && rest[0] == "now" {
 				rest = rest[1:]
 			}
-			if len(rest) == 0 || matchAt(rest, 0, lx.States) == "" || slices.Contains(rest, "any") || slices.Contains(rest, "anything") {
+			self := len(rest) > 1 && (rest[0] == "a" || rest[0] == "an") && slices.Contains(lx.Identities, rest[len(rest)-1])
+			if len(rest) == 0 || matchAt(rest, 0, lx.States) == "" && (rest[0] == "not" || !slices.Contains(lx.States, rest[len(rest)-1])) && !self ||
+				slices.Contains(rest, "any") || slices.Contains(rest, "anything") || slices.Contains(lx.Deictic, rest[len(rest)-1]) {
 				return r, false
 			}
 			return lx.finish(r, lx.third(ws[:]), ws[i+1:])
@@ -225,9 +229,9 @@ func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
 			// something now; only a marker makes it lasting.
 			// "don't want" turns down an offer; only "never" makes a want lasting.
 			r.want = !lasting && (slices.Contains(lx.BareWants, k) || aux1 == "would" || aux1 == "will" && k == "need" ||
-				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love" || k == "prefer"))
+				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love"))
 			preference := !slices.Contains(lx.Doings, k)
-			if !negative && (preference || !lasting) && slices.ContainsFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") }) {
+			if !negative && (preference || !lasting && !slices.Contains(lx.Habits, k)) && slices.ContainsFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") }) {
 				return r, false // choosing a named option is a request, not a habit
 			}
 			if last := obj[len(obj)-1]; slices.Contains(lx.Deictic, last) || slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Hedges, w) }) {
@@ -256,26 +260,29 @@ func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
 			}
 			return lx.finish(r, lx.third(words), obj)
 		}
+		h, n, a := matchAt(ws, i, lx.HabitAdverbs), matchAt(ws, i, lx.Negators), matchAt(ws, i, lx.Adverbs)
 		switch {
-		case slices.Contains(lx.HabitAdverbs, ws[i]):
-			lasting = true
-			negative = negative || ws[i] == "never"
-		case slices.Contains(lx.Negators, ws[i]):
+		case h != "":
+			lasting, negative = true, negative || slices.Contains(lx.Negators, h)
+		case n != "":
 			negative = true
+			lasting = lasting || aux1 == "will" // "I won't fly Ryanair" refuses for good
 		case aux[ws[i]]:
 			aux1 = cmp.Or(aux1, ws[i])
-		case slices.Contains(lx.Adverbs, ws[i]):
-		default:
+		case a == "":
 			return r, false
+		}
+		if phrase := cmp.Or(h, n, a); phrase != "" {
+			i += len(strings.Fields(phrase)) - 1 // a phrase is one step
 		}
 	}
 	return r, false
 }
 
 // trimTime drops a trailing "last month", "in the spring", "a few months ago".
-func trimTime(ws []string) []string {
+func (lx *lexicon) trimTime(ws []string) []string {
 	for i, w := range ws {
-		if w == "last" || w == "ago" || w == "this" || w == "in" && i > 0 && !strings.HasPrefix(ws[i-1], "«") || w == "a" && i > 0 || w == "recently" {
+		if matchAt(ws, i, lx.TimeWords) != "" || w == "in" && i > 0 && !strings.HasPrefix(ws[i-1], "«") {
 			return ws[:i]
 		}
 	}
@@ -381,4 +388,10 @@ func wordsLost(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
 	return !slices.ContainsFunc(ruled, func(n memory.SaveNoteArgs) bool {
 		return slices.ContainsFunc(g.Keywords, func(k string) bool { return strings.Contains(strings.ToLower(n.Text), k) })
 	})
+}
+
+// frontedIn reports whether a clause with no subject has a fronted form
+// ("a bathtub is a must"): the traveler is its subject.
+func (lx *lexicon) frontedIn(cl string) bool {
+	return slices.ContainsFunc(keysOf(lx.Fronted), func(k string) bool { return strings.Contains(" "+cl+" ", " "+k+" ") })
 }
