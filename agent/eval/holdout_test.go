@@ -3,6 +3,7 @@ package eval_test
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"concierge/agent/eval"
@@ -37,6 +38,15 @@ func TestHoldoutOffline(t *testing.T) {
 					t.Logf("false save: %s", f)
 				}
 			}
+			byLabel := map[string]int{} // aggregate only: which labels the false saves came from
+			for _, f := range s.FalseSaves {
+				for _, l := range []string{"durable", "this_trip", "none", "sensitive", "instruction"} {
+					if strings.Contains(f, " ("+l+") → ") {
+						byLabel[l]++
+					}
+				}
+			}
+			t.Logf("holdout %s: %d misses, false saves by statement label %v", lang, len(s.Misses), byLabel)
 			t.Logf("holdout %s: %d statements, precision %.3f, recall %.3f, scope %.3f, refused saved %d",
 				lang, s.Statements, s.Precision, s.Recall, s.ScopeAccuracy, s.RefusedSaved)
 			if s.RefusedSaved > 0 {
