@@ -34,6 +34,9 @@ func TestPlanningChats(t *testing.T) {
 			{say: "Which airport do I fly from?", want: []string{"SFO"}},
 			{say: "Show me some hotels.", reject: []string{"beach"}},
 			{say: "Compare two hotels in a table.", want: []string{"| Option | Trade-offs |"}},
+			{say: "What do you know about me?", want: []string{"your passport is valid until 14 August 2031", "you fly from SFO",
+				"you hold Schengen C (multiple entry) valid until 31 March 2027 and US (citizen)"},
+				reject: []string{"2031-08-14", "n/a", "passport expiry:", "flie", "CUST-10042", "UA-558"}},
 		},
 		"priya@example.com": {
 			{say: "Hello! I want to go to London in June.", reject: []string{"starting from", "travelling from"}},

@@ -384,11 +384,11 @@ func (t *table) recall(v *view, pick func([]string, map[string]string) string) s
 		}
 	}
 	if len(thisTrip) > 0 {
-		lines = append(append(lines, "For this trip only:"), thisTrip...)
+		lines = append(append(lines, "\nFor this trip only:\n"), thisTrip...) // a blank line around a list
 	}
 	switch {
 	case len(lines) > 1:
-		return strings.Join(append(lines, pick(r["recall_close"], nil)), "\n")
+		return strings.Join(lines, "\n") + "\n\n" + pick(r["recall_close"], nil)
 	case firstName(v.profile) != "":
 		return pick(r["recall_name_only"], nil)
 	}
