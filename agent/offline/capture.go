@@ -84,7 +84,7 @@ func (t *table) capture(message string, known map[string]bool) capture {
 				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
-				if read && (!g.want || t.lex.wantMarked(cl)) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (keepsMore(g.note, ruled) || !g.pick && !g.want && wordsLost(g.note, ruled))) {
+				if read && (!g.want || t.lex.wantMarked(cl)) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || !g.pick && !g.want && wordsLost(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]
 					for _, n := range ruled { // the traveler's words, the rules' keywords
 						g.note.Keywords = slices.Compact(slices.Concat(n.Keywords, g.note.Keywords))
@@ -313,13 +313,8 @@ func (t *table) stripFillers(cl string) string {
 	return strings.TrimSpace(t.re["fillers"].ReplaceAllString(cl, ""))
 }
 
-var (
-	contractions = strings.NewReplacer("i'm", "i am", "i've", "i have", "i'd", "i would", "i'll", "i will", "can't", "cannot",
-		"won't", "will not", "we're", "we are", "we've", "we have", "we'd", "we would", "it's", "it is", "that's", "that is",
-		"let's", "let us", "what's", "what is", "they're", "they are", "she's", "she is", "he's", "he is", "n't", " not")
-	// reName matches runs of capitalised words; "I", "I'm" and "I'd" are not names.
-	reName = regexp.MustCompile(`\b(?:(?:[A-HJ-Z][\p{L}'&.-]*|I[\p{L}&.-][\p{L}'&.-]*)[ ]?)+`)
-)
+// reName matches runs of capitalised words; "I", "I'm" and "I'd" are not names.
+var reName = regexp.MustCompile(`\b(?:(?:[A-HJ-Z][\p{L}'&.-]*|I[\p{L}&.-][\p{L}'&.-]*)[ ]?)+`)
 
 // normalise lowercases a sentence, expands contractions, drops
 // intensifiers and wraps names (runs of capitalised words, past a lone
@@ -345,7 +340,7 @@ func (t *table) normalise(s string) string {
 // intensifiers.
 func (t *table) plain(s string) string {
 	var out []string
-	for _, w := range strings.Fields(contractions.Replace(strings.ToLower(s))) {
+	for _, w := range strings.Fields(t.lex.expand.Replace(strings.ToLower(s))) {
 		if !t.words["intensifiers"][strings.Trim(w, ",.;:!?")] {
 			out = append(out, w)
 		}

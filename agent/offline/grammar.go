@@ -49,10 +49,15 @@ type lexicon struct {
 	Verbs          map[string]string `yaml:"verbs"`
 	Second         map[string]string `yaml:"second"`
 	Yours          map[string]string `yaml:"yours"`
+	Contractions   [][2]string       `yaml:"contractions"`
+	Auxiliaries    []string          `yaml:"auxiliaries"`
+	Details        string            `yaml:"details"`
 
-	stop  map[string]bool
-	base  map[string]string // a third-person verb's form after "you": flies → fly
-	until *regexp.Regexp
+	stop    map[string]bool
+	base    map[string]string // a third-person verb's form after "you": flies → fly
+	expand  *strings.Replacer // contractions, in the file's order
+	details *regexp.Regexp
+	until   *regexp.Regexp
 }
 
 func loadLexicon(raw []byte) (*lexicon, error) {
@@ -66,6 +71,15 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	lx.stop = map[string]bool{}
 	for _, w := range lx.Stopwords {
 		lx.stop[w] = true
+	}
+	var pairs []string
+	for _, c := range lx.Contractions {
+		pairs = append(pairs, c[0], c[1])
+	}
+	lx.expand = strings.NewReplacer(pairs...)
+	var err error
+	if lx.details, err = regexp.Compile(lx.Details); err != nil {
+		return nil, fmt.Errorf("offline lexicon: details: %w", err)
 	}
 	lx.base = maps.Clone(lx.Second)
 	for b, third := range lx.Cues {
@@ -112,13 +126,11 @@ func keysOf(m map[string]string) []string {
 	return ks
 }
 
-var reDetail = regexp.MustCompile(`\d+|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|twelve|under|over|below|above|away from|except|unless|only|long-haul|short-haul|budget|before|after)\b`)
-
 // keepsMore reports whether the reader's note keeps a condition or an
 // amount that none of a rule's fixed notes has ("under four hours", "away
 // from the lift").
-func keepsMore(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
-	for _, d := range reDetail.FindAllString(strings.ToLower(g.Text), -1) {
+func (lx *lexicon) keepsMore(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
+	for _, d := range lx.details.FindAllString(strings.ToLower(g.Text), -1) {
 		if !slices.ContainsFunc(ruled, func(n memory.SaveNoteArgs) bool { return strings.Contains(strings.ToLower(n.Text), d) }) {
 			return true
 		}
@@ -189,7 +201,6 @@ func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
 	lasting, negative, aux1 := false, false, ""
 	changes, cues := keysOf(lx.Changes), keysOf(lx.Cues)
-	aux := map[string]bool{"am": true, "are": true, "have": true, "do": true, "will": true, "would": true, "can": true}
 	for i := 0; i < len(ws); i++ {
 		if k := matchAt(ws, i, changes); k != "" && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]
@@ -222,7 +233,7 @@ func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
 			}
 			return lx.finish(r, lx.third(ws[:]), ws[i+1:])
 		}
-		auxHere := aux[ws[i]] && i+1 < len(ws) && (slices.Contains(lx.Negators, ws[i+1]) || slices.Contains(lx.Adverbs, ws[i+1]) || lx.Cues[ws[i+1]] != "")
+		auxHere := slices.Contains(lx.Auxiliaries, ws[i]) && i+1 < len(ws) && (slices.Contains(lx.Negators, ws[i+1]) || slices.Contains(lx.Adverbs, ws[i+1]) || lx.Cues[ws[i+1]] != "")
 		if k := matchAt(ws, i, cues); k != "" && !auxHere && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]
 			// A bare want, "would rather" or "like to <verb>" asks for
@@ -267,7 +278,7 @@ func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
 		case n != "":
 			negative = true
 			lasting = lasting || aux1 == "will" // "I won't fly Ryanair" refuses for good
-		case aux[ws[i]]:
+		case slices.Contains(lx.Auxiliaries, ws[i]):
 			aux1 = cmp.Or(aux1, ws[i])
 		case a == "":
 			return r, false

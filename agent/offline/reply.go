@@ -124,19 +124,14 @@ func (t *table) place(re *pattern, msg string) string {
 	return ""
 }
 
-var (
-	reBookObject  = regexp.MustCompile(`(?i)\b(?:book|reserve)\s+(?:me\s+|us\s+)?(.+)$`)
-	reVague       = regexp.MustCompile(`(?i)^(?:it|that|this|everything|them|the (?:hotel|flight|trip|plan))\b`)
-	reNear        = mustPattern(`\b(?:near|in|around|at|by|to)\s+((?:[A-Z][\p{L}'-]+)(?:\s+[A-Z][\p{L}'-]+)*)`)
-	rePlaceholder = regexp.MustCompile(`\{(\w+)\}`)
-)
+var rePlaceholder = regexp.MustCompile(`\{(\w+)\}`)
 
 // reply answers the latest message in words; ack says what this turn's
 // tool calls did. Order: acknowledgements, safety, the answer, one question,
 // the trip line.
 func (t *table) reply(v *view, c capture, ack []string) string {
 	r := t.file.Replies
-	low := contractions.Replace(strings.ToLower(strings.ReplaceAll(v.latest, "’", "'")))
+	low := t.lex.expand.Replace(strings.ToLower(strings.ReplaceAll(v.latest, "’", "'")))
 	is := func(intent string) bool { return t.re["intents."+intent].MatchString(low) }
 	tr := parseTrip(v.prevReply)
 	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
@@ -225,13 +220,13 @@ func (t *table) filler(v *view, tr trip) map[string]string {
 	if name := firstName(v.profile); name != "" {
 		f["name"], f["comma_name"] = " "+name, ", "+name
 	}
-	if area := t.place(reNear, v.latest); area != "" && area != tr["to"] {
+	if area := t.place(t.re["near"], v.latest); area != "" && area != tr["to"] {
 		f["near"] = " near " + area
 	} else if tr["to"] != "" {
 		f["near"] = " in " + tr["to"]
 	}
 	f["booking"] = f["summary"]
-	if m := reBookObject.FindStringSubmatch(v.latest); m != nil && !reVague.MatchString(m[1]) {
+	if m := t.re["book_object"].FindStringSubmatch(v.latest); m != nil && !t.re["vague_object"].MatchString(m[1]) {
 		obj := strings.Replace(transform(strings.TrimRight(m[1], ".!? "), "their"), "their ", "your ", 1)
 		for _, part := range strings.Split(t.summary(tr), ", ") {
 			if part != "" && !strings.Contains(obj, strings.TrimPrefix(part, "from ")) {
