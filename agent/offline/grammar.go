@@ -31,6 +31,8 @@ type lexicon struct {
 	Habits         []string          `yaml:"habits"`
 	Doings         []string          `yaml:"doings"`
 	Identities     []string          `yaml:"identities"`
+	SelfIntro      []string          `yaml:"self_intro"`
+	Subordinators  []string          `yaml:"subordinators"`
 	TimeWords      []string          `yaml:"time_words"`
 	BareWants      []string          `yaml:"bare_wants"`
 	States         []string          `yaml:"states"`
@@ -87,11 +89,9 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 			lx.base[third] = b
 		}
 	}
-	quoted := make([]string, len(lx.Until))
-	for i, u := range lx.Until {
-		quoted[i] = regexp.QuoteMeta(u)
+	if lx.until, err = regexp.Compile(`(?i)\b(?:` + strings.Join(lx.Until, "|") + `)\b[^,.;!?]*`); err != nil {
+		return nil, fmt.Errorf("offline lexicon: until: %w", err)
 	}
-	lx.until = regexp.MustCompile(`(?i)\b(?:` + strings.Join(quoted, "|") + `)\b[^,.;!?]*`)
 	return lx, nil
 }
 
@@ -159,15 +159,24 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 	if len(ws) < 2 {
 		return r, false
 	}
-	subj := slices.IndexFunc(ws[:min(len(ws), 5)], func(w string) bool { return slices.Contains(lx.First, w) })
+	isFirst := func(w string) bool { return slices.Contains(lx.First, w) }
+	subj := slices.IndexFunc(ws[:min(len(ws), 5)], isFirst)
 	switch {
+	case subj >= 0 && matchAt(ws, 0, lx.Subordinators) != "": // "every time I book a hotel I ask for…", "since having the baby we need…"
+		main := ws[subj+1:]
+		if next := slices.IndexFunc(main, isFirst); next >= 0 && next < 6 {
+			main = main[next+1:]
+		}
+		return lx.predicate(r, main, true)
 	case subj >= 0 && (subj == 0 || !slices.ContainsFunc(ws[:subj], func(w string) bool { return slices.Contains(lx.People, w) })):
 		if !slices.ContainsFunc(ws[:subj], func(w string) bool { return !slices.Contains(lx.HabitAdverbs, w) }) {
-			return lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:])) // "mostly I go alone"
+			return lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:]), false) // "mostly I go alone"
 		}
-		return lx.predicate(r, ws[subj+1:])
+		return lx.predicate(r, ws[subj+1:], false)
 	case slices.Contains(lx.Possessive, ws[0]):
 		return lx.attribute(r, ws)
+	case strings.Contains(matchAt(ws, 0, lx.States), " "): // "not a fan of hostels"
+		return lx.predicate(r, slices.Concat([]string{"am"}, ws), false)
 	}
 	fronted := keysOf(lx.Fronted)
 	for j := 1; j < len(ws); j++ {
@@ -198,8 +207,8 @@ func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 }
 
 // predicate reads what follows the traveler as subject.
-func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
-	lasting, negative, aux1 := false, false, ""
+func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, bool) {
+	negative, aux1 := false, ""
 	changes, cues := keysOf(lx.Changes), keysOf(lx.Cues)
 	for i := 0; i < len(ws); i++ {
 		if k := matchAt(ws, i, changes); k != "" && i+len(strings.Fields(k)) < len(ws) {
@@ -225,6 +234,11 @@ func (lx *lexicon) predicate(r reading, ws []string) (reading, bool) {
 			rest := ws[i+1:]
 			if len(rest) > 0 && rest[0] == "now" {
 				rest = rest[1:]
+			}
+			if k := matchAt(rest, 0, lx.SelfIntro); k != "" && len(rest) > len(strings.Fields(k)) { // "I'm someone who needs a desk"
+				rest = slices.Clone(rest[len(strings.Fields(k)):])
+				rest[0] = cmp.Or(lx.base[rest[0]], rest[0])
+				return lx.predicate(r, rest, true)
 			}
 			self := len(rest) > 1 && (rest[0] == "a" || rest[0] == "an") && slices.Contains(lx.Identities, rest[len(rest)-1])
 			if len(rest) == 0 || matchAt(rest, 0, lx.States) == "" && (rest[0] == "not" || !slices.Contains(lx.States, rest[len(rest)-1])) && !self ||
@@ -402,7 +416,9 @@ func wordsLost(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
 }
 
 // frontedIn reports whether a clause with no subject has a fronted form
-// ("a bathtub is a must"): the traveler is its subject.
+// ("a bathtub is a must") or opens with a state ("not a fan of hostels"):
+// the traveler is its subject.
 func (lx *lexicon) frontedIn(cl string) bool {
-	return slices.ContainsFunc(keysOf(lx.Fronted), func(k string) bool { return strings.Contains(" "+cl+" ", " "+k+" ") })
+	return slices.ContainsFunc(keysOf(lx.Fronted), func(k string) bool { return strings.Contains(" "+cl+" ", " "+k+" ") }) ||
+		strings.Contains(matchAt(strings.Fields(cl), 0, lx.States), " ")
 }
