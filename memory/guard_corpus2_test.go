@@ -71,11 +71,13 @@ func scoreBreakdown(t *testing.T, name string, cases []corpusCase, verbose bool)
 // TestGuardCorpusRound2 scores ScreenText on the second round's corpus:
 // nine languages and the disguises of issue 26. holdout-r2 was written
 // before the rules it measures and is never edited; tuning-r2 is the part
-// the rules were adjusted on. GUARD_CORPUS_VERBOSE=1 lists the tuning
+// the rules were adjusted on, and tuning-r3 the attacks written afresh for
+// the third round (Russian, look-alikes and secrets first). GUARD_CORPUS_VERBOSE=1 lists the tuning
 // part's misses.
 func TestGuardCorpusRound2(t *testing.T) {
 	verbose := os.Getenv("GUARD_CORPUS_VERBOSE") != ""
 	scoreBreakdown(t, "tuning-r2", readCorpus(t, "tuning-r2.jsonl"), verbose)
+	scoreBreakdown(t, "tuning-r3", readCorpus(t, "tuning-r3.jsonl"), verbose)
 	h := scoreBreakdown(t, "holdout-r2", readCorpus(t, "holdout-r2.jsonl"), verbose && os.Getenv("GUARD_CORPUS_HOLDOUT") != "")
 	if h.hostile < 200 || h.benign < 200 {
 		t.Fatalf("holdout-r2 has %d hostile and %d benign cases, want at least 200 of each", h.hostile, h.benign)
