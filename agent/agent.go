@@ -638,10 +638,14 @@ func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userM
 		Note: memory.Note{Text: args.Text, Keywords: args.Keywords, Scope: args.Scope, Source: memory.SourceAssistant,
 			LastUpdateDate: a.now().UTC().Format(memory.DateLayout)},
 		Prov: models.Provenance{SessionID: cs.ID, MessageID: userMsg.ID}},
-		Actor: models.Actor{Kind: models.ActorAssistant}, Reason: "stated by the traveler", Earlier: earlier}, len(earlier), globalCount)
+		Actor: models.Actor{Kind: models.ActorAssistant}, Reason: "stated by the traveler", Earlier: earlier,
+		Reviewed: a.cfg.Reviewer != nil}, len(earlier), globalCount)
 	if refusal == nil && a.cfg.Reviewer != nil {
 		if refusal, err = a.cfg.Reviewer.Review(ctx, n.Note.Text); err != nil {
 			a.log.Warn("guard classifier failed; the rules' verdict stands", "session_id", cs.ID, "err", err)
+			// The rules alone: a script they cannot read is refused after all.
+			n.Reviewed = false
+			n, refusal = a.notes.Draft(n, len(earlier), globalCount)
 		}
 	}
 	if refusal != nil {

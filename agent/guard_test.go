@@ -85,3 +85,46 @@ func TestGuardModelLayerNotAskedWhenRulesRefuse(t *testing.T) {
 		t.Fatalf("blocked %v with %d classifier calls; want an instruction refusal and none", res.Blocked, len(guard.Requests()))
 	}
 }
+
+// TestGuardModelLayerReadsOtherScripts checks that a note in a script no
+// language file covers is left to the model layer when the agent has one
+// (Config.Reviewer), and refused as unsupported_language when it has none
+// or when the review fails.
+func TestGuardModelLayerReadsOtherScripts(t *testing.T) {
+	const note = `{"text":"يفضل مقعدًا بجانب النافذة في الرحلات الطويلة.","keywords":["seat"],"scope":"durable"}`
+	tests := []struct {
+		name        string
+		classifier  func(*fakeopenai.Server) // nil: no Reviewer
+		wantSaved   int
+		wantBlocked string
+	}{
+		{"no model layer", nil, 0, memory.CategoryUnreadable},
+		{"model layer allows", func(f *fakeopenai.Server) { f.Reply(`{"verdict":"preference","kind":"none"}`) }, 1, ""},
+		{"model layer refuses", func(f *fakeopenai.Server) { f.Reply(`{"verdict":"sensitive","kind":"phone"}`) }, 0, memory.CategoryPhone},
+		{"failed review: the rules' verdict", func(f *fakeopenai.Server) { f.Fail(503, "") }, 0, memory.CategoryUnreadable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			chat, guard := fakeopenai.New(t), fakeopenai.New(t)
+			chat.ToolCall(memory.SaveNoteToolName, note)
+			chat.Reply("Noted.")
+			store, _, sid := seeded(t)
+			cfg := agent.DefaultConfig("gpt-4o-mini")
+			if tt.classifier != nil {
+				tt.classifier(guard)
+				cfg.Reviewer = memory.NewNoteClassifier(openai.New(openai.Config{BaseURL: guard.URL(), APIKey: "k", Model: "guard-model", MaxRetries: openai.NoRetries}), 5*time.Second)
+			}
+			a := agent.New(cfg, store, openai.New(openai.Config{BaseURL: chat.URL(), APIKey: "k", Model: "gpt-4o-mini", MaxRetries: openai.NoRetries}), quietLog())
+			res, err := a.Turn(ctx, sid, "I always take a window seat", nil)
+			if err != nil {
+				t.Fatalf("Turn: %v", err)
+			}
+			if len(res.Saved) != tt.wantSaved || strings.Join(res.Blocked, ",") != tt.wantBlocked {
+				t.Fatalf("saved %d blocked %v; want %d saved, blocked %q", len(res.Saved), res.Blocked, tt.wantSaved, tt.wantBlocked)
+			}
+			if want := map[bool]int{true: 1, false: 0}[tt.classifier != nil]; len(guard.Requests()) != want {
+				t.Errorf("%d classifier requests, want %d", len(guard.Requests()), want)
+			}
+		})
+	}
+}

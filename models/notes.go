@@ -164,6 +164,11 @@ type PendingNote struct {
 	// guard reads the new note joined to them, so an instruction split over
 	// two notes is refused when its second half arrives.
 	Earlier []string
+	// Reviewed says the guard's model layer reviews this note after the
+	// rules (memory.NoteContext.Reviewed): a script no language file covers
+	// is then left to it instead of being refused. The agent sets it when
+	// its Config has a Reviewer, and clears it when a review fails.
+	Reviewed bool
 }
 
 // draftNote gives a note its id and defaults, so that what reports the

@@ -83,7 +83,7 @@ func (n *Notes) check(p PendingNote, keep []string, sessionCount, globalCount in
 	default:
 		sessionCount, globalCount = 0, 0
 	}
-	args, refusal := memory.CheckNoteIn(memory.NoteContext{Previous: p.Earlier}, memory.SaveNoteArgs{Text: p.Note.Text, Keywords: kw, Scope: scope}, sessionCount, globalCount, n.lim)
+	args, refusal := memory.CheckNoteIn(memory.NoteContext{Previous: p.Earlier, Reviewed: p.Reviewed}, memory.SaveNoteArgs{Text: p.Note.Text, Keywords: kw, Scope: scope}, sessionCount, globalCount, n.lim)
 	if refusal != nil {
 		return p, &memory.NoteRefusal{Refusal: refusal, Own: own, Chars: utf8.RuneCountInString(strings.TrimSpace(p.Note.Text))}
 	}
