@@ -517,6 +517,9 @@ type screen struct {
 	tokens       []token      // every word that holds a digit
 	present      []uint64     // the anchor sets the words start, built on first use (mayContain)
 	presentIn    *anchorIndex // the index present was built from
+	leetText     string       // unleet's reading, once leetDone
+	leetOK       bool
+	leetDone     bool
 }
 
 // token is a word of the screening form that holds digits: letters, digits
@@ -591,7 +594,7 @@ func isInstruction(sc *screen, rs *ruleSet) bool {
 	if matchAny(rs.instruction, sc) {
 		return true
 	}
-	if leet, ok := unleet(sc); ok && matchAny(rs.instruction, &screen{cased: leet, lower: leet}) {
+	if leet, ok := sc.leet(); ok && matchAny(rs.instruction, &screen{cased: leet, lower: leet}) {
 		return true
 	}
 	if strings.ContainsAny(sc.lower, ":[](){}<>«»") && rs.roleMarkRe.MatchString(sc.lower) {
@@ -606,6 +609,15 @@ func isInstruction(sc *screen, rs *ruleSet) bool {
 		}
 	}
 	return false
+}
+
+// leet is unleet(sc), computed once for the checks that read it.
+func (sc *screen) leet() (string, bool) {
+	if !sc.leetDone {
+		sc.leetText, sc.leetOK = unleet(sc)
+		sc.leetDone = true
+	}
+	return sc.leetText, sc.leetOK
 }
 
 // unleet returns the instruction check's reading of leetspeak ("1gn0re
@@ -938,7 +950,8 @@ var valueRules = []struct {
 	{"ctx_secret", CategorySecret, func(t token) bool { return t.digits >= 3 }},
 }
 
-// contextWindow is how far after its context word a value may be, in bytes.
+// contextWindow is how far after its context word a value may be, in
+// characters (a Cyrillic or Chinese character takes two or three bytes).
 const contextWindow = 40
 
 // contextValue finds identifiers and codes by the word that names them:
@@ -985,13 +998,21 @@ func contextValue(sc *screen, rs *ruleSet) string {
 // context phrase of another list ("código de reserva" is a booking phrase,
 // not a secret word).
 func (sc *screen) contextBefore(rs *ruleSet, list string, start int) bool {
-	from := max(0, start-contextWindow-24)
+	span := contextWindow + 24
+	if !sc.ascii {
+		span *= 3 // at most three bytes a character
+	}
+	from := max(0, start-span)
 	for from > 0 && isGateByte(sc.lower[from-1]) {
 		from-- // start the window on a word
 	}
 	for _, m := range sc.contextWords(rs, list, from, start) {
 		hs, he := m[0], m[1]
-		if start-he > contextWindow || strings.ContainsAny(sc.lower[he:start], ";!?") {
+		gap := start - he
+		if !sc.ascii && gap > contextWindow {
+			gap = utf8.RuneCountInString(sc.lower[he:start])
+		}
+		if gap > contextWindow || strings.ContainsAny(sc.lower[he:start], ";!?") {
 			continue
 		}
 		covered := false
@@ -1110,6 +1131,15 @@ func hasSecretWords(sc *screen, rs *ruleSet) bool {
 	if a := rs.anchors["ctx_password"]; a != nil && sc.mayContain(a) &&
 		sc.atAnchorWords(a, 0, len(sc.lower), func(p int) bool { return assign.MatchString(sc.lower[p:]) }) {
 		return true
+	}
+	// "pa$$word: x": the password word in leetspeak. Only the word is read
+	// so; the value and the number checks see the text as written.
+	if leet, ok := sc.leet(); ok {
+		ls := &screen{cased: leet, lower: leet, ascii: sc.ascii}
+		if a := rs.anchors["ctx_password"]; a != nil && ls.mayContain(a) &&
+			ls.atAnchorWords(a, 0, len(leet), func(p int) bool { return assign.MatchString(leet[p:]) }) {
+			return true
+		}
 	}
 	if sc.digits < 3 || !sc.mayContain(rs.anchors["secret_any"]) {
 		return false

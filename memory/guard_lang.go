@@ -363,7 +363,7 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		}
 		// "password is x", "password: x", and with what it opens between:
 		// "the password for my bank account is x", "mot de passe du compte est x".
-		owner := `(?:\s+(?:` + of + `|for|to|vom|zum|zur|para|per|pour|от|для)(?:\s+[\pL\pN'’-]+){1,3})?`
+		owner := `(?:\s+(?:` + of + `|for|to|vom|zum|zur|para|per|pour)(?:\s+[\pL\pN'’-]+){1,3})?`
 		// Anchored: it is tried where a password word starts (hasSecretWords).
 		re, err := compile("secret assignment", `^(?:`+pw+`)`+owner+`\s*(?:`+assign+`|=|:|—|–)\s*["'«]?[^\s"'»]{3,}`)
 		if err != nil {

@@ -158,7 +158,18 @@ func foldRune(r rune) string {
 			return s
 		}
 	}
+	if c, ok := smallCapitals[r]; ok {
+		return string(c)
+	}
 	return string(l)
+}
+
+// smallCapitals are the Latin small capitals ("ɪɢɴᴏʀᴇ") that the
+// confusables table does not fold onto a letter: each is read as its
+// letter.
+var smallCapitals = map[rune]byte{
+	'ᴀ': 'a', 'ʙ': 'b', 'ᴄ': 'c', 'ᴅ': 'd', 'ᴇ': 'e', 'ꜰ': 'f', 'ɢ': 'g', 'ʜ': 'h', 'ɪ': 'i', 'ᴊ': 'j', 'ᴋ': 'k', 'ʟ': 'l', 'ᴍ': 'm',
+	'ɴ': 'n', 'ᴏ': 'o', 'ᴘ': 'p', 'ꞯ': 'q', 'ʀ': 'r', 'ꜱ': 's', 'ᴛ': 't', 'ᴜ': 'u', 'ᴠ': 'v', 'ᴡ': 'w', 'ʏ': 'y', 'ᴢ': 'z',
 }
 
 // asciiSkeleton returns the skeleton of probe when it is an acceptable ASCII
