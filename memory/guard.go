@@ -597,7 +597,7 @@ func isInstruction(sc *screen, rs *ruleSet) bool {
 	if leet, ok := sc.leet(); ok && matchAny(rs.instruction, &screen{cased: leet, lower: leet}) {
 		return true
 	}
-	if strings.ContainsAny(sc.lower, ":[](){}<>«»") && rs.roleMarkRe.MatchString(sc.lower) {
+	if (containsAnyASCII(sc.lower, ":[](){}<>") || !sc.ascii && strings.ContainsAny(sc.lower, "«»")) && rs.roleMarkRe.MatchString(sc.lower) {
 		return true
 	}
 	if strings.ContainsAny(sc.lower, "<|`~-=#[") && delimiterRe.MatchString(sc.lower) {
@@ -618,6 +618,21 @@ func (sc *screen) leet() (string, bool) {
 		sc.leetDone = true
 	}
 	return sc.leetText, sc.leetOK
+}
+
+// containsAnyASCII is strings.ContainsAny for a set of ASCII characters,
+// without the rune decoding ContainsAny does when s is not ASCII.
+func containsAnyASCII(s, chars string) bool {
+	var set [128]bool
+	for i := 0; i < len(chars); i++ {
+		set[chars[i]] = true
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < utf8.RuneSelf && set[c] {
+			return true
+		}
+	}
+	return false
 }
 
 // unleet returns the instruction check's reading of leetspeak ("1gn0re

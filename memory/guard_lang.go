@@ -77,6 +77,15 @@ type anchorIndex struct {
 	sets    int
 	byWord  map[string][]int // anchor word → the sets that hold it
 	longest int              // bytes of the longest anchor word
+	// lens holds, by first byte, a bit for each length of the anchor
+	// words starting with it (bit 63: 63 bytes or more), so a prefix of
+	// a length no anchor word has is not looked up.
+	lens [256]uint64
+}
+
+// mayBe reports whether an anchor word could be w[:k].
+func (ix *anchorIndex) mayBe(w string, k int) bool {
+	return ix.lens[w[0]]&(1<<min(k, 63)) != 0
 }
 
 // add makes a set of words; nil words make a nil set, which gates nothing.
@@ -91,6 +100,9 @@ func (ix *anchorIndex) add(words []string) *anchors {
 			ix.byWord[w] = append(ids, a.id)
 		}
 		ix.longest = max(ix.longest, len(w))
+		if w != "" {
+			ix.lens[w[0]] |= 1 << min(len(w), 63)
+		}
 	}
 	return a
 }
@@ -109,6 +121,9 @@ func (ix *anchorIndex) present(lower string) []uint64 {
 			j++
 		}
 		for k := i + 1; k <= min(j, i+ix.longest); k++ {
+			if !ix.mayBe(lower[i:], k-i) {
+				continue
+			}
 			for _, id := range ix.byWord[lower[i:k]] {
 				bits[id/64] |= 1 << (id % 64)
 			}
@@ -121,6 +136,9 @@ func (ix *anchorIndex) present(lower string) []uint64 {
 // startsWith reports whether word starts with a word of the set id.
 func (ix *anchorIndex) startsWith(word string, id int) bool {
 	for k := 1; k <= min(len(word), ix.longest); k++ {
+		if !ix.mayBe(word, k) {
+			continue
+		}
 		for _, got := range ix.byWord[word[:k]] {
 			if got == id {
 				return true
@@ -197,10 +215,11 @@ type ruleSet struct {
 	// ("and", "puis", "和"), folded, longest first.
 	fillers []string
 	// numbers maps each folded digit word of every language to its digit;
-	// numberFirst marks the bytes they start with and numberLongest is the
-	// longest, so most words are turned away without a lookup.
+	// numberLens holds, by first byte, the lengths they have, and
+	// numberLongest is the longest, so most words are turned away without
+	// a lookup.
 	numbers       map[string]byte
-	numberFirst   [256]bool
+	numberLens    [256]uint64 // by first byte, a bit for each length in bytes of a number word
 	numberLongest int
 	// languages are the names of the languages the files cover.
 	languages []string
@@ -267,8 +286,10 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 	c := &compiler{lists: lists, expanded: map[string]string{}, index: &anchorIndex{byWord: map[string][]int{}}}
 	rs := &ruleSet{numbers: numbers, context: map[string]*regexp.Regexp{}, contextASCII: map[string]*regexp.Regexp{}, contextAt: map[string]*regexp.Regexp{}, contextAtASCII: map[string]*regexp.Regexp{}, anchors: map[string]*anchors{}}
 	for w := range numbers {
-		rs.numberFirst[w[0]] = true
-		rs.numberLongest = max(rs.numberLongest, len(w))
+		if len(w) < 64 {
+			rs.numberLens[w[0]] |= 1 << len(w)
+			rs.numberLongest = max(rs.numberLongest, len(w))
+		}
 	}
 	for _, f := range lists["filler"] {
 		// A filler of a word-free script is folded apart ("还 有"), as the text is.

@@ -67,27 +67,40 @@ func normalizeForms(s string) (cased, lower string) {
 	cb := make([]byte, 0, len(s)+8)
 	lb := make([]byte, 0, len(s)+8)
 	space := true // drops leading spaces
+	emitByte := func(c byte, keepCase bool) {
+		if c == ' ' {
+			if space {
+				return
+			}
+			space = true
+		} else {
+			space = false
+		}
+		l := c
+		if c >= 'A' && c <= 'Z' {
+			l = c + 'a' - 'A'
+		}
+		if !keepCase {
+			c = l
+		}
+		cb = append(cb, c)
+		lb = append(lb, l)
+	}
 	emit := func(str string, keepCase bool) {
 		for i := 0; i < len(str); i++ {
-			c := str[i]
-			if c == ' ' {
-				if space {
-					continue
-				}
-				space = true
-			} else {
-				space = false
-			}
-			l := c
-			if c >= 'A' && c <= 'Z' {
-				l = c + 'a' - 'A'
-			}
-			if !keepCase {
-				c = l
-			}
-			cb = append(cb, c)
-			lb = append(lb, l)
+			emitByte(str[i], keepCase)
 		}
+	}
+	if ascii {
+		// Most notes and messages: byte by byte, no rune decoding.
+		for i := 0; i < len(s); i++ {
+			c := s[i]
+			if c < 0x20 || c == 0x7F {
+				c = ' '
+			}
+			emitByte(c, true)
+		}
+		s = ""
 	}
 	for _, r := range s {
 		switch {
@@ -95,7 +108,7 @@ func normalizeForms(s string) (cased, lower string) {
 			if r < 0x20 || r == 0x7F {
 				r = ' '
 			}
-			emit(string(r), true)
+			emitByte(byte(r), true)
 		case unicode.Is(unicode.Cf, r), unicode.Is(unicode.Mn, r), unicode.Is(unicode.Me, r), r == utf8.RuneError:
 			// invisible, or the mark of a character that was not text: dropped
 		case unicode.IsSpace(r), unicode.Is(unicode.Zs, r), unicode.IsControl(r):
@@ -523,7 +536,7 @@ func readNumberWords(cb, lb []byte) ([]byte, []byte) {
 					break
 				}
 			}
-			if d, ok := byte(0), false; j-i <= rs.numberLongest && rs.numberFirst[lb[i]] {
+			if d, ok := byte(0), false; j-i <= rs.numberLongest && rs.numberLens[lb[i]]&(1<<(j-i)) != 0 {
 				if d, ok = numbers[string(lb[i:j])]; ok {
 					run = append(run, word{i, j, d})
 				}
