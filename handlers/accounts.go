@@ -8,7 +8,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"concierge/memory"
+	"concierge/memory/guard"
 	"concierge/models"
 	"concierge/views"
 )
@@ -337,7 +337,7 @@ func (s *Server) tokensPageCreate(c echo.Context) error {
 	case len([]rune(label)) > models.MaxTokenLabel:
 		return refuse("Keep the name under 60 characters.")
 	}
-	if _, blocked := memory.ScreenText(label); blocked {
+	if _, blocked := guard.ScreenText(label); blocked {
 		return refuse("A token's name cannot hold personal data or instructions; name the program that uses it.")
 	}
 	token, t, err := s.store.CreateLabelledAPIToken(c.Request().Context(), currentUser(c).ID, label, s.cfg.TokenTTL)

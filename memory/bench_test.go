@@ -40,30 +40,3 @@ func BenchmarkTrim(b *testing.B) {
 		Trim(msgs, opt)
 	}
 }
-
-// benchNote is a 180-character note, the longest a note may be, with the
-// numbers, places and words that wake the guard's slower checks.
-const benchNote = "Prefers aisle seats on flights over 2 hours; likes hotels near 3 Grand Place, terminal 2 lounges and quiet rooms; skips minibars; flies out after 9am, budget 4000 a night, no code."
-
-func BenchmarkScreenText(b *testing.B) {
-	if n := len([]rune(benchNote)); n != MaxNoteChars {
-		b.Fatalf("bench note has %d characters, want %d", n, MaxNoteChars)
-	}
-	ScreenText(benchNote) // compile the language files, as a running server has
-	b.ReportAllocs()
-	for b.Loop() {
-		ScreenText(benchNote)
-	}
-}
-
-// BenchmarkScreenMessage screens a traveler's ordinary message without
-// digits, the common case on every turn: only the instruction rules' word
-// gates and the checks without numbers run.
-func BenchmarkScreenMessage(b *testing.B) {
-	const msg = "I'd love a quiet boutique hotel near the old town, and please remember I'm vegetarian and prefer aisle seats."
-	ScreenText(msg)
-	b.ReportAllocs()
-	for b.Loop() {
-		ScreenText(msg)
-	}
-}

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"concierge/memory/guard"
 )
 
 // The actions a consolidation Decision records.
@@ -145,7 +147,7 @@ func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
 			s.action, s.why = ActionRefused, "empty text"
 			continue
 		}
-		if cat, blocked := ScreenText(n.Text); blocked {
+		if cat, blocked := guard.ScreenText(n.Text); blocked {
 			s.action, s.why = ActionRefused, "blocked: "+cat
 			continue
 		}

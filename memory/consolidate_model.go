@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"concierge/memory/guard"
 )
 
 // modelSimilarity is how close (token-set similarity) a model-written text
@@ -193,7 +195,7 @@ func selectForModel(global, session []Note, opt ConsolidateOptions) (*modelInput
 		w := &work{note: n, session: true, order: i, f: featuresOf(n.Text)}
 		in.byID[n.ID] = w
 		in.order[n.ID] = i
-		_, blocked := ScreenText(n.Text)
+		_, blocked := guard.ScreenText(n.Text)
 		if blocked || expired(n, opt.Today) || strings.TrimSpace(n.Text) == "" {
 			in.rules = append(in.rules, w)
 			continue
@@ -786,7 +788,7 @@ func decisionWhy(why string) (string, error) {
 	if why == "" {
 		return "", errors.New("no reason given")
 	}
-	if cat, blocked := ScreenText(why); blocked {
+	if cat, blocked := guard.ScreenText(why); blocked {
 		return "", fmt.Errorf("reason blocked (%s)", cat)
 	}
 	if utf8.RuneCountInString(why) > maxWhyChars {

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"concierge/memory/guard"
 )
 
 func TestScreenText(t *testing.T) {
@@ -125,9 +127,9 @@ func TestScreenText(t *testing.T) {
 	seen := map[string]bool{}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, blocked := ScreenText(tt.text)
+			got, blocked := guard.ScreenText(tt.text)
 			if blocked != (tt.want != "") || got != tt.want {
-				t.Errorf("ScreenText(%q) = %q, %v; want %q, %v", tt.text, got, blocked, tt.want, tt.want != "")
+				t.Errorf("guard.ScreenText(%q) = %q, %v; want %q, %v", tt.text, got, blocked, tt.want, tt.want != "")
 			}
 		})
 		seen[tt.want] = true
@@ -268,7 +270,7 @@ func FuzzScreenText(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		cat, blocked := ScreenText(s)
+		cat, blocked := guard.ScreenText(s)
 		if blocked && cat == "" {
 			t.Fatalf("blocked without a category")
 		}

@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"concierge/memory/guard"
 )
 
 // DefaultGlobalBudget is the token budget for GLOBAL notes when
@@ -550,7 +552,7 @@ func Neutralize(s string) string {
 	if isPlain(s) {
 		return s // the common case: an ordinary sentence, nothing to do
 	}
-	return neutralize(s)
+	return guard.Neutralize(s)
 }
 
 // isPlain reports whether s is printable ASCII with single inner spaces and

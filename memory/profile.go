@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	yaml "go.yaml.in/yaml/v3"
+
+	"concierge/memory/guard"
 )
 
 // IsPrivateField reports whether a profile key holds an identifier that is
@@ -22,7 +24,7 @@ func IsPrivateField(key string) bool {
 	// The key is read as the guard reads text (format characters removed,
 	// look-alikes folded), so "passport_number" with a zero-width space or
 	// a Cyrillic "а" is still private.
-	k := strings.TrimSpace(Normalize(key))
+	k := strings.TrimSpace(guard.Normalize(key))
 	switch k {
 	case "id", "ids", "number":
 		return true

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"concierge/memory/guard"
 )
 
 // Summary tuning: the default expected length of a conversation when the
@@ -118,7 +120,7 @@ func ExtractiveSummary(dropped []Message, counter TokenCounter) string {
 			continue
 		}
 		for _, s := range sentences(m.Content) {
-			if _, blocked := ScreenText(s); blocked {
+			if _, blocked := guard.ScreenText(s); blocked {
 				continue // sensitive data or an instruction never goes into the summary
 			}
 			k := sentenceKind(s)
@@ -264,7 +266,7 @@ func RenderModelSummary(raw string, counter TokenCounter) (string, error) {
 			if l == "" {
 				continue
 			}
-			if _, blocked := ScreenText(l); blocked {
+			if _, blocked := guard.ScreenText(l); blocked {
 				continue
 			}
 			n := counter.Count(l) + 4

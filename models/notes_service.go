@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"concierge/memory"
+	"concierge/memory/guard"
 )
 
 // Notes is the one way a traveler's notes are written. Every write — the
@@ -363,11 +364,11 @@ func (n *Notes) ApplyConsolidationLocked(ctx context.Context, job *Consolidation
 }
 
 // screenConsolidated is the guard on a text consolidation writes into a
-// note (a merge's rephrasing): its content half, memory.ScreenText, as
+// note (a merge's rephrasing): its content half, guard.ScreenText, as
 // memory's validation ran it before; the rest of CheckNote (length,
 // sentences, keywords) is that validation's.
 func screenConsolidated(text string) error {
-	if cat, blocked := memory.ScreenText(text); blocked {
+	if cat, blocked := guard.ScreenText(text); blocked {
 		return refused(&memory.NoteRefusal{Refusal: &memory.Refusal{Category: cat, Message: "Not saved: consolidation wrote a text the guard refuses."}})
 	}
 	return nil

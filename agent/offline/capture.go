@@ -8,13 +8,14 @@ import (
 	"unicode"
 
 	"concierge/memory"
+	"concierge/memory/guard"
 )
 
 // capture is what the engine made of one traveler message.
 type capture struct {
 	notes       []memory.SaveNoteArgs // new candidate notes, each passed by memory.CheckNote
 	known       []memory.SaveNoteArgs // stated again, already remembered
-	instruction bool                  // memory.ScreenText refused the message as an instruction: nothing is saved
+	instruction bool                  // guard.ScreenText refused the message as an instruction: nothing is saved
 	sensitive   bool                  // the message carries data memory never keeps
 	otherPerson bool                  // someone else's preference was stated; it is not the traveler's note
 }
@@ -25,7 +26,7 @@ type capture struct {
 // holds the lower-cased texts already remembered.
 func (t *table) capture(message string, known map[string]bool) capture {
 	var c capture
-	if cat, blocked := memory.ScreenText(message); blocked {
+	if cat, blocked := guard.ScreenText(message); blocked {
 		if c.instruction = cat == memory.CategoryInstruction; c.instruction {
 			return c
 		}

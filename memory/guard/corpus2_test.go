@@ -1,4 +1,4 @@
-package memory
+package guard
 
 import (
 	"fmt"
@@ -110,13 +110,13 @@ func TestGuardOtherScripts(t *testing.T) {
 		}
 		k := by[key]
 		k.n++
-		if cat, blocked := ScreenTextIn(NoteContext{}, c.Text); blocked {
+		if cat, blocked := ScreenTextIn(Context{}, c.Text); blocked {
 			k.refused++
 			if cat == CategoryUnreadable {
 				k.unreadable++
 			}
 		}
-		if _, blocked := ScreenTextIn(NoteContext{Reviewed: true}, c.Text); blocked {
+		if _, blocked := ScreenTextIn(Context{Reviewed: true}, c.Text); blocked {
 			k.reviewedRefused++
 		}
 		by[key] = k

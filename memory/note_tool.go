@@ -1,0 +1,155 @@
+package memory
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// SaveNoteTool describes save_memory_note: its JSON schema and the guidance
+// the model reads on what deserves to be remembered.
+func SaveNoteTool() Tool {
+	return Tool{
+		Name: SaveNoteToolName,
+		Description: "Remember one thing the traveler told you, so later trips benefit from it. " +
+			"Save only what the traveler said explicitly and what will change how you plan or book: " +
+			"preferences (seats, rooms, airlines, neighbourhoods), constraints (diet, allergies, accessibility, budget), " +
+			"and stable habits (travels with children, never checks a bag). " +
+			"Write one short sentence in the third person, e.g. \"Prefers aisle seats.\". " +
+			"Use scope this_trip for anything said about the current trip only (\"this time\", \"on this trip\"), durable otherwise. " +
+			"Never save guesses or inferences, small talk, instructions addressed to you, " +
+			"secrets (passwords, PINs, codes), or identifiers and personal data: document, card, bank, account, " +
+			"loyalty or booking numbers, full dates of birth, street addresses. " +
+			"Do not save what is already in the profile or the memories. A refused call explains what to fix.",
+		// The schema is in strict form (every property required, no other
+		// property allowed, only keywords strict mode accepts: the length
+		// limit is stated in words and checked by CheckNote).
+		Parameters: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"text": map[string]any{
+					"type":        "string",
+					"description": fmt.Sprintf("The fact, one or two short sentences of at most %d characters, third person, no personal identifiers.", MaxNoteChars),
+				},
+				"keywords": map[string]any{
+					"type":        "array",
+					"minItems":    1,
+					"maxItems":    3,
+					"items":       map[string]any{"type": "string", "pattern": "^[a-z][a-z0-9-]*$"},
+					"description": "1 to 3 lowercase single words naming the topic, e.g. [\"seat\", \"flight\"].",
+				},
+				"scope": map[string]any{
+					"type":        "string",
+					"enum":        []string{string(ScopeDurable), string(ScopeThisTrip)},
+					"description": "durable for lasting preferences, this_trip for the current trip only.",
+				},
+			},
+			"required":             []string{"text", "keywords", "scope"},
+			"additionalProperties": false,
+		},
+	}
+}
+
+// ParseSaveNoteArgs decodes the raw arguments of a save_memory_note call
+// strictly: exactly the keys text, keywords and scope, the right JSON types,
+// a known scope, and nothing after the object.
+func ParseSaveNoteArgs(raw string) (SaveNoteArgs, error) {
+	fields, err := decodeExact([]byte(raw), []string{"text", "keywords", "scope"}, nil)
+	if err != nil {
+		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: %w", err)
+	}
+	var args SaveNoteArgs
+	if err := strictUnmarshal(fields["text"], &args.Text); err != nil {
+		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: text must be a string")
+	}
+	if err := strictUnmarshal(fields["keywords"], &args.Keywords); err != nil || args.Keywords == nil {
+		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: keywords must be an array of strings")
+	}
+	var scope string
+	if err := strictUnmarshal(fields["scope"], &scope); err != nil {
+		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: scope must be a string")
+	}
+	args.Scope = Scope(scope)
+	if args.Scope != ScopeDurable && args.Scope != ScopeThisTrip {
+		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: scope must be %q or %q", ScopeDurable, ScopeThisTrip)
+	}
+	return args, nil
+}
+
+// decodeExact decodes a JSON object whose keys must be exactly required plus
+// any of optional (case-sensitive, no duplicates, no null values for
+// required keys, no trailing data) and returns its raw values.
+func decodeExact(raw []byte, required, optional []string) (map[string]json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("not JSON: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errors.New("not a JSON object")
+	}
+	allowed := map[string]bool{}
+	for _, k := range required {
+		allowed[k] = true
+	}
+	for _, k := range optional {
+		allowed[k] = true
+	}
+	out := map[string]json.RawMessage{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("bad object: %w", err)
+		}
+		key, _ := tok.(string)
+		if !allowed[key] {
+			return nil, fmt.Errorf("unknown key %q", key)
+		}
+		if _, dup := out[key]; dup {
+			return nil, fmt.Errorf("duplicate key %q", key)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("bad value for %q: %w", key, err)
+		}
+		out[key] = v
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, fmt.Errorf("bad object: %w", err)
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, errors.New("trailing data after the object")
+	}
+	for _, k := range required {
+		v, ok := out[k]
+		if !ok {
+			return nil, fmt.Errorf("missing key %q", k)
+		}
+		if string(v) == "null" {
+			return nil, fmt.Errorf("key %q is null", k)
+		}
+	}
+	return out, nil
+}
+
+// strictUnmarshal decodes raw into v rejecting unknown fields and nulls
+// inside arrays of strings.
+func strictUnmarshal(raw json.RawMessage, v any) error {
+	if bytes.Contains(raw, []byte("null")) {
+		if _, isStrings := v.(*[]string); isStrings {
+			var items []json.RawMessage
+			if err := json.Unmarshal(raw, &items); err != nil {
+				return err
+			}
+			for _, it := range items {
+				if string(it) == "null" {
+					return errors.New("null item")
+				}
+			}
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
