@@ -379,7 +379,8 @@ func loadRules(fsys fs.FS) (*ruleSet, error) {
 		// "the password for my bank account is x", "mot de passe du compte est x".
 		owner := `(?:\s+(?:` + of + `|for|to|vom|zum|zur|para|per|pour)(?:\s+[\pL\pN'’-]+){1,3})?`
 		// Anchored: it is tried where a password word starts (hasSecretWords).
-		re, err := compile("secret assignment", `^(?:`+pw+`)`+owner+`\s*(?:`+assign+`|=|:|—|–)\s*["'«]?[^\s"'»]{3,}`)
+		// A quoted value needs no assignment word: "пароль «Ромашка»", "パスワード「さくら」".
+		re, err := compile("secret assignment", `^(?:`+pw+`)`+owner+`(?:\s*(?:`+assign+`|=|:|—|–)\s*["'«]?[^\s"'»]{3,}|(?:\s*(?:`+assign+`|=|:|—|–))?\s*["«“„「『][^"»”“」』]{3,}["»”“」』])`)
 		if err != nil {
 			return nil, err
 		}

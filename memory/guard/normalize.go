@@ -171,6 +171,12 @@ func foldRune(r rune) string {
 	if c, ok := smallCapitals[r]; ok {
 		return string(c)
 	}
+	switch {
+	case r >= 0x1F170 && r <= 0x1F189: // negative squared letters 🅰…🆉
+		return string(rune('a' + r - 0x1F170))
+	case r >= 0x1F1E6 && r <= 0x1F1FF: // regional indicators 🇦…🇿
+		return string(rune('a' + r - 0x1F1E6))
+	}
 	return string(l)
 }
 
