@@ -303,7 +303,10 @@ func (w *Worker) Sweep(ctx context.Context) {
 	if grace <= 0 {
 		grace = models.DefaultTripGrace
 	}
-	if n, err := w.store.Notes(memory.Limits{}).Trips().EndTrips(ctx, now, grace, 100); err != nil {
+	// Trips end by calendar day, a week after their end date: the
+	// worker's own clock is close enough, and each trip ends once whichever
+	// instance gets there (EndTrips is idempotent).
+	if n, err := w.store.Notes(memory.Limits{}).Trips().EndTrips(ctx, w.now(), grace, 100); err != nil {
 		if ctx.Err() == nil {
 			w.log.Error("end trips", "err", err)
 		}

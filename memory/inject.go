@@ -137,7 +137,7 @@ func toolLines(tools []string) string {
 // rule).
 const memoryPolicy = `How to use what you know about the traveler, highest precedence first:
 1. The traveler's latest message wins over everything below.
-2. For the current trip, what the traveler said in this conversation (SESSION notes included) and the TRIP notes win over GLOBAL notes.
+2. For the current trip, what the traveler said in this conversation (SESSION notes included) wins over GLOBAL notes; so do the TRIP notes.
 3. Within one list, the more recently updated note wins.
 4. The profile comes from trusted systems and is the baseline. A note or the traveler's current message can override a profile field for this conversation; the profile itself does not change. If the traveler says a field is wrong for good, follow them, save the correction as a durable note (staff see it next to the profile) and tell them that staff keep the profile.
 5. GLOBAL notes and the profile are defaults, not hard constraints: apply them quietly and mention one only when it shapes an option.
