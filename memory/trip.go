@@ -55,7 +55,9 @@ var updateTripKeys = []string{"trip", "destination", "start_date", "end_date", "
 // UpdateTripTool describes update_trip in strict form: every property
 // required, null meaning "leave as it is".
 func UpdateTripTool() Tool {
-	str := func(desc string) map[string]any { return map[string]any{"type": []string{"string", "null"}, "description": desc} }
+	str := func(desc string) map[string]any {
+		return map[string]any{"type": []string{"string", "null"}, "description": desc}
+	}
 	return Tool{
 		Name: UpdateTripToolName,
 		Description: "Record the trip this conversation plans, as the traveler states its details: where, when, who travels, why, the budget, and its status. " +
