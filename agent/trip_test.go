@@ -7,6 +7,8 @@ import (
 
 	"concierge/agent"
 	"concierge/agent/offline"
+	"concierge/agent/openai"
+	"concierge/agent/openai/fakeopenai"
 	"concierge/memory"
 	"concierge/models"
 	"concierge/models/dbtest"
@@ -137,4 +139,75 @@ func hasText(notes []memory.Note, sub string) bool {
 		}
 	}
 	return false
+}
+
+// TestOpenAIUpdateTrip: a model behind the real openai-go client calls
+// update_trip (strict schema accepted by the server) to create the trip,
+// saves a this_trip wish, and a second conversation that names the trip by
+// its handle sees the wish in its TRIP block; a conversation about
+// another trip does not.
+func TestOpenAIUpdateTrip(t *testing.T) {
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			var s *models.Store
+			if backend == "sqlite" {
+				s = dbtest.SQLite(t)
+			} else {
+				s = dbtest.Postgres(t)
+			}
+			store, _, sid := seededIn(t, s)
+			fake := fakeopenai.New(t)
+			p := openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "test-key", Model: "gpt-4o-mini", Timeout: 10 * time.Second, MaxRetries: openai.NoRetries})
+			a := agent.New(agent.DefaultConfig("gpt-4o-mini"), store, p, quietLog())
+			cs, _ := store.ChatSessionByID(ctx, sid)
+			fake.ToolCalls(
+				fakeopenai.ToolCall{Function: fakeopenai.FunctionCall{Name: memory.UpdateTripToolName,
+					Arguments: `{"trip":null,"destination":"Lisbon","start_date":"2027-05-03","end_date":"2027-05-09","travellers":1,"purpose":"leisure","budget":null,"status":null}`}},
+				fakeopenai.ToolCall{Function: fakeopenai.FunctionCall{Name: memory.SaveNoteToolName,
+					Arguments: `{"text":"Wants a hotel with a rooftop on this trip.","keywords":["hotel","rooftop"],"scope":"this_trip"}`}},
+			)
+			fake.Reply("Lisbon, 3 to 9 May, with a rooftop hotel: noted.")
+			if _, err := a.Turn(ctx, sid, "Lisbon 3-9 May, and this time a hotel with a rooftop.", nil); err != nil {
+				t.Fatal(err)
+			}
+			if reqs := fake.Requests(); len(reqs) != 2 || !strings.Contains(reqs[1].Messages[0].Content, "rooftop") {
+				t.Fatalf("round 2 should carry the TRIP block with the wish")
+			}
+			cs, _ = store.ChatSessionByID(ctx, sid)
+			if cs.TripID == "" {
+				t.Fatal("the conversation has no trip")
+			}
+			if sn, _ := store.SessionNotes(ctx, sid); len(sn) != 0 {
+				t.Fatalf("the wish is a session note, want a trip note: %+v", sn)
+			}
+
+			c2, _ := store.CreateChatSession(ctx, cs.UserID)
+			fake.ToolCall(memory.UpdateTripToolName, `{"trip":"t1","destination":null,"start_date":null,"end_date":null,"travellers":null,"purpose":null,"budget":null,"status":null}`)
+			fake.Reply("Back to Lisbon.")
+			if _, err := a.Turn(ctx, c2.ID, "Back to my Lisbon trip.", nil); err != nil {
+				t.Fatal(err)
+			}
+			reqs := fake.Requests()
+			if first := reqs[2].Messages[0].Content; strings.Contains(first, "rooftop") || !strings.Contains(first, "OPEN TRIPS") {
+				t.Fatalf("before attaching, conversation 2 saw:\n%s", first)
+			}
+			if second := reqs[3].Messages[0].Content; !strings.Contains(second, "rooftop") {
+				t.Fatalf("after attaching, conversation 2 lacks the wish:\n%s", second)
+			}
+
+			c3, _ := store.CreateChatSession(ctx, cs.UserID)
+			fake.ToolCall(memory.UpdateTripToolName, `{"trip":null,"destination":"Oslo","start_date":null,"end_date":null,"travellers":null,"purpose":null,"budget":null,"status":null}`)
+			fake.Reply("Oslo it is.")
+			if _, err := a.Turn(ctx, c3.ID, "Something else: Oslo.", nil); err != nil {
+				t.Fatal(err)
+			}
+			reqs = fake.Requests()
+			if last := reqs[len(reqs)-1].Messages[0].Content; strings.Contains(last, "rooftop") || !strings.Contains(last, "TRIP [t2]") {
+				t.Fatalf("the Oslo conversation saw:\n%s", last)
+			}
+			if g, _ := store.GlobalNotes(ctx, cs.UserID); hasText(g, "rooftop") {
+				t.Fatal("the wish reached the global notes")
+			}
+		})
+	}
 }
