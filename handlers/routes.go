@@ -111,6 +111,7 @@ func (s *Server) routes() {
 	api.POST("/sessions/:id/messages", s.apiPostMessage, s.guard(ownTraveler, session))
 	api.GET("/sessions/:id/turns", s.apiGetTurns, s.guard(staffOnly, session))
 	api.POST("/sessions/:id/close", s.apiCloseSession, s.guard(ownerOrStaff, session))
+	api.POST("/sessions/:id/trip", s.apiAttachTrip, s.guard(ownTraveler, session))
 	api.GET("/consolidations/:job", s.apiGetConsolidation, s.guard(ownerOrStaff, job))
 
 	api.GET("/users", s.apiSearchUsers, s.guard(staffOnly, noTarget))
@@ -122,6 +123,11 @@ func (s *Server) routes() {
 	api.POST("/users/:id/notes", s.apiCreateNote, s.guard(notesWrite, user))
 	api.PATCH("/users/:id/notes/:note", s.apiUpdateNote, s.guard(notesWrite, user))
 	api.DELETE("/users/:id/notes/:note", s.apiDeleteNote, s.guard(ownerOrStaff, user))
+	// Trips: the owner and staff; staff give a reason (audited).
+	api.GET("/users/:id/trips", s.apiListTrips, s.guard(ownerOrStaff, user))
+	api.POST("/users/:id/trips", s.apiCreateTrip, s.guard(notesWrite, user))
+	api.PATCH("/users/:id/trips/:trip", s.apiPatchTrip, s.guard(notesWrite, user))
+	api.DELETE("/users/:id/trips/:trip", s.apiDeleteTrip, s.guard(ownerOrStaff, user))
 	api.GET("/users/:id/audit", s.apiAudit, s.guard(staffOnly, user))
 	api.GET("/users/:id/export", s.apiExport, s.guard(ownerOrAdmin, user))
 	api.POST("/users/me/erasure-request", s.apiRequestErasure, s.guard(ownTraveler, noTarget))
