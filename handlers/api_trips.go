@@ -161,3 +161,32 @@ func (s *Server) apiAttachTrip(c echo.Context) error {
 	}
 	return c.JSON(http.StatusOK, map[string]any{"id": c.Param("id"), "trip_id": req.TripID})
 }
+
+// apiProfileSchema serves the profile's published JSON Schema.
+func (s *Server) apiProfileSchema(c echo.Context) error {
+	return c.Blob(http.StatusOK, "application/schema+json", models.ProfileSchemaJSON)
+}
+
+// apiPutProfile replaces a traveler's profile for staff and integrations:
+// 422 naming the field path for anything the schema refuses.
+func (s *Server) apiPutProfile(c echo.Context) error {
+	var req struct {
+		Profile memory.Profile `json:"profile"`
+		Reason  string         `json:"reason"`
+	}
+	if err := decodeJSON(c, &req); err != nil {
+		return err
+	}
+	reason, err := requireReason(req.Reason)
+	if err != nil {
+		return err
+	}
+	if req.Profile == nil {
+		return newError(http.StatusUnprocessableEntity, memory.EBADPROFILE, "Send the profile as a JSON object.")
+	}
+	subject := subjectOf(c)
+	if err := s.store.SetProfile(c.Request().Context(), subject.ID, req.Profile, actorOf(currentUser(c)), reason); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"profile": req.Profile})
+}

@@ -106,3 +106,32 @@ func stringOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestProfileThroughAPI: staff replace a profile through the API; a
+// profile the schema refuses is 422 naming the field path; a traveler
+// cannot; the schema is published.
+func TestProfileThroughAPI(t *testing.T) {
+	e := newEnv(t)
+	staff := e.token("support@example.com")
+	priya := e.token("priya@example.com")
+	_, me := e.apiCall("GET", "/api/v1/me", priya, "")
+	pid := me["user"].(map[string]any)["id"].(string)
+	if status, out := e.apiCall("GET", "/api/v1/schema/profile", priya, ""); status != http.StatusOK || out["additionalProperties"] != false {
+		t.Fatalf("schema = %d %v", status, out)
+	}
+	ok := `{"profile":{"name":"Priya Sharma","home_city":"Pune","currency":"INR","loyalty_programs":[{"program":"Air India Flying Returns","status":"Silver","member_id":"AI-1"}]},"reason":"crm sync"}`
+	if status, out := e.apiCall("PUT", "/api/v1/users/"+pid+"/profile", staff, ok); status != http.StatusOK {
+		t.Fatalf("PUT profile = %d %v", status, out)
+	}
+	bad := `{"profile":{"name":"Priya","loyalty_programs":[{"program":"X","tier":"Gold"}]},"reason":"crm sync"}`
+	status, out := e.apiCall("PUT", "/api/v1/users/"+pid+"/profile", staff, bad)
+	if status != http.StatusUnprocessableEntity || errorCode(out) != "invalid_profile" || !strings.Contains(stringOf(out), "/loyalty_programs/0/tier") {
+		t.Fatalf("bad profile = %d %v, want 422 naming /loyalty_programs/0/tier", status, out)
+	}
+	if status, _ := e.apiCall("PUT", "/api/v1/users/me/profile", priya, ok); status != http.StatusForbidden {
+		t.Fatalf("traveler PUT profile = %d, want 403", status)
+	}
+	if _, mem := e.apiCall("GET", "/api/v1/users/me/memory", priya, ""); mem["profile"].(map[string]any)["currency"] != "INR" {
+		t.Fatalf("memory profile = %v", mem["profile"])
+	}
+}

@@ -243,6 +243,9 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 		return fail("The profile was not saved: a value reads as an instruction to the assistant, a role marker or a prompt tag. Keep profile values to plain facts.")
 	}
 	if err := s.store.SetProfile(c.Request().Context(), u.ID, profile, actorOf(currentUser(c)), reason); err != nil {
+		if memory.ErrorCode(err) == memory.EBADPROFILE {
+			return fail(userMessage(err))
+		}
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/console/customers/"+u.ID+"?done=profile")

@@ -123,6 +123,8 @@ func (s *Server) routes() {
 	api.POST("/users/:id/notes", s.apiCreateNote, s.guard(notesWrite, user))
 	api.PATCH("/users/:id/notes/:note", s.apiUpdateNote, s.guard(notesWrite, user))
 	api.DELETE("/users/:id/notes/:note", s.apiDeleteNote, s.guard(ownerOrStaff, user))
+	api.GET("/schema/profile", s.apiProfileSchema, anyone)
+	api.PUT("/users/:id/profile", s.apiPutProfile, s.guard(staffOnly, user))
 	// Trips: the owner and staff; staff give a reason (audited).
 	api.GET("/users/:id/trips", s.apiListTrips, s.guard(ownerOrStaff, user))
 	api.POST("/users/:id/trips", s.apiCreateTrip, s.guard(notesWrite, user))

@@ -19,8 +19,15 @@ func (s *Store) Profile(ctx context.Context, userID string) (memory.Profile, err
 	return p, nil
 }
 
-// SetProfile replaces a user's profile and records the change in the audit trail.
+// SetProfile replaces a user's profile, after the published schema passed
+// it (ValidateProfile) and the guard its text (memory.CheckProfile), and records the change in the audit trail.
 func (s *Store) SetProfile(ctx context.Context, userID string, profile memory.Profile, actor Actor, reason string) error {
+	if err := ValidateProfile(profile); err != nil {
+		return err
+	}
+	if r := memory.CheckProfile(profile); r != nil {
+		return refused(&memory.NoteRefusal{Refusal: r})
+	}
 	data, err := json.Marshal(profile)
 	if err != nil {
 		return fmt.Errorf("models: set profile: %w", err)
