@@ -329,7 +329,8 @@ ALTER TABLE api_tokens ADD COLUMN prefix TEXT NOT NULL DEFAULT '';
 	// travellers, a budget, the traveler's name for it and an external id
 	// from the system of record (unique per traveler). A conversation
 	// belongs to at most one trip (chat_sessions.trip_id) and a trip note
-	// (kind 'trip') to its trip (notes.trip_id). The trips stored before
+	// (kind 'trip') to its trip (notes.trip_id); an imported traveler has
+	// the system of record's id (users.external_id). The trips stored before
 	// were the demo's past trips: travelled.
 	{24, "trips as records: status, conversations, trip notes", `
 ALTER TABLE trips ADD COLUMN destination TEXT NOT NULL DEFAULT '';
@@ -345,6 +346,8 @@ CREATE INDEX trips_status ON trips (status, end_date);
 ALTER TABLE chat_sessions ADD COLUMN trip_id TEXT NOT NULL DEFAULT '';
 ALTER TABLE notes ADD COLUMN trip_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX notes_trip ON notes (trip_id) WHERE trip_id <> '';
+ALTER TABLE users ADD COLUMN external_id TEXT;
+CREATE UNIQUE INDEX users_external ON users (external_id) WHERE external_id IS NOT NULL;
 `},
 }
 

@@ -37,6 +37,9 @@ type User struct {
 	// DisabledAt is when an admin disabled the account: it cannot sign in
 	// and its sessions and tokens were revoked. Nil for an active account.
 	DisabledAt *time.Time
+	// ExternalID is the id of the traveler in the system of record that
+	// imported them (concierge import), nil otherwise.
+	ExternalID *string `json:"-"`
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 }
