@@ -49,6 +49,8 @@ func (s *Server) routes() {
 	e.POST("/memory/notes/:note", s.myMemoryEdit, traveler)
 	e.POST("/memory/notes/:note/delete", s.myMemoryDelete, traveler)
 	e.POST("/memory/notes/delete-all", s.myMemoryDeleteAll, traveler)
+	e.POST("/memory/trips/:trip", s.myTripEdit, traveler)
+	e.POST("/memory/trips/:trip/delete", s.myTripDelete, traveler)
 	e.GET("/memory/export", s.myMemoryExport, traveler)
 	e.POST("/memory/erasure", s.myMemoryErase, traveler)
 	e.POST("/memory/erasure/cancel", s.myMemoryCancelErasure, traveler)

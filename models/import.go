@@ -85,9 +85,13 @@ func (s *Store) ImportTraveler(ctx context.Context, rec ImportRecord) (string, e
 				return fmt.Errorf("email already belongs to another account: %w", ErrEmailTaken)
 			}
 			now := s.now()
-			ext := rec.ExternalID
-			u = User{ID: s.newID(), Email: email, Name: strings.TrimSpace(rec.Name), Role: RoleTraveler, ExternalID: &ext, CreatedAt: now, UpdatedAt: now}
+			u = User{ID: s.newID(), Email: email, Name: strings.TrimSpace(rec.Name), Role: RoleTraveler, CreatedAt: now, UpdatedAt: now}
 			if err := tx.Create(&u).Error; err != nil {
+				return conflict(err)
+			}
+			// users.external_id (migration 24) is not a User field: the
+			// import is the only code that reads or writes it.
+			if err := tx.Model(&User{}).Where("id = ?", u.ID).Update("external_id", rec.ExternalID).Error; err != nil {
 				return conflict(err)
 			}
 			outcome = ImportCreated

@@ -37,9 +37,6 @@ type User struct {
 	// DisabledAt is when an admin disabled the account: it cannot sign in
 	// and its sessions and tokens were revoked. Nil for an active account.
 	DisabledAt *time.Time
-	// ExternalID is the id of the traveler in the system of record that
-	// imported them (concierge import), nil otherwise.
-	ExternalID *string `json:"-"`
 	CreatedAt  time.Time
 	UpdatedAt  time.Time
 }
@@ -106,7 +103,7 @@ type Note struct {
 	SessionID       string // provenance: the chat session it came from
 	MessageID       string // provenance: the message it came from
 	ConsolidationID string // provenance: the consolidation run that last wrote it
-	TripID          string // the trip a KindTrip note belongs to
+	TripID          string // the trip a KindTrip note belongs to (migration 24)
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 }
@@ -154,7 +151,8 @@ type ChatSession struct {
 	Summary        string
 	SummaryThrough int
 	SummaryTokens  int
-	// TripID is the trip this conversation plans ("" for none); set once.
+	// TripID is the trip this conversation plans ("" for none); set once
+	// (migration 24).
 	TripID string
 }
 

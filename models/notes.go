@@ -194,7 +194,11 @@ func (s *Store) createNoteTx(tx *gorm.DB, nn NewNote, actor Actor, reason string
 		Status: StatusActive, ExpiresOn: d.ExpiresOn, SessionID: nn.Prov.SessionID, MessageID: nn.Prov.MessageID,
 		ConsolidationID: nn.Prov.ConsolidationID, TripID: nn.TripID, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := tx.Create(n).Error; err != nil {
+	ins := tx
+	if n.TripID == "" {
+		ins = tx.Omit("TripID") // the column's default (also before migration 24)
+	}
+	if err := ins.Create(n).Error; err != nil {
 		return nil, err
 	}
 	if err := s.versionTx(tx, n, 1, actor, reason); err != nil {
