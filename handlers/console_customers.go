@@ -175,7 +175,15 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 		return vm, err
 	}
 	for _, t := range trips {
-		vm.Trips = append(vm.Trips, views.TripRow{Route: t.Route, Dates: t.StartDate + " – " + t.EndDate, Purpose: t.Purpose, Flight: t.Flight, Hotel: t.Hotel})
+		title := t.Title()
+		if t.Route != "" && t.Route != title {
+			title += " (" + t.Route + ")"
+		}
+		purpose := t.Purpose
+		if t.Status != "" {
+			purpose = strings.TrimPrefix(purpose+" · "+string(t.Status), " · ")
+		}
+		vm.Trips = append(vm.Trips, views.TripRow{Route: title, Dates: t.StartDate + " – " + t.EndDate, Purpose: purpose, Flight: t.Flight, Hotel: t.Hotel})
 	}
 	if vm.Preview, err = s.preview(ctx, u.ID, ""); err != nil {
 		return vm, err
