@@ -472,7 +472,7 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 	if err != nil {
 		return nil, err
 	}
-	trips, err := a.store.Trips(ctx, cs.UserID, memory.MaxTrips)
+	trips, err := a.store.TravelledTrips(ctx, cs.UserID, memory.MaxTrips)
 	if err != nil {
 		return nil, err
 	}
@@ -500,7 +500,11 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 		kept, trimmed = memory.Trim(history, memory.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
 			TokenBudget: a.cfg.HistoryBudget, ReserveForAnswer: a.cfg.ReserveForAnswer, Counter: a.counter})
 		tools := roundTools(trimmed, round == a.cfg.MaxRounds)
-		instructions := a.Instructions(memory.NewState(profile, global, session, trips),
+		st := memory.NewState(profile, global, session, trips)
+		if err := a.withTrip(ctx, cs, &st); err != nil {
+			return nil, err
+		}
+		instructions := a.Instructions(st,
 			TurnContext{LatestMessage: userMsg.Content, Trimmed: trimmed, Summary: cs.Summary, Tools: tools})
 		req := Request{Model: a.cfg.Model, Instructions: instructions.Text, Messages: kept, Tools: tools, MaxTokens: a.cfg.ReserveForAnswer}
 		called := time.Now()
@@ -599,8 +603,10 @@ type toolResult struct {
 	Message  string `json:"message,omitempty"`
 }
 
-func (r toolResult) String() string {
-	b, _ := json.Marshal(r)
+func (r toolResult) String() string { return r.marshal(r) }
+
+func (toolResult) marshal(v any) string {
+	b, _ := json.Marshal(v)
 	return string(b)
 }
 
@@ -624,8 +630,11 @@ func earlierNotes(session []memory.Note, saved []models.PendingNote) []string {
 // returns the tool result for the model, the note to save or the refusal
 // category.
 func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, call memory.ToolCall, earlier []string, globalCount int) (string, *models.PendingNote, string) {
+	if call.Name == memory.UpdateTripToolName {
+		return a.updateTrip(ctx, cs, call), nil, ""
+	}
 	if call.Name != memory.SaveNoteToolName {
-		return toolResult{Error: "unknown_tool", Message: "There is no tool named " + fmt.Sprintf("%q", call.Name) + "; only save_memory_note and, in long conversations, search_conversation exist."}.String(), nil, ""
+		return toolResult{Error: "unknown_tool", Message: "There is no tool named " + fmt.Sprintf("%q", call.Name) + "; only save_memory_note, update_trip and, in long conversations, search_conversation exist."}.String(), nil, ""
 	}
 	args, err := memory.ParseSaveNoteArgs(call.Arguments)
 	if err != nil {

@@ -28,8 +28,8 @@ func TestOpenAIStrictToolIsSent(t *testing.T) {
 		t.Fatalf("Turn: %v", err) // a strict schema the API refuses fails here
 	}
 	reqs := fake.Requests()
-	if len(reqs) != 1 || len(reqs[0].Tools) != 1 {
-		t.Fatalf("%d requests, want 1 with one tool", len(reqs))
+	if len(reqs) != 1 || len(reqs[0].Tools) != 2 || reqs[0].Tools[1].Function.Name != memory.UpdateTripToolName {
+		t.Fatalf("%d requests, want 1 with save_memory_note and update_trip", len(reqs))
 	}
 	fn := reqs[0].Tools[0].Function
 	if fn.Name != memory.SaveNoteToolName || fn.Strict == nil || !*fn.Strict {
@@ -45,7 +45,7 @@ func TestOpenAIStrictToolIsSent(t *testing.T) {
 	// form: the fake refuses any other as the real API does.
 	p := openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "gpt-4o-mini", MaxRetries: openai.NoRetries})
 	req := agent.Request{Instructions: "Plan trips.", Messages: []memory.Message{{Role: memory.RoleUser, Content: "Hi"}},
-		Tools: []memory.Tool{memory.SaveNoteTool(), memory.SearchTool()}}
+		Tools: []memory.Tool{memory.SaveNoteTool(), memory.UpdateTripTool(), memory.SearchTool()}}
 	if _, err := p.Complete(ctx, req, nil); err != nil {
 		t.Fatalf("the tools were refused: %v", err)
 	}

@@ -48,7 +48,7 @@ func (a *Agent) PreviewInstructions(ctx context.Context, userID, message string)
 	if err != nil {
 		return memory.State{}, memory.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
 	}
-	trips, err := a.store.Trips(ctx, userID, memory.MaxTrips)
+	trips, err := a.store.TravelledTrips(ctx, userID, memory.MaxTrips)
 	if err != nil {
 		return memory.State{}, memory.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
 	}

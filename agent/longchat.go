@@ -26,9 +26,9 @@ func roundTools(trimmed, last bool) []memory.Tool {
 		return nil
 	}
 	if trimmed {
-		return []memory.Tool{memory.SaveNoteTool(), memory.SearchTool()}
+		return []memory.Tool{memory.SaveNoteTool(), memory.UpdateTripTool(), memory.SearchTool()}
 	}
-	return []memory.Tool{memory.SaveNoteTool()}
+	return []memory.Tool{memory.SaveNoteTool(), memory.UpdateTripTool()}
 }
 
 // windowStart is the first turn the model still sees.

@@ -20,6 +20,7 @@ type WorkerConfig struct {
 	SessionIdle    time.Duration // close sessions idle this long (0: never)
 	Retention      time.Duration // delete transcripts older than this (0: keep)
 	SweepEvery     time.Duration // how often idle sessions and retention are checked
+	TripGrace      time.Duration // an ended trip's notes stay this long after its end date (0: models.DefaultTripGrace)
 	MaxGlobalNotes int
 }
 
@@ -264,7 +265,9 @@ func (w *Worker) sweepLoop(ctx context.Context) {
 	}
 }
 
-// Sweep closes idle sessions and deletes expired transcripts and credentials.
+// Sweep closes idle sessions, deletes expired transcripts and credentials,
+// and ends trips (EndTrips: booked trips past their end become travelled,
+// ended trips' notes are deleted).
 //
 // Idleness and retention are measured on the store's shared clock (the
 // database's, on PostgreSQL), so an instance whose clock runs fast closes
@@ -295,6 +298,20 @@ func (w *Worker) Sweep(ctx context.Context) {
 		} else if n > 0 {
 			w.log.Info("deleted expired transcripts", "rows", n)
 		}
+	}
+	grace := w.cfg.TripGrace
+	if grace <= 0 {
+		grace = models.DefaultTripGrace
+	}
+	// Trips end by calendar day, a week after their end date: the
+	// worker's own clock is close enough, and each trip ends once whichever
+	// instance gets there (EndTrips is idempotent).
+	if n, err := w.store.Notes(memory.Limits{}).Trips().EndTrips(ctx, w.now(), grace, 100); err != nil {
+		if ctx.Err() == nil {
+			w.log.Error("end trips", "err", err)
+		}
+	} else if n > 0 {
+		w.log.Info("ended trips", "trips", n)
 	}
 	if n, err := w.store.DeleteExpiredCredentials(ctx); err == nil && n > 0 {
 		w.log.Info("deleted expired credentials", "rows", n)

@@ -149,6 +149,8 @@ func accessRoutes() []route {
 		{method: "GET", path: "/memory/notes/:note/edit", r: &rTraveler, okStatus: 0},
 		{method: "POST", path: "/memory/notes/:note", r: &rTraveler, okStatus: 0, form: f("text", "Likes quiet hotel rooms.")},
 		{method: "POST", path: "/memory/notes/:note/delete", r: &rTraveler, okStatus: 0},
+		{method: "POST", path: "/memory/trips/:trip", r: &rTraveler, okStatus: 0, form: f("name", "Renamed")},
+		{method: "POST", path: "/memory/trips/:trip/delete", r: &rTraveler, okStatus: 0},
 		{method: "POST", path: "/memory/notes/delete-all", r: &rTraveler, okStatus: 0},
 		{method: "GET", path: "/memory/export", r: &rTraveler, okStatus: 200},
 		{method: "POST", path: "/memory/erasure", r: &rTraveler, okStatus: 0},
@@ -207,6 +209,13 @@ func accessRoutes() []route {
 		{method: "PATCH", path: "/api/v1/users/:id/notes/:note", m: &mNotesWrite, okStatus: 200, body: `{"text":"Likes rooms facing the quiet courtyard.","reason":"asked"}`},
 		{method: "DELETE", path: "/api/v1/users/:id/notes/:note", m: &mOwnerOrStaff, okStatus: 204, body: `{"reason":"asked"}`},
 		{method: "GET", path: "/api/v1/users/:id/audit", m: &mStaff, okStatus: 200},
+		{method: "GET", path: "/api/v1/users/:id/trips", m: &mOwnerOrStaff, okStatus: 200},
+		{method: "POST", path: "/api/v1/users/:id/trips", m: &mNotesWrite, okStatus: 201, body: `{"destination":"Oslo","reason":"asked"}`},
+		{method: "PATCH", path: "/api/v1/users/:id/trips/:trip", m: &mNotesWrite, okStatus: 0, body: `{"name":"Renamed {uniq}","reason":"asked"}`},
+		{method: "DELETE", path: "/api/v1/users/:id/trips/:trip", m: &mOwnerOrStaff, okStatus: 0, body: `{"reason":"asked"}`},
+		{method: "PUT", path: "/api/v1/users/:id/profile", m: &mStaff, okStatus: 200, body: `{"profile":{"home_city":"Lisbon"},"reason":"asked"}`},
+		{method: "GET", path: "/api/v1/schema/profile", r: &rAll, okStatus: 200},
+		{method: "POST", path: "/api/v1/sessions/:id/trip", m: &mOwnTraveler, okStatus: 0, body: `{"trip_id":"{trip}"}`},
 		{method: "GET", path: "/api/v1/users/:id/export", m: &mOwnerOrAdmin, okStatus: 200, shows: true},
 		{method: "POST", path: "/api/v1/users/me/erasure-request", r: &rTraveler, okStatus: 0},
 		{method: "DELETE", path: "/api/v1/users/me/erasure-request", r: &rTraveler, okStatus: 0},
@@ -229,7 +238,7 @@ var publicRoutes = map[string]bool{
 type world struct {
 	user                                                   *models.User
 	note, sessionNote, session, ended, job, req, token, id string
-	item                                                   string
+	item, trip                                             string
 	noteText                                               string
 }
 
@@ -288,6 +297,11 @@ func seedWorld(t *testing.T, s *models.Store, u *models.User) world {
 		t.Fatal(err)
 	}
 	w.req = r.ID
+	trip, _, err := s.Notes(memory.Limits{}).Trips().Create(ctx, u.ID, memory.Trip{Destination: "Lisbon " + w.id}, models.Actor{Kind: models.ActorSystem}, "seed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.trip = trip.ID
 	_, tok, err := s.CreateAPIToken(ctx, u.ID, time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +326,7 @@ func fill(path string, w world) string {
 	if strings.HasSuffix(path, "/undo") {
 		note = w.sessionNote
 	}
-	return strings.NewReplacer(":id", idKind, ":note", note, ":job", w.job, ":req", w.req, ":item", w.item, ":turn", "1").Replace(path)
+	return strings.NewReplacer(":id", idKind, ":note", note, ":job", w.job, ":req", w.req, ":item", w.item, ":trip", w.trip, ":turn", "1").Replace(path)
 }
 
 // caller is a signed-in person for one cell: a bearer token for the API and
@@ -469,6 +483,8 @@ func TestAccessTable(t *testing.T) {
 					w = seedWorld(t, e.store, owner.user)
 				}
 				path := fill(rt.path, w)
+				rt := rt
+				rt.body = strings.ReplaceAll(rt.body, "{trip}", w.trip)
 				status, body := c.do(t, e, rt, path, w.id)
 				name := cl.who + " on " + cl.target
 				want := cl.want

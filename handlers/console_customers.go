@@ -175,7 +175,15 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 		return vm, err
 	}
 	for _, t := range trips {
-		vm.Trips = append(vm.Trips, views.TripRow{Route: t.Route, Dates: t.StartDate + " – " + t.EndDate, Purpose: t.Purpose, Flight: t.Flight, Hotel: t.Hotel})
+		title := t.Title()
+		if t.Route != "" && t.Route != title {
+			title += " (" + t.Route + ")"
+		}
+		purpose := t.Purpose
+		if t.Status != "" {
+			purpose = strings.TrimPrefix(purpose+" · "+string(t.Status), " · ")
+		}
+		vm.Trips = append(vm.Trips, views.TripRow{Route: title, Dates: t.StartDate + " – " + t.EndDate, Purpose: purpose, Flight: t.Flight, Hotel: t.Hotel})
 	}
 	if vm.Preview, err = s.preview(ctx, u.ID, ""); err != nil {
 		return vm, err
@@ -243,6 +251,9 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 		return fail("The profile was not saved: a value reads as an instruction to the assistant, a role marker or a prompt tag. Keep profile values to plain facts.")
 	}
 	if err := s.store.SetProfile(c.Request().Context(), u.ID, profile, actorOf(currentUser(c)), reason); err != nil {
+		if memory.ErrorCode(err) == memory.EBADPROFILE {
+			return fail(userMessage(err))
+		}
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/console/customers/"+u.ID+"?done=profile")

@@ -70,6 +70,7 @@ var domainStatus = map[string]int{
 	memory.EKEYREUSED:     http.StatusUnprocessableEntity,
 	memory.ESELFERASURE:   http.StatusConflict,
 	memory.ENOTEREFUSED:   http.StatusUnprocessableEntity,
+	memory.EBADPROFILE:    http.StatusUnprocessableEntity,
 	memory.ENOTEDITABLE:   http.StatusConflict,
 	memory.ECANNOTPIN:     http.StatusForbidden,
 	memory.ENOTHING:       http.StatusUnprocessableEntity,

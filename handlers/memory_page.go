@@ -46,6 +46,9 @@ func (s *Server) myMemory(c echo.Context) error {
 	if v.Trip, err = s.myTripNotes(c); err != nil {
 		return err
 	}
+	if v.Trips, err = s.myTrips(c); err != nil {
+		return err
+	}
 	if v.Erasure, err = s.myErasure(c); err != nil {
 		return err
 	}

@@ -22,13 +22,14 @@ const (
 	ENOTEDITABLE   = "not_editable" // the note is not an active long-term note
 	ECANNOTPIN     = "cannot_pin"   // travelers do not pin notes; staff pin safety needs
 	ENOTHING       = "nothing_to_change"
-	EEMAILTAKEN    = "email_taken"   // another account has this email
-	EBADEMAIL      = "invalid_email" // not an email address
-	EBADROLE       = "bad_role"      // not traveler, support or admin
-	EWEAKPASSWORD  = "weak_password" // the password policy refuses it
-	EBUSY          = "busy"          // the conversation is being answered or wrapped up
-	ENOTFAILED     = "not_failed"    // only a failed consolidation can be re-run
-	EOWNACCOUNT    = "own_account"   // an admin cannot do this to their own account
+	EEMAILTAKEN    = "email_taken"     // another account has this email
+	EBADEMAIL      = "invalid_email"   // not an email address
+	EBADROLE       = "bad_role"        // not traveler, support or admin
+	EWEAKPASSWORD  = "weak_password"   // the password policy refuses it
+	EBUSY          = "busy"            // the conversation is being answered or wrapped up
+	ENOTFAILED     = "not_failed"      // only a failed consolidation can be re-run
+	EOWNACCOUNT    = "own_account"     // an admin cannot do this to their own account
+	EBADPROFILE    = "invalid_profile" // the profile does not match its JSON Schema (Error.Field names where)
 	EINTERNAL      = "internal"
 )
 
@@ -44,6 +45,8 @@ type Error struct {
 	// Note is the guard's verdict, for ENOTEREFUSED: the HTTP layer words
 	// it for whoever wrote the note.
 	Note *NoteRefusal
+	// Field is the JSON path of the refused value, for EBADPROFILE.
+	Field string
 }
 
 // NoteRefusal is why a note was not written, without its text.

@@ -35,7 +35,7 @@ const (
 // InjectedNote is one note that went into the instructions.
 type InjectedNote struct {
 	ID      string `json:"id"`
-	Section string `json:"section"` // SectionGlobal or SectionSession
+	Section string `json:"section"` // SectionGlobal, SectionSession or SectionTrip
 	Pinned  bool   `json:"pinned,omitempty"`
 }
 
@@ -123,6 +123,8 @@ func toolLines(tools []string) string {
 		switch name {
 		case SaveNoteToolName:
 			b.WriteString(`- save_memory_note keeps a fact the traveler stated about themselves for later conversations: only what they said explicitly, with scope "this_trip" when it holds for this trip only, never sensitive data.` + "\n")
+		case UpdateTripToolName:
+			b.WriteString("- update_trip records the trip this conversation plans (where, when, who, why, budget, status) as the traveler states it; it attaches an open trip only when the traveler names it or confirms it.\n")
 		case SearchToolName:
 			b.WriteString("- search_conversation finds what was said earlier in this conversation, in turns you can no longer see: use it before asking the traveler to repeat themselves.\n")
 		default:
@@ -137,7 +139,7 @@ func toolLines(tools []string) string {
 // rule).
 const memoryPolicy = `How to use what you know about the traveler, highest precedence first:
 1. The traveler's latest message wins over everything below.
-2. For the current trip, what the traveler said in this conversation (SESSION notes included) wins over GLOBAL notes.
+2. For the current trip, what the traveler said in this conversation (SESSION notes included) wins over GLOBAL notes; so do the TRIP notes.
 3. Within one list, the more recently updated note wins.
 4. The profile comes from trusted systems and is the baseline. A note or the traveler's current message can override a profile field for this conversation; the profile itself does not change. If the traveler says a field is wrong for good, follow them, save the correction as a durable note (staff see it next to the profile) and tell them that staff keep the profile.
 5. GLOBAL notes and the profile are defaults, not hard constraints: apply them quietly and mention one only when it shapes an option.
@@ -211,6 +213,7 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 			out.Notes = append(out.Notes, InjectedNote{ID: n.ID, Section: SectionSession, Pinned: n.Pinned})
 		}
 	}
+	memTokens += writeTrips(&mem, st, opt, counter, &out)
 	mem.WriteString(memClose)
 	var summary string
 	if opt.Summary != "" {

@@ -90,7 +90,7 @@ func renderProfileYAML(st State) string {
 		trips := make([]any, 0, len(st.Trips))
 		for _, t := range st.Trips {
 			trip := map[string]any{}
-			for k, v := range map[string]string{"route": t.Route, "start_date": t.StartDate, "end_date": t.EndDate,
+			for k, v := range map[string]string{"route": t.Route, "destination": t.Destination, "start_date": t.StartDate, "end_date": t.EndDate,
 				"purpose": t.Purpose, "flight": t.Flight, "hotel": t.Hotel} {
 				if v != "" {
 					trip[k] = v

@@ -43,14 +43,21 @@ type Note struct {
 // Profile is the traveler's structured, trusted profile (a JSON object).
 type Profile map[string]any
 
-// Trip is one of the traveler's recent trips.
+// Trip is one of the traveler's trips (see trip.go).
 type Trip struct {
-	Route     string `json:"route"`
-	StartDate string `json:"start_date"`
-	EndDate   string `json:"end_date"`
-	Purpose   string `json:"purpose"`
-	Flight    string `json:"flight"`
-	Hotel     string `json:"hotel"`
+	ID          string     `json:"id,omitempty"`
+	Name        string     `json:"name,omitempty"` // the traveler's name for it; empty: its destination
+	Destination string     `json:"destination,omitempty"`
+	Route       string     `json:"route,omitempty"`
+	StartDate   string     `json:"start_date"`
+	EndDate     string     `json:"end_date"`
+	Travellers  int        `json:"travellers,omitempty"`
+	Purpose     string     `json:"purpose"`
+	Budget      string     `json:"budget,omitempty"`
+	Status      TripStatus `json:"status,omitempty"`
+	ExternalID  string     `json:"external_id,omitempty"`
+	Flight      string     `json:"flight,omitempty"`
+	Hotel       string     `json:"hotel,omitempty"`
 }
 
 // State is the one authoritative picture of a traveler that is rendered into
@@ -59,7 +66,12 @@ type State struct {
 	Profile Profile
 	Global  []Note // active global notes
 	Session []Note // this session's notes
-	Trips   []Trip // most recent first
+	Trips   []Trip // most recent travelled trips, most recent first
+	// Trip is the conversation's trip (nil: none), TripNotes its notes,
+	// OpenTrips the traveler's planning and booked trips in handle order.
+	Trip      *Trip
+	TripNotes []Note
+	OpenTrips []Trip
 }
 
 // Role is the author of a chat message.

@@ -35,7 +35,9 @@ var ErrLeaseLost = errors.New("answer lease no longer held")
 func (s *Store) CreateChatSession(ctx context.Context, userID string) (*ChatSession, error) {
 	now := s.now()
 	cs := &ChatSession{ID: s.newID(), UserID: userID, Status: SessionOpen, LastActivityAt: now, CreatedAt: now}
-	if err := s.write(ctx, func(tx *gorm.DB) error { return tx.Create(cs).Error }); err != nil {
+	// A new conversation has no trip: the column (migration 24) keeps its
+	// default, so the insert also works on a database migrated before it.
+	if err := s.write(ctx, func(tx *gorm.DB) error { return tx.Omit("TripID").Create(cs).Error }); err != nil {
 		return nil, fmt.Errorf("models: create chat session: %w", err)
 	}
 	return cs, nil

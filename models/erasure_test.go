@@ -36,8 +36,9 @@ func seedEverything(t *testing.T, s *models.Store, email, name, canary string) s
 			t.Fatal(err)
 		}
 	}
-	must(s.SetProfile(ctx, u.ID, memory.Profile{"name": name, "email": email, "home_city": "Lisbon", "motto": canary}, staff, "import "+canary))
-	must(s.CreateTrip(ctx, u.ID, memory.Trip{Route: "Lisbon – Oslo", StartDate: "2026-01-02", EndDate: "2026-01-09", Purpose: canary}))
+	must(s.SetProfile(ctx, u.ID, memory.Profile{"name": name, "email": email, "home_city": "Lisbon", "preferred_tone": canary}, staff, "import "+canary))
+	_, _, err = s.Notes(memory.Limits{}).Trips().Create(ctx, u.ID, memory.Trip{Route: "Lisbon – Oslo", StartDate: "2026-01-02", EndDate: "2026-01-09", Name: canary}, models.Actor{Kind: models.ActorSystem}, "test")
+	must(err)
 	g, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
 		Note: memory.Note{Text: "Likes " + canary + " on trips.", Keywords: []string{"canary"}, Source: memory.SourceStaff}}, staff, "asked")
 	must(err)

@@ -325,6 +325,30 @@ CREATE INDEX review_items_user ON review_items (user_id);
 ALTER TABLE api_tokens ADD COLUMN label TEXT NOT NULL DEFAULT '';
 ALTER TABLE api_tokens ADD COLUMN prefix TEXT NOT NULL DEFAULT '';
 `},
+	// Trips are records of their own (issue 24): a status, a destination,
+	// travellers, a budget, the traveler's name for it and an external id
+	// from the system of record (unique per traveler). A conversation
+	// belongs to at most one trip (chat_sessions.trip_id) and a trip note
+	// (kind 'trip') to its trip (notes.trip_id); an imported traveler has
+	// the system of record's id (users.external_id). The trips stored before
+	// were the demo's past trips: travelled.
+	{24, "trips as records: status, conversations, trip notes", `
+ALTER TABLE trips ADD COLUMN destination TEXT NOT NULL DEFAULT '';
+ALTER TABLE trips ADD COLUMN name TEXT NOT NULL DEFAULT '';
+ALTER TABLE trips ADD COLUMN travellers INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE trips ADD COLUMN budget TEXT NOT NULL DEFAULT '';
+ALTER TABLE trips ADD COLUMN status TEXT NOT NULL DEFAULT 'travelled';
+ALTER TABLE trips ADD COLUMN external_id TEXT;
+ALTER TABLE trips ADD COLUMN updated_at {{ts}};
+ALTER TABLE trips ADD COLUMN notes_ended_at {{ts}};
+CREATE UNIQUE INDEX trips_external ON trips (user_id, external_id) WHERE external_id IS NOT NULL;
+CREATE INDEX trips_status ON trips (status, end_date);
+ALTER TABLE chat_sessions ADD COLUMN trip_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE notes ADD COLUMN trip_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX notes_trip ON notes (trip_id) WHERE trip_id <> '';
+ALTER TABLE users ADD COLUMN external_id TEXT;
+CREATE UNIQUE INDEX users_external ON users (external_id) WHERE external_id IS NOT NULL;
+`},
 }
 
 // leanWritesMigration drops what every message paid for and nothing read.

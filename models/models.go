@@ -48,17 +48,27 @@ type Profile struct {
 	UpdatedAt time.Time
 }
 
-// Trip is one of a traveler's trips.
+// Trip is one of a traveler's trips: planned over conversations, with its
+// own notes (kind KindTrip), until it is travelled or cancelled.
 type Trip struct {
-	ID        string `gorm:"primaryKey"`
-	UserID    string
-	Route     string
-	StartDate string
-	EndDate   string
-	Purpose   string
-	Flight    string
-	Hotel     string
-	CreatedAt time.Time
+	ID          string `gorm:"primaryKey"`
+	UserID      string
+	Name        string
+	Destination string
+	Route       string
+	StartDate   string
+	EndDate     string
+	Travellers  int
+	Purpose     string
+	Budget      string
+	Status      string
+	ExternalID  *string
+	Flight      string
+	Hotel       string
+	CreatedAt   time.Time
+	UpdatedAt   *time.Time
+	// NotesEndedAt is when the trip's notes were deleted because it ended.
+	NotesEndedAt *time.Time
 }
 
 // Note kinds: a global note is long-term memory, a session note is a
@@ -66,6 +76,7 @@ type Trip struct {
 const (
 	KindGlobal  = "global"
 	KindSession = "session"
+	KindTrip    = "trip" // a this_trip note of a trip (Note.TripID), injected in its conversations
 )
 
 // Note statuses.
@@ -92,6 +103,7 @@ type Note struct {
 	SessionID       string // provenance: the chat session it came from
 	MessageID       string // provenance: the message it came from
 	ConsolidationID string // provenance: the consolidation run that last wrote it
+	TripID          string // the trip a KindTrip note belongs to (migration 24)
 	CreatedAt       time.Time
 	UpdatedAt       time.Time
 }
@@ -139,6 +151,9 @@ type ChatSession struct {
 	Summary        string
 	SummaryThrough int
 	SummaryTokens  int
+	// TripID is the trip this conversation plans ("" for none); set once
+	// (migration 24).
+	TripID string
 }
 
 // Message is one item of a transcript: a user or assistant message or a tool result.

@@ -149,9 +149,10 @@ func (s *Store) NoteByID(ctx context.Context, userID, id string) (*Note, error) 
 // NewNote describes a note to create.
 type NewNote struct {
 	UserID string
-	Kind   string // KindGlobal or KindSession
+	Kind   string // KindGlobal or KindSession (a this_trip session note of a conversation with a trip becomes KindTrip)
 	Note   memory.Note
 	Prov   Provenance
+	TripID string // set with KindTrip
 }
 
 // PendingNote is a note to add, with who adds it and why: a round's notes
@@ -196,9 +197,13 @@ func (s *Store) createNoteTx(tx *gorm.DB, nn NewNote, actor Actor, reason string
 		ID: d.ID, UserID: nn.UserID, Kind: nn.Kind, Text: d.Text, Keywords: encodeKeywords(d.Keywords),
 		Scope: string(d.Scope), LastUpdateDate: d.LastUpdateDate, Pinned: d.Pinned, Source: string(d.Source),
 		Status: StatusActive, ExpiresOn: d.ExpiresOn, SessionID: nn.Prov.SessionID, MessageID: nn.Prov.MessageID,
-		ConsolidationID: nn.Prov.ConsolidationID, CreatedAt: now, UpdatedAt: now,
+		ConsolidationID: nn.Prov.ConsolidationID, TripID: nn.TripID, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := tx.Create(n).Error; err != nil {
+	ins := tx
+	if n.TripID == "" {
+		ins = tx.Omit("TripID") // the column's default (also before migration 24)
+	}
+	if err := ins.Create(n).Error; err != nil {
 		return nil, err
 	}
 	if err := s.versionTx(tx, n, 1, actor, reason); err != nil {

@@ -105,7 +105,8 @@ func (n *Notes) countTx(tx *gorm.DB, userID, sessionID string) (global, session 
 		return 0, 0, err
 	}
 	if sessionID != "" {
-		if err = tx.Model(&Note{}).Where("session_id = ? AND kind = ? AND status = ?", sessionID, KindSession, StatusActive).Count(&sn).Error; err != nil {
+		// A this_trip note the session moved into its trip still counts.
+		if err = tx.Model(&Note{}).Where("session_id = ? AND kind IN ? AND status = ?", sessionID, []string{KindSession, KindTrip}, StatusActive).Count(&sn).Error; err != nil {
 			return 0, 0, err
 		}
 	}
@@ -168,6 +169,19 @@ func (n *Notes) addTx(tx *gorm.DB, p PendingNote) (*Note, error) {
 	checked, r := n.check(p, nil, session, global)
 	if r != nil {
 		return nil, refused(r)
+	}
+	if checked.Kind == KindSession && checked.Note.Scope == memory.ScopeThisTrip && checked.Prov.SessionID != "" {
+		// A conversation's this_trip note belongs to its trip, when the
+		// conversation has one that has not ended.
+		var trip Trip
+		err := tx.Where("id = (SELECT trip_id FROM chat_sessions WHERE id = ?) AND notes_ended_at IS NULL AND status IN ?",
+			checked.Prov.SessionID, []string{string(memory.TripPlanning), string(memory.TripBooked)}).Limit(1).Find(&trip).Error
+		if err != nil {
+			return nil, err
+		}
+		if trip.ID != "" {
+			checked.Kind, checked.TripID = KindTrip, trip.ID
+		}
 	}
 	out, err := n.s.createNoteTx(tx, checked.NewNote, p.Actor, p.Reason)
 	if err != nil {

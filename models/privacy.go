@@ -58,6 +58,7 @@ type ExportNote struct {
 	Kind      string    `json:"kind"`
 	Status    string    `json:"status"`
 	SessionID string    `json:"session_id,omitempty"`
+	TripID    string    `json:"trip_id,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 }
 
@@ -137,7 +138,7 @@ func (s *Store) ExportUserData(ctx context.Context, userID string) (*Export, err
 	}
 	out.Notes = make([]ExportNote, len(notes))
 	for i := range notes {
-		out.Notes[i] = ExportNote{Note: notes[i].Domain(), Kind: notes[i].Kind, Status: notes[i].Status, SessionID: notes[i].SessionID, CreatedAt: notes[i].CreatedAt}
+		out.Notes[i] = ExportNote{Note: notes[i].Domain(), Kind: notes[i].Kind, Status: notes[i].Status, SessionID: notes[i].SessionID, TripID: notes[i].TripID, CreatedAt: notes[i].CreatedAt}
 	}
 	var versions []NoteVersion
 	if err := db.Where("user_id = ?", userID).Order("note_id, version").Find(&versions).Error; err != nil {

@@ -19,8 +19,15 @@ func (s *Store) Profile(ctx context.Context, userID string) (memory.Profile, err
 	return p, nil
 }
 
-// SetProfile replaces a user's profile and records the change in the audit trail.
+// SetProfile replaces a user's profile, after the published schema passed
+// it (ValidateProfile) and the guard its text (memory.CheckProfile), and records the change in the audit trail.
 func (s *Store) SetProfile(ctx context.Context, userID string, profile memory.Profile, actor Actor, reason string) error {
+	if err := ValidateProfile(profile); err != nil {
+		return err
+	}
+	if r := memory.CheckProfile(profile); r != nil {
+		return refused(&memory.NoteRefusal{Refusal: r})
+	}
 	data, err := json.Marshal(profile)
 	if err != nil {
 		return fmt.Errorf("models: set profile: %w", err)
@@ -60,29 +67,6 @@ func profileTx(tx *gorm.DB, userID string) (memory.Profile, error) {
 	}
 	if err := json.Unmarshal([]byte(p.Data), &out); err != nil {
 		return nil, fmt.Errorf("profile %s: %w", userID, err)
-	}
-	return out, nil
-}
-
-// CreateTrip stores a trip.
-func (s *Store) CreateTrip(ctx context.Context, userID string, t memory.Trip) error {
-	row := &Trip{ID: s.newID(), UserID: userID, Route: t.Route, StartDate: t.StartDate, EndDate: t.EndDate,
-		Purpose: t.Purpose, Flight: t.Flight, Hotel: t.Hotel, CreatedAt: s.now()}
-	if err := s.db.WithContext(ctx).Create(row).Error; err != nil {
-		return fmt.Errorf("models: create trip: %w", err)
-	}
-	return nil
-}
-
-// Trips returns a user's most recent trips, newest first, at most limit.
-func (s *Store) Trips(ctx context.Context, userID string, limit int) ([]memory.Trip, error) {
-	var rows []Trip
-	if err := s.db.WithContext(ctx).Where("user_id = ?", userID).Order("start_date DESC, id").Limit(limit).Find(&rows).Error; err != nil {
-		return nil, fmt.Errorf("models: trips: %w", err)
-	}
-	out := make([]memory.Trip, len(rows))
-	for i, r := range rows {
-		out[i] = memory.Trip{Route: r.Route, StartDate: r.StartDate, EndDate: r.EndDate, Purpose: r.Purpose, Flight: r.Flight, Hotel: r.Hotel}
 	}
 	return out, nil
 }

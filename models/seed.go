@@ -94,9 +94,9 @@ func (s *Store) SeedDemo(ctx context.Context, password string) (bool, error) {
 			return false, err
 		}
 	}
-	trip := memory.Trip{Route: "Istanbul (IST) → Paris (CDG)", StartDate: "2025-09-12", EndDate: "2025-09-16",
+	trip := memory.Trip{Destination: "Paris", Route: "Istanbul (IST) → Paris (CDG)", Status: memory.TripTravelled, StartDate: "2025-09-12", EndDate: "2025-09-16",
 		Purpose: "business", Flight: "Turkish Airlines TK1827, economy, aisle 23C", Hotel: "Hôtel du Marais, 4 nights, high floor"}
-	if err := s.CreateTrip(ctx, john.ID, trip); err != nil {
+	if _, _, err := s.Notes(memory.Limits{}).Trips().Create(ctx, john.ID, trip, seed, "demo seed"); err != nil {
 		return false, err
 	}
 	return true, nil

@@ -126,8 +126,21 @@ type RemembersView struct {
 	Profile []TravelerFact
 	Notes   []TravelerNote // pinned first, then most recently updated
 	Trip    []TripNote     // staged by open conversations
+	Trips   []TravelerTrip // the traveler's trips, newest first
 	Erasure *ErasureStatus
 }
+
+// TravelerTrip is one trip on the memory page: what it is, its notes and
+// the conversations that planned it.
+type TravelerTrip struct {
+	ID, Name, Destination, Dates, Status string
+	Open                                 bool // planning or booked: can be cancelled
+	Notes                                []string
+	Conversations                        []TripConversation
+}
+
+// TripConversation links a conversation of a trip.
+type TripConversation struct{ ID, Title string }
 
 // NoteForm is the add-a-note form or a note's edit form, with what the
 // traveler typed.

@@ -61,10 +61,16 @@ func (m *Model) Complete(ctx context.Context, req agent.Request, onDelta func(st
 	case memory.RoleUser:
 		c := t.capture(v.latest, v.knownTexts())
 		query, found := t.searchQuery(v)
+		tripArgs := t.tripArgs(v)
 		switch {
-		case v.tools[memory.SaveNoteToolName] && len(c.notes) > 0:
+		case tripArgs != nil || v.tools[memory.SaveNoteToolName] && len(c.notes) > 0:
+			if tripArgs != nil { // first, so this turn's trip notes land in the trip
+				resp.ToolCalls = append(resp.ToolCalls, v.newCall(0, memory.UpdateTripToolName, tripArgs))
+			}
 			for _, n := range c.notes {
-				resp.ToolCalls = append(resp.ToolCalls, v.newCall(len(resp.ToolCalls), memory.SaveNoteToolName, n))
+				if v.tools[memory.SaveNoteToolName] {
+					resp.ToolCalls = append(resp.ToolCalls, v.newCall(len(resp.ToolCalls), memory.SaveNoteToolName, n))
+				}
 			}
 		case query != "" && found == nil && v.tools[t.file.SearchTool]:
 			resp.ToolCalls = append(resp.ToolCalls, v.newCall(0, t.file.SearchTool, map[string]string{"query": query}))

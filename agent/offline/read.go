@@ -38,6 +38,7 @@ type view struct {
 	thisTurn   []call
 	priorCalls int
 	front      []memory.Message // the messages before the latest user message
+	trips      tripInfo         // the trip lines of the instructions (trip.go)
 }
 
 // read builds the view of a request. The only pass over every message
@@ -79,6 +80,7 @@ func (t *table) read(req agent.Request) *view {
 	}
 	v.profile = readProfile(req.Instructions)
 	v.notes = readMemories(req.Instructions)
+	v.trips = readTrips(req.Instructions)
 	for _, tc := range saves {
 		res, answered := results[tc.ID]
 		args, err := memory.ParseSaveNoteArgs(tc.Arguments)

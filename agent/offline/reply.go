@@ -134,6 +134,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	low := t.lex.expand.Replace(strings.ToLower(strings.ReplaceAll(v.latest, "’", "'")))
 	is := func(intent string) bool { return t.re["intents."+intent].MatchString(low) }
 	tr := parseTrip(v.prevReply)
+	v.trips.seed(tr)
 	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
 	if home, _ := v.profile["home_city"].(string); len(tr) > 0 && tr["from"] == "" && home != "" {
 		tr["from"] = home // never ask for what the profile says
@@ -195,6 +196,9 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		parts = append(parts, pick(r["thanks"], nil))
 	case len(parts) == before && len(parts) == len(ack):
 		parts, question = append(parts, pick(r["fallback"], nil)), t.askOnce(v, "to", pick)
+	}
+	if q := t.continueQuestion(v); q != "" {
+		question = q
 	}
 	text := strings.TrimSpace(strings.Join(append(parts, question), " "))
 	if len(tr) > 0 {

@@ -31,6 +31,7 @@ Commands:
   eval         score the memory pipeline on synthetic travelers (--json, --compare recency,relevance)
   backup DEST  copy the live SQLite database to DEST (online backup, checked); on PostgreSQL, prints the pg_dump command
   restore SRC  replace the SQLite database with the backup SRC; refuses while a server runs on it
+  import FILE  import travelers with profiles and trips from a JSON-lines file, idempotent by external id; reports refused lines
 
 Run "concierge serve -h" for the server's flags.
 `
@@ -60,6 +61,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdin i
 		return backupCmd(ctx, args, getenv, stdout, stderr)
 	case "restore":
 		return restoreCmd(ctx, args, getenv, stdout, stderr)
+	case "import":
+		return importCmd(ctx, args, getenv, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return nil

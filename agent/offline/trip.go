@@ -1,0 +1,215 @@
+package offline
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"concierge/memory"
+)
+
+// tripInfo is what the instructions say of trips: the conversation's trip
+// (the TRIP block) or, without one, the open trips by handle.
+type tripInfo struct {
+	attached    bool
+	dest, dates string
+	open        []openTrip
+	today       time.Time
+}
+
+type openTrip struct{ handle, dest, status string }
+
+var (
+	reTripHead = regexp.MustCompile(`(?m)^TRIP(?: \[t\d+\])? \(this conversation's trip\): ([^,(\n]+)(?:, (\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d))?`)
+	reOpenTrip = regexp.MustCompile(`\[(t\d+)\] ([^,(;]+?)(?:,[^;(]*)? \((\w+)\)`)
+	reToday    = regexp.MustCompile(`Today is (\d{4}-\d\d-\d\d)\.`)
+	reYes      = regexp.MustCompile(`(?i)^\W*(?:yes|yeah|yep|sure|correct|right|exactly|it is|that's it|sí|si|да)\b`)
+	reMonthDay = regexp.MustCompile(`(?i)\b(?:(\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2})(?:st|nd|rd|th)?)? (?:of )?)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?: (\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2}))?)?\b`)
+	months     = "janfebmaraprmayjunjulaugsepoctnovdec"
+)
+
+// continueAsk is the one question asked when the traveler has a single
+// planning trip and a conversation without one starts on a trip.
+const continueAsk = "Is this about your %s trip?"
+
+// readTrips reads the trip lines of the <memories> block.
+func readTrips(instructions string) tripInfo {
+	var ti tripInfo
+	if m := reToday.FindStringSubmatch(instructions); m != nil {
+		ti.today, _ = time.Parse(memory.DateLayout, m[1])
+	}
+	mem := block(instructions, "memories")
+	if m := reTripHead.FindStringSubmatch(mem); m != nil {
+		ti.attached, ti.dest, ti.dates = true, strings.TrimSpace(m[1]), m[2]
+		return ti
+	}
+	if _, line, ok := strings.Cut(mem, "OPEN TRIPS"); ok {
+		line, _, _ = strings.Cut(line, "\n")
+		for _, m := range reOpenTrip.FindAllStringSubmatch(line, -1) {
+			ti.open = append(ti.open, openTrip{handle: m[1], dest: strings.TrimSpace(m[2]), status: m[3]})
+		}
+	}
+	return ti
+}
+
+// seed gives a conversation of a trip what the trip already knows, so the
+// helper asks nothing the trip has.
+func (ti tripInfo) seed(tr trip) {
+	if ti.attached && tr["to"] == "" {
+		tr["to"] = ti.dest
+	}
+	if ti.attached && tr["dates"] == "" && ti.dates != "" {
+		tr["dates"] = ti.dates
+	}
+}
+
+// named returns the open trip the message names ("my Lisbon trip").
+func (ti tripInfo) named(msg string) *openTrip {
+	low := " " + strings.ToLower(msg) + " "
+	for i, o := range ti.open {
+		if o.dest != "" && regexp.MustCompile(`\b`+regexp.QuoteMeta(strings.ToLower(o.dest))+`\b`).MatchString(low) {
+			return &ti.open[i]
+		}
+	}
+	return nil
+}
+
+// single is the only open trip when there is exactly one and it is being planned.
+func (ti tripInfo) single() *openTrip {
+	if len(ti.open) == 1 && ti.open[0].status == string(memory.TripPlanning) {
+		return &ti.open[0]
+	}
+	return nil
+}
+
+// tripArgs is the update_trip call the latest message warrants, or nil:
+// continue the trip it names or that the traveler just confirmed, else
+// record what it adds to this conversation's trip. With one planning trip
+// and nothing named, it records nothing until the question was asked.
+func (t *table) tripArgs(v *view) map[string]any {
+	if !v.tools[memory.UpdateTripToolName] {
+		return nil
+	}
+	tr := parseTrip(v.prevReply)
+	v.trips.seed(tr)
+	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
+	args := map[string]any{}
+	if !v.trips.attached {
+		if o := v.trips.named(v.latest); o != nil {
+			delete(tr, "to")
+			args["trip"] = o.handle
+		} else if o := v.trips.single(); o != nil && strings.Contains(v.prevReply, strings.Replace(continueAsk, "%s", o.dest, 1)) {
+			if reYes.MatchString(v.latest) {
+				return t.fill(map[string]any{"trip": o.handle}, trip{}, v)
+			}
+			added = append(added, "all") // a "no": the trip said so far is a new one
+		} else if o != nil && (len(added) > 0 || t.topicOf(strings.ToLower(v.latest), true) != nil) {
+			return nil // ask first (continueQuestion)
+		}
+	}
+	if args["trip"] == nil && len(added) == 0 {
+		return nil
+	}
+	return t.fill(args, tr, v)
+}
+
+// continueQuestion is the question to ask once instead of the reply's own,
+// when the conversation may continue the one planning trip.
+func (t *table) continueQuestion(v *view) string {
+	o := v.trips.single()
+	if o == nil || v.trips.attached || !v.tools[memory.UpdateTripToolName] || v.trips.named(v.latest) != nil {
+		return ""
+	}
+	q := strings.Replace(continueAsk, "%s", o.dest, 1)
+	for _, m := range v.front {
+		if m.Role == memory.RoleAssistant && strings.Contains(m.Content, q) {
+			return ""
+		}
+	}
+	tr := trip{}
+	if len(t.updateTrip(tr, v.latest, "")) == 0 && t.topicOf(strings.ToLower(v.latest), true) == nil {
+		return ""
+	}
+	return q
+}
+
+// fill completes update_trip's arguments from the trip so far: every key
+// present, null for what is unknown.
+func (t *table) fill(args map[string]any, tr trip, v *view) map[string]any {
+	for _, k := range []string{"trip", "destination", "start_date", "end_date", "travellers", "purpose", "budget", "status"} {
+		if _, ok := args[k]; !ok {
+			args[k] = nil
+		}
+	}
+	if tr["to"] != "" {
+		args["destination"] = tr["to"]
+	}
+	if s, e := isoDates(tr["dates"], v.trips.today); s != "" {
+		args["start_date"], args["end_date"] = s, e
+	}
+	if n := partySize(tr["travellers"]); n > 0 {
+		args["travellers"] = n
+	}
+	if tr["budget"] != "" {
+		args["budget"] = tr["budget"]
+	}
+	return args
+}
+
+// isoDates reads "May", "3-9 May" or "May 3 to 9" as the first and last
+// day, in the next such month from today; anything vaguer is no date.
+func isoDates(s string, today time.Time) (string, string) {
+	if s2, e2, ok := strings.Cut(s, " to "); ok && len(s2) == 10 && len(e2) == 10 {
+		return s2, e2 // already ISO (the TRIP block's form)
+	}
+	m := reMonthDay.FindStringSubmatch(s)
+	if m == nil || today.IsZero() {
+		return "", ""
+	}
+	month := time.Month(strings.Index(months, strings.ToLower(m[3])[:3])/3 + 1)
+	year := today.Year()
+	if month < today.Month() {
+		year++
+	}
+	first := time.Date(year, month, 1, 0, 0, 0, 0, time.UTC)
+	start, end := first, first.AddDate(0, 1, -1)
+	from, to := m[1], m[2]
+	if from == "" {
+		from, to = m[4], m[5]
+	}
+	if d, err := strconv.Atoi(from); err == nil && d >= 1 && d <= end.Day() {
+		start = first.AddDate(0, 0, d-1)
+		end = start
+		if d2, err := strconv.Atoi(to); err == nil && d2 >= d && d2 <= first.AddDate(0, 1, -1).Day() {
+			end = first.AddDate(0, 0, d2-1)
+		}
+	}
+	return start.Format(memory.DateLayout), end.Format(memory.DateLayout)
+}
+
+// partySize counts the travellers of a party summary ("you and your wife",
+// "two adults and a child", "just you", "a family of four"); 0 is unknown.
+func partySize(s string) int {
+	words := map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+	f := strings.Fields(strings.ToLower(s))
+	switch {
+	case len(f) == 0:
+		return 0
+	case strings.HasPrefix(s, "just you"):
+		return 1
+	case strings.HasPrefix(s, "you and your") && len(f) == 4 && !strings.Contains("family kids children parents friends colleagues", f[3]):
+		return 2
+	}
+	n := 0
+	for i, w := range f {
+		if k, err := strconv.Atoi(w); err == nil {
+			n += k
+		} else if k, ok := words[w]; ok {
+			n += k
+		} else if w == "a" && i+1 < len(f) && (f[i+1] == "child" || f[i+1] == "kid") {
+			n++
+		}
+	}
+	return n
+}

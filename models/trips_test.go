@@ -1,0 +1,202 @@
+package models_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"concierge/memory"
+	"concierge/models"
+	"concierge/models/dbtest"
+)
+
+func strp(s string) *string { return &s }
+
+// TestTripAttachRace: two instances whose conversations each say "Lisbon"
+// at the same moment leave one trip, with both conversations attached.
+func TestTripAttachRace(t *testing.T) {
+	dbtest.BackendsTwice(t, func(t *testing.T, a, b *models.Store) {
+		u, err := a.CreateUser(ctx, "race@example.com", "Race", models.RoleTraveler, "secret-pass")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for round := range 5 {
+			c1, _ := a.CreateChatSession(ctx, u.ID)
+			c2, _ := b.CreateChatSession(ctx, u.ID)
+			dest := fmt.Sprintf("Lisbon %d", round)
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			for i, p := range []struct {
+				s  *models.Store
+				cs string
+			}{{a, c1.ID}, {b, c2.ID}} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					_, errs[i] = p.s.Notes(memory.Limits{}).Trips().UpdateFromChat(ctx, u.ID, p.cs,
+						memory.UpdateTripArgs{Destination: strp(dest)}, models.Actor{Kind: models.ActorAssistant})
+				}()
+			}
+			wg.Wait()
+			if errs[0] != nil || errs[1] != nil {
+				t.Fatalf("round %d: %v / %v", round, errs[0], errs[1])
+			}
+			open, err := a.OpenTrips(ctx, u.ID)
+			if err != nil || len(open) != round+1 {
+				t.Fatalf("round %d: %d open trips (%v), want %d", round, len(open), err, round+1)
+			}
+			s1, _ := a.ChatSessionByID(ctx, c1.ID)
+			s2, _ := b.ChatSessionByID(ctx, c2.ID)
+			if s1.TripID == "" || s1.TripID != s2.TripID || s1.TripID != open[round].ID {
+				t.Fatalf("round %d: conversations on trips %q and %q, want both on %q", round, s1.TripID, s2.TripID, open[round].ID)
+			}
+		}
+	})
+}
+
+// TestTripNotesLifecycle: a this_trip note of a conversation with a trip
+// belongs to the trip (never a session note, never global); another trip's
+// conversation does not see it; a conversation without a trip keeps it as
+// a session note; a booked trip past its end becomes travelled, and after
+// the grace its notes are gone with an audit event.
+func TestTripNotesLifecycle(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		now := time.Date(2027, 4, 20, 10, 0, 0, 0, time.UTC)
+		s.Now = func() time.Time { return now }
+		u, _ := s.CreateUser(ctx, "trip@example.com", "Trip", models.RoleTraveler, "secret-pass")
+		notes := s.Notes(memory.Limits{})
+		trips := notes.Trips()
+		asst := models.Actor{Kind: models.ActorAssistant}
+		c1, _ := s.CreateChatSession(ctx, u.ID)
+		// A wish staged before the trip exists moves into it on attach.
+		wish, err := notes.Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession, Prov: models.Provenance{SessionID: c1.ID},
+			Note: memory.Note{Text: "Wants a hotel with a rooftop on this trip.", Keywords: []string{"hotel"}, Scope: memory.ScopeThisTrip, Source: memory.SourceAssistant}},
+			asst, "stated")
+		if err != nil {
+			t.Fatal(err)
+		}
+		up, err := trips.UpdateFromChat(ctx, u.ID, c1.ID, memory.UpdateTripArgs{Destination: strp("Lisbon"),
+			StartDate: strp("2027-05-03"), EndDate: strp("2027-05-09")}, asst)
+		if err != nil || !up.Created || !up.Attached || up.Handle != "t1" {
+			t.Fatalf("update = %+v, %v", up, err)
+		}
+		if got, _ := s.TripNotes(ctx, up.Trip.ID); len(got) != 1 || got[0].ID != wish.ID {
+			t.Fatalf("trip notes = %v, want the wish", got)
+		}
+		if got, _ := s.SessionNotes(ctx, c1.ID); len(got) != 0 {
+			t.Fatalf("session notes = %v, want none (the wish is the trip's)", got)
+		}
+		// A second conversation names the trip by handle and adds a wish.
+		c2, _ := s.CreateChatSession(ctx, u.ID)
+		if _, err := trips.UpdateFromChat(ctx, u.ID, c2.ID, memory.UpdateTripArgs{Trip: strp("t1")}, asst); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := notes.Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession, Prov: models.Provenance{SessionID: c2.ID},
+			Note: memory.Note{Text: "Wants a window seat on this trip.", Keywords: []string{"seat"}, Scope: memory.ScopeThisTrip, Source: memory.SourceAssistant}},
+			asst, "stated"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.TripNotes(ctx, up.Trip.ID); len(got) != 2 {
+			t.Fatalf("trip notes = %d, want 2", len(got))
+		}
+		// Attached once: another trip's handle is refused.
+		now = now.Add(time.Minute) // handles follow creation order
+		other, _, err := trips.Create(ctx, u.ID, memory.Trip{Destination: "Oslo", StartDate: "2027-08-01", EndDate: "2027-08-04"}, models.Actor{Kind: models.ActorSystem}, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := trips.UpdateFromChat(ctx, u.ID, c2.ID, memory.UpdateTripArgs{Trip: strp("t2")}, asst); !errors.Is(err, models.ErrTripAttached) {
+			t.Fatalf("attach to a second trip: %v, want ErrTripAttached", err)
+		}
+		if got, _ := s.TripNotes(ctx, other.ID); len(got) != 0 {
+			t.Fatalf("the other trip has %d notes", len(got))
+		}
+		// A conversation without a trip keeps today's behaviour.
+		c3, _ := s.CreateChatSession(ctx, u.ID)
+		if _, err := notes.Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession, Prov: models.Provenance{SessionID: c3.ID},
+			Note: memory.Note{Text: "Wants a quiet room on this trip.", Keywords: []string{"room"}, Scope: memory.ScopeThisTrip, Source: memory.SourceAssistant}},
+			asst, "stated"); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.SessionNotes(ctx, c3.ID); len(got) != 1 {
+			t.Fatalf("no-trip conversation: %d session notes, want 1", len(got))
+		}
+		if g, _ := s.GlobalNotes(ctx, u.ID); len(g) != 0 {
+			t.Fatalf("global notes = %v, want none", g)
+		}
+
+		booked := memory.TripBooked
+		if _, err := trips.Edit(ctx, u.ID, up.Trip.ID, models.TripPatch{UpdateTripArgs: memory.UpdateTripArgs{Status: &booked}}, models.Actor{Kind: models.ActorTraveler}, ""); err != nil {
+			t.Fatal(err)
+		}
+		// The day after the end: travelled, notes kept through the grace.
+		now = time.Date(2027, 5, 10, 9, 0, 0, 0, time.UTC)
+		if _, err := trips.EndTrips(ctx, now, 7*24*time.Hour, 100); err != nil {
+			t.Fatal(err)
+		}
+		if tr, _ := s.TravelledTrips(ctx, u.ID, 3); len(tr) != 1 || tr[0].ID != up.Trip.ID {
+			t.Fatalf("travelled = %v, want the Lisbon trip", tr)
+		}
+		if got, _ := s.TripNotes(ctx, up.Trip.ID); len(got) != 2 {
+			t.Fatalf("within the grace: %d notes, want 2", len(got))
+		}
+		now = time.Date(2027, 5, 20, 9, 0, 0, 0, time.UTC)
+		if _, err := trips.EndTrips(ctx, now, 7*24*time.Hour, 100); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := s.TripNotes(ctx, up.Trip.ID); len(got) != 0 {
+			t.Fatalf("after the grace: %d notes, want none", len(got))
+		}
+		if _, err := s.NoteByID(ctx, u.ID, wish.ID); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("the wish is still stored: %v", err)
+		}
+		var ended int64
+		s.DB().Model(&models.AuditEvent{}).Where("user_id = ? AND action = ?", u.ID, "trip.notes_ended").Count(&ended)
+		if ended != 1 {
+			t.Fatalf("trip.notes_ended events = %d, want 1", ended)
+		}
+		// Once: a second sweep changes nothing.
+		if n, err := trips.EndTrips(ctx, now, 7*24*time.Hour, 100); err != nil || n != 0 {
+			t.Fatalf("second sweep ended %d (%v), want 0", n, err)
+		}
+	})
+}
+
+// TestTripDeleteRemovesNotesEverywhere: deleting a trip deletes its notes
+// as deleting a note does; its conversations stay, without a trip.
+func TestTripDeleteRemovesNotesEverywhere(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		u, _ := s.CreateUser(ctx, "del-trip@example.com", "Del", models.RoleTraveler, "secret-pass")
+		notes := s.Notes(memory.Limits{})
+		asst := models.Actor{Kind: models.ActorAssistant}
+		c1, _ := s.CreateChatSession(ctx, u.ID)
+		up, err := notes.Trips().UpdateFromChat(ctx, u.ID, c1.ID, memory.UpdateTripArgs{Destination: strp("Kyoto")}, asst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const canary = "Wants a ryokan with a zebracanary bath on this trip."
+		n, err := notes.Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession, Prov: models.Provenance{SessionID: c1.ID},
+			Note: memory.Note{Text: canary, Keywords: []string{"hotel"}, Scope: memory.ScopeThisTrip, Source: memory.SourceAssistant}}, asst, "stated")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := notes.Trips().Delete(ctx, u.ID, up.Trip.ID, models.Actor{Kind: models.ActorTraveler, ID: u.ID}, "no longer going"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.NoteByID(ctx, u.ID, n.ID); !errors.Is(err, models.ErrNotFound) {
+			t.Fatalf("note after trip delete: %v", err)
+		}
+		var left int64
+		s.DB().Model(&models.AuditEvent{}).Where("user_id = ? AND (before LIKE ? OR after LIKE ? OR before LIKE ? OR after LIKE ?)",
+			u.ID, "%zebracanary%", "%zebracanary%", "%Kyoto%", "%Kyoto%").Count(&left)
+		if left != 0 {
+			t.Fatalf("%d audit payloads still hold the trip or its note", left)
+		}
+		cs, _ := s.ChatSessionByID(ctx, c1.ID)
+		if cs == nil || cs.TripID != "" {
+			t.Fatalf("conversation after delete = %+v, want kept without a trip", cs)
+		}
+	})
+}
