@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"concierge/memory/guard"
 )
 
 // TripStatus is where a trip stands.
@@ -162,7 +164,7 @@ func CheckTripText(field, s string) error {
 	if utf8.RuneCountInString(s) > MaxTripText {
 		return Errorf(EINVALID, "%s is longer than %d characters", field, MaxTripText)
 	}
-	if cat, blocked := ScreenText(s); blocked {
+	if cat, blocked := guard.ScreenText(s); blocked {
 		return &Error{Code: ENOTEREFUSED, Message: field + " was refused: " + cat, Note: &NoteRefusal{Refusal: refuse(cat)}}
 	}
 	return nil
