@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"concierge/memory"
 	"concierge/models"
 )
@@ -62,6 +64,7 @@ type Agent struct {
 	log      *slog.Logger
 	now      func() time.Time
 	observer Observer
+	tracer   trace.Tracer // nil: tracing off (see trace.go)
 
 	mu    sync.Mutex
 	locks map[string]*sessionLock
@@ -240,6 +243,9 @@ type Post struct {
 	// OnStored, when not nil, learns the message's turn once it is stored
 	// (or found stored), so a caller cut short knows what to tell.
 	OnStored func(turn int)
+	// Trace is the span of the request that sends the message: the turn's
+	// span continues its trace. The zero value starts a trace of its own.
+	Trace trace.SpanContext
 }
 
 // Store stores a user message before anything else, the first step of
@@ -439,10 +445,10 @@ func (a *Agent) answer(h *heldLease, cs *models.ChatSession, turn int, onDelta f
 			a.log.Info("turn ended with its session", "session_id", cs.ID, "turn", userMsg.Turn)
 			return nil, err
 		}
-		a.log.Warn("turn failed", "session_id", cs.ID, "turn", userMsg.Turn, "err_kind", FailureKind(err))
+		a.log.WarnContext(ctx, "turn failed", "session_id", cs.ID, "turn", userMsg.Turn, "err_kind", FailureKind(err))
 		return nil, err
 	}
-	a.log.Info("turn", "session_id", cs.ID, "user_id", cs.UserID, "turn", res.Turn, "saved", len(res.Saved),
+	a.log.InfoContext(ctx, "turn", "session_id", cs.ID, "user_id", cs.UserID, "turn", res.Turn, "saved", len(res.Saved),
 		"blocked", len(res.Blocked), "prompt_tokens", res.Usage.PromptTokens, "completion_tokens", res.Usage.CompletionTokens)
 	return res, nil
 }
@@ -521,6 +527,7 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 		history = append(history, assistant.Domain())
 		var saved []models.PendingNote
 		for _, call := range resp.ToolCalls {
+			ctx, endTool := a.startTool(ctx, call)
 			var (
 				result, blocked string
 				note            *models.PendingNote
@@ -532,6 +539,7 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 				// is the session's only writer of session notes.
 				result, note, blocked = a.applyToolCall(ctx, cs, userMsg, call, earlierNotes(session, saved), len(global))
 			}
+			endTool(note != nil, blocked)
 			if note != nil {
 				saved = append(saved, *note)
 			}

@@ -27,6 +27,9 @@ type Response struct {
 	Content   string            `json:"content"`
 	ToolCalls []memory.ToolCall `json:"tool_calls,omitempty"`
 	Usage     Usage             `json:"usage"`
+	// FinishReason is why the model stopped ("stop", "tool_calls",
+	// "length"…), as the model server said; empty when it does not say.
+	FinishReason string `json:"finish_reason,omitempty"`
 }
 
 // Provider is a chat model behind one small interface. onDelta, when not nil,

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"concierge/memory"
 	"concierge/models"
 )
@@ -157,6 +159,7 @@ func (r *Runner) answer(sessionID string, retry bool) (*Turn, error) {
 func (r *Runner) runLocked(sessionID string) *Turn {
 	ctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
 	t := r.newTurnLocked(sessionID)
+	ctx, t.span = r.agent.startTurn(ctx, sessionID, trace.SpanContext{})
 	go r.run(ctx, cancel, sessionID, t, func(ctx context.Context) (*TurnResult, error) {
 		return r.agent.AnswerPending(ctx, sessionID, t.append)
 	}, nil)
@@ -263,10 +266,11 @@ func (r *Runner) Submit(p Post) (int, *Turn, error) {
 		return 0, nil, err
 	}
 	ctx, cancel := context.WithTimeout(r.base, r.cfg.Timeout)
+	ctx, span := r.agent.startTurn(ctx, p.SessionID, p.Trace)
 	pd, err := r.agent.Store(ctx, p)
 	if err == nil && pd.Answered() != nil {
 		// A retry of a message answered already: its stored answer.
-		t := &Turn{id: r.runID + "-stored", wake: make(chan struct{}), done: make(chan struct{})}
+		t := &Turn{id: r.runID + "-stored", wake: make(chan struct{}), done: make(chan struct{}), span: span}
 		t.finish(pd.Answered(), nil)
 		cancel()
 		r.mu.Lock()
@@ -275,6 +279,7 @@ func (r *Runner) Submit(p Post) (int, *Turn, error) {
 		return pd.Turn(), t, nil
 	}
 	if err != nil {
+		endTurn(span, nil, err)
 		cancel()
 		r.mu.Lock()
 		r.leaveLocked()
@@ -283,6 +288,7 @@ func (r *Runner) Submit(p Post) (int, *Turn, error) {
 	}
 	r.mu.Lock()
 	t := r.newTurnLocked(p.SessionID)
+	t.span = span
 	r.mu.Unlock()
 	go r.run(ctx, cancel, p.SessionID, t, func(context.Context) (*TurnResult, error) { return pd.Answer(t.append) }, pd.Release)
 	return pd.Turn(), t, nil
@@ -346,6 +352,7 @@ type Turn struct {
 	res   *TurnResult
 	err   error
 	ended time.Time
+	span  trace.Span // the turn's span, ended with it; nil when tracing is off
 }
 
 // ID names this run of the turn, unique across runs and restarts, for
@@ -413,6 +420,7 @@ func (t *Turn) finish(res *TurnResult, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.res, t.err, t.ended = res, err, time.Now()
+	endTurn(t.span, res, err)
 	close(t.wake)
 	close(t.done)
 }

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"concierge/memory"
 	"concierge/models"
 )
@@ -39,6 +41,7 @@ type Worker struct {
 	completer memory.Completer // nil: the rules engine only
 	log       *slog.Logger
 	now       func() time.Time
+	tracer    trace.Tracer // nil: tracing off (see trace.go)
 
 	wake chan struct{}
 	wg   sync.WaitGroup
@@ -165,9 +168,11 @@ func (w *Worker) RunOnce(ctx context.Context) bool {
 	}
 	defer w.jobDone(job.ID)
 	start := time.Now()
+	ctx, endSpan := w.startJob(ctx, job)
 	jctx, stop := w.heartbeat(ctx, job)
 	var res memory.Result
 	tries := 0
+	defer func() { endSpan(res, tries, err) }()
 	for {
 		tries++
 		if tries > optimisticTries {
@@ -209,7 +214,7 @@ func (w *Worker) RunOnce(ctx context.Context) bool {
 		}
 		return true
 	}
-	w.log.Info("consolidated session", "job_id", job.ID, "session_id", job.SessionID, "user_id", job.UserID,
+	w.log.InfoContext(ctx, "consolidated session", "job_id", job.ID, "session_id", job.SessionID, "user_id", job.UserID,
 		"engine", res.Engine, "fallback", res.FallbackReason != "", "decisions", len(res.Decisions),
 		"global_notes", len(res.Global), "tries", tries, "duration_ms", time.Since(start).Milliseconds())
 	return true

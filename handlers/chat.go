@@ -100,7 +100,7 @@ func (s *Server) chatSend(c echo.Context) error {
 	// message is stored. From there the answer is the server's work: it is
 	// produced and stored whether or not the browser opens the stream or
 	// stays to read it.
-	turn, _, err := s.turns.Submit(agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key})
+	turn, _, err := s.turns.Submit(agent.Post{SessionID: cs.ID, Content: content, IdempotencyKey: key, Trace: requestSpan(c)})
 	if err != nil {
 		return err
 	}

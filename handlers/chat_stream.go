@@ -384,7 +384,7 @@ func retryAfterSeconds(d time.Duration) int { return max(1, int((d+time.Second-1
 // stored, else 503 restarting.
 func (s *Server) detachedTurn(c echo.Context, p agent.Post) (*agent.TurnResult, error) {
 	var stored storedTurn
-	p.OnStored = stored.set
+	p.OnStored, p.Trace = stored.set, requestSpan(c)
 	ctx, stop := s.untilAbandoned(c.Request().Context())
 	defer stop()
 	res, err := s.turns.Send(ctx, p)

@@ -189,6 +189,12 @@ func unavailableError(err error) *Error {
 	return e
 }
 
+// sendsMessage reports whether the request sends a message (the API's and
+// the page's).
+func sendsMessage(c echo.Context) bool {
+	return c.Request().Method == http.MethodPost && (c.Path() == "/api/v1/sessions/:id/messages" || c.Path() == "/chat/:id/messages")
+}
+
 // isAPI reports whether a request is a machine's: the JSON API, the health
 // check and the metrics scrape authenticate by bearer token and get JSON
 // errors, never a login redirect.
@@ -202,6 +208,12 @@ func isAPI(c echo.Context) bool {
 func (s *Server) handleError(err error, c echo.Context) {
 	if c.Response().Committed {
 		return
+	}
+	if sendsMessage(c) {
+		// A send whose database went away before Runner.Submit (signing
+		// in, finding the session) stored nothing; Submit marks what it
+		// stored itself, and a commit whose answer was lost stays untold.
+		err = models.MarkStored(err, models.StoredNo)
 	}
 	e, internal := toError(err)
 	if e.Status == http.StatusServiceUnavailable {

@@ -29,6 +29,7 @@ type env struct {
 	store  *models.Store
 	srv    *httptest.Server
 	worker *agent.Worker
+	server *handlers.Server
 }
 
 // envOptions change what newEnv builds.
@@ -96,7 +97,7 @@ func newEnvWith(t *testing.T, opt envOptions) *env {
 		cancel()
 		worker.Wait()
 	})
-	return &env{t: t, store: store, srv: srv, worker: worker}
+	return &env{t: t, store: store, srv: srv, worker: worker, server: h}
 }
 
 // browser is a client with a cookie jar that does not follow redirects.

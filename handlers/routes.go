@@ -14,7 +14,7 @@ func (s *Server) routes() {
 	e := s.echo
 	e.Pre(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
 	e.Pre(noStore)
-	e.Use(s.logRequests(), s.recoverPanics, securityHeaders, middleware.BodyLimit(s.cfg.BodyLimit), rejectBadBytes)
+	e.Use(s.traceRequests(), s.logRequests(), s.recoverPanics, securityHeaders, middleware.BodyLimit(s.cfg.BodyLimit), rejectBadBytes)
 	e.Use(s.authenticate, s.csrf())
 
 	e.GET("/healthz", s.healthz)

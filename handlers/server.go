@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel/trace"
 
 	"concierge/agent"
 	"concierge/memory"
@@ -69,6 +70,8 @@ type Config struct {
 	// the request headers, and how long a keep-alive connection may idle.
 	ReadHeaderTimeout time.Duration
 	IdleTimeout       time.Duration
+	// Tracer records each request as a span (trace.go); nil: tracing off.
+	Tracer trace.TracerProvider
 }
 
 // DefaultConfig returns the settings used when none are given.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mattn/go-sqlite3"
+	"go.opentelemetry.io/otel/trace"
 	"gorm.io/driver/postgres"
 	"gorm.io/driver/sqlite"
 	"gorm.io/gorm"
@@ -67,6 +68,7 @@ type Store struct {
 
 	health writeHealth
 	clock  dbClock
+	tracer trace.Tracer // nil: tracing off (see Trace)
 	// unserve releases the serve lock HoldServing took.
 	unserve func()
 }

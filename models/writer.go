@@ -143,8 +143,10 @@ var errStoreClosed = errors.New("models: the store is closed")
 // the writer on SQLite; a database that is away or refuses the write gives
 // an UnavailableError, and the outcome is noted for the health check.
 func (s *Store) write(ctx context.Context, fn func(tx *gorm.DB) error) error {
+	ctx, span := s.startWrite(ctx)
 	err := asUnavailable(s.writeOnce(ctx, fn))
 	s.health.noteWrite(err)
+	endWrite(span, err)
 	return err
 }
 

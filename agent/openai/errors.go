@@ -43,6 +43,9 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("openai: %s: %s", e.Kind, e.Message)
 }
 
+// ErrorType is the failure's kind, a word without text, for traces.
+func (e *Error) ErrorType() string { return e.Kind }
+
 // Unwrap returns the client's error (an *openai.Error from openai-go for
 // HTTP failures), for diagnostics.
 func (e *Error) Unwrap() error { return e.err }

@@ -387,8 +387,9 @@ func toResponse(cc *sdk.ChatCompletion) (agent.Response, error) {
 	}
 	msg := cc.Choices[0].Message
 	res := agent.Response{
-		Content: msg.Content,
-		Usage:   agent.Usage{PromptTokens: int(cc.Usage.PromptTokens), CompletionTokens: int(cc.Usage.CompletionTokens)},
+		Content:      msg.Content,
+		Usage:        agent.Usage{PromptTokens: int(cc.Usage.PromptTokens), CompletionTokens: int(cc.Usage.CompletionTokens)},
+		FinishReason: cc.Choices[0].FinishReason,
 	}
 	if res.Content == "" {
 		res.Content = msg.Refusal // a refusal is the text the traveler should see

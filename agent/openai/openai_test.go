@@ -79,7 +79,7 @@ func TestCompleteText(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Complete: %v", err)
 		}
-		want := agent.Response{Content: "Hello there, dear traveler", Usage: agent.Usage{PromptTokens: 12, CompletionTokens: 5}}
+		want := agent.Response{Content: "Hello there, dear traveler", Usage: agent.Usage{PromptTokens: 12, CompletionTokens: 5}, FinishReason: "stop"}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("response = %+v, want %+v", got, want)
 		}

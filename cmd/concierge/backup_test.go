@@ -17,9 +17,23 @@ import (
 	"concierge/models"
 )
 
-// backupLoad is how long the load runs while the backup copies; the backup
-// starts a second into it.
+// backupLoad is how long the load runs by default; the backup starts
+// halfway through it. CONCIERGE_TEST_BACKUP_LOAD sets another length (the
+// issue's figure is 30s: CONCIERGE_TEST_BACKUP_LOAD=30s).
 const backupLoad = 8 * time.Second
+
+func backupLoadTime(t *testing.T) time.Duration {
+	t.Helper()
+	v := os.Getenv("CONCIERGE_TEST_BACKUP_LOAD")
+	if v == "" {
+		return backupLoad
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 2*time.Second {
+		t.Fatalf("CONCIERGE_TEST_BACKUP_LOAD=%q: want a duration of at least 2s", v)
+	}
+	return d
+}
 
 // TestBackupUnderLoadRestores backs up a live SQLite database with
 // "concierge backup" while clients send messages and add notes through a
@@ -31,6 +45,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped with -short")
 	}
+	load := backupLoadTime(t)
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	db, copyPath, restored := filepath.Join(dir, "live.db"), filepath.Join(dir, "backup.db"), filepath.Join(dir, "restored.db")
@@ -83,7 +98,8 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(time.Second)
+	loadBegan := time.Now()
+	time.Sleep(load / 2)
 	mu.Lock()
 	for text := range acked {
 		if !contains(before, text) {
@@ -97,14 +113,15 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 	if err != nil {
 		t.Fatalf("concierge backup: %v\n%s", err, out)
 	}
-	time.Sleep(time.Until(began.Add(backupLoad - time.Second)))
+	time.Sleep(time.Until(loadBegan.Add(load)))
 	close(stop)
 	wg.Wait()
 	if !strings.Contains(string(out), "pages (100%)") || !strings.Contains(string(out), "integrity_check ok") {
 		t.Errorf("backup output lacks progress or the check:\n%s", out)
 	}
 	info, _ := os.Stat(copyPath)
-	t.Logf("backup under load: %v, %d bytes; the load meanwhile: %d sends, %d notes", took.Round(time.Millisecond), info.Size(), sends.Load(), notes.Load())
+	t.Logf("backup %v into a %v load: %v, %d bytes; the whole load: %d sends, %d notes", began.Sub(loadBegan).Round(time.Second), load,
+		took.Round(time.Millisecond), info.Size(), sends.Load(), notes.Load())
 	if sends.Load() == 0 || notes.Load() == 0 {
 		t.Errorf("the load did nothing: %d sends, %d notes", sends.Load(), notes.Load())
 	}

@@ -112,6 +112,21 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if err != nil {
 		return err
 	}
+	tracing, stopTracing, err := startTracing(ctx, getenv)
+	if err != nil {
+		return err
+	}
+	if tracing != nil {
+		log = slog.New(traceIDs{log.Handler()})
+		defer func() {
+			// Last, after the workers: their spans are flushed too.
+			flushCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := stopTracing(flushCtx); err != nil {
+				log.Warn("traces: flush at exit", "err", err)
+			}
+		}()
+	}
 	started := time.Now()
 	go memory.Warm(cfg.ChatModel) // beside the migrations, before the first turn
 	store, err := models.Open(cfg.DB)
@@ -120,6 +135,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer store.Close()
 	store.Log, store.Deadline = log, cfg.DBDeadline
+	if err := store.Trace(tracing); err != nil {
+		return err
+	}
 	// Marks the database as served, so "concierge restore" refuses to
 	// replace it under us.
 	if err := store.HoldServing(); err != nil {
@@ -153,12 +171,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	provider, completer, guard := newModels(cfg)
 	acfg := agent.DefaultConfig(cfg.ChatModel)
 	if guard != nil {
-		acfg.Reviewer = memory.NewNoteClassifier(guard, 0)
+		acfg.Reviewer = memory.NewNoteClassifier(agent.TraceCompleter(guard, tracing), 0)
 	}
 	ag := agent.New(acfg, store, provider, log)
+	ag.SetTracer(tracing)
 	wcfg := agent.DefaultWorkerConfig()
 	wcfg.SessionIdle, wcfg.Retention, wcfg.Lease, wcfg.Workers = cfg.SessionIdle, cfg.Retention, cfg.JobLease, cfg.Workers
 	worker := agent.NewWorker(wcfg, store, completer, log)
+	worker.SetTracer(tracing)
 	workerCtx, stopWorkers := context.WithCancel(context.WithoutCancel(ctx))
 	defer func() {
 		// Workers stop before the deferred store.Close runs.
@@ -177,6 +197,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	// A turn may call the model MaxRounds times, each within the model timeout.
 	hcfg.Turns = agent.RunnerConfig{Concurrency: cfg.ModelConcurrency, Timeout: time.Duration(agent.DefaultConfig("").MaxRounds) * cfg.ModelTimeout}
 	hcfg.MaxStreams, hcfg.MaxStreamsPerUser = cfg.MaxStreams, cfg.MaxUserStreams
+	hcfg.Tracer = tracing
 	srv := handlers.NewServer(hcfg, store, ag, worker, log)
 
 	// Requests get a context of their own that is cancelled only if

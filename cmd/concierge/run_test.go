@@ -18,13 +18,20 @@ import (
 // arrives on.
 func startServer(t *testing.T, env map[string]string, args ...string) (string, context.CancelFunc, <-chan error) {
 	t.Helper()
+	return startServerWith(t, env, io.Discard, args...)
+}
+
+// startServerWith is startServer with the server's log written to logs;
+// flags in args override the defaults.
+func startServerWith(t *testing.T, env map[string]string, logs io.Writer, args ...string) (string, context.CancelFunc, <-chan error) {
+	t.Helper()
 	getenv := func(k string) string { return env[k] }
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
 	args = append([]string{"serve", "--addr", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "c.db"), "--log-level", "warn"}, args...)
 	go func() {
-		err := run(ctx, args, getenv, strings.NewReader(""), outW, io.Discard)
+		err := run(ctx, args, getenv, strings.NewReader(""), outW, logs)
 		outW.Close()
 		done <- err
 		close(done) // later receives, such as the cleanup's, return at once

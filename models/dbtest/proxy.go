@@ -18,6 +18,7 @@ type Proxy struct {
 	mu     sync.Mutex
 	frozen chan struct{} // closed while flowing; a fresh open channel while frozen
 	conns  map[net.Conn]bool
+	down   bool // refusing connections, as a stopped server
 }
 
 // NewProxy listens on 127.0.0.1 and forwards to target (host:port) until
@@ -68,6 +69,13 @@ func (p *Proxy) accept() {
 }
 
 func (p *Proxy) serve(client net.Conn) {
+	p.mu.Lock()
+	down := p.down
+	p.mu.Unlock()
+	if down {
+		client.Close()
+		return
+	}
 	p.gate()
 	server, err := net.Dial("tcp", p.target)
 	if err != nil {
@@ -127,6 +135,22 @@ func (p *Proxy) Thaw() {
 	default:
 		close(p.frozen)
 	}
+}
+
+// Stop closes every open connection and refuses new ones (each is closed
+// as soon as it is accepted), as a stopped server does, until Start.
+func (p *Proxy) Stop() {
+	p.mu.Lock()
+	p.down = true
+	p.mu.Unlock()
+	p.Cut()
+}
+
+// Start takes connections again, as a server started again does.
+func (p *Proxy) Start() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.down = false
 }
 
 // Cut closes every open connection, as a server that restarted would.
