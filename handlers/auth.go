@@ -20,6 +20,18 @@ const (
 
 const userKey = "concierge.user"
 
+// endedKey holds why the browser's session was ended by someone else, when
+// it was (models.EndedErased, …).
+const endedKey = "concierge.ended"
+
+// endedNotices say on the sign-in page why a browser was signed out.
+var endedNotices = map[string]string{
+	models.EndedErased:          "Your account has been erased: its conversations, notes and profile are gone, and you were signed out. Nothing more is needed from you.",
+	models.EndedDisabled:        "Your account has been disabled, so you were signed out. Contact support if you think this is a mistake.",
+	models.EndedPasswordReset:   "An administrator reset your password, so you were signed out. Sign in with the new password you were given.",
+	models.EndedPasswordChanged: "Your password was changed in another browser, so you were signed out here. Sign in with the new password.",
+}
+
 // currentUser is the signed-in account, or nil.
 func currentUser(c echo.Context) *models.User {
 	u, _ := c.Get(userKey).(*models.User)
@@ -46,6 +58,10 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 				c.Set(userKey, u)
 			} else if !errors.Is(err, models.ErrNotFound) {
 				return err
+			} else if why, err := s.store.WhyWebSessionEnded(ctx, ck.Value); err != nil {
+				return err
+			} else if why != "" {
+				c.Set(endedKey, why)
 			}
 		}
 		return next(c)
@@ -128,7 +144,18 @@ func (s *Server) loginPage(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, safeNext(c.QueryParam("next")))
 	}
 	f := views.LoginForm{Next: c.QueryParam("next"), DemoEnabled: s.cfg.DemoEnabled}
-	return render(c, http.StatusOK, views.LoginPage(s.page(c, "Sign in", ""), f))
+	p := s.page(c, "Sign in", "")
+	if why, _ := c.Get(endedKey).(string); why != "" {
+		// Said once: the dead cookie goes, so a reload shows the plain form.
+		f.Notice, p.Focus = endedNotices[why], "#login-notice"
+		c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+			Secure: s.cfg.SecureCookies || c.IsTLS()})
+	}
+	if ff := s.takeFormFlash(c); ff != nil && ff.Form == "login" {
+		f.Email, f.Error, f.Field = ff.Values["email"], ff.Message, ff.Field
+		p.Focus = "#" + ff.Field
+	}
+	return render(c, http.StatusOK, views.LoginPage(p, f))
 }
 
 // loginFailure says what went wrong without telling which part was wrong,
@@ -159,8 +186,13 @@ func (s *Server) login(c echo.Context) error {
 			return err
 		}
 		s.log.Info("login refused", "request_id", requestID(c), "reason", e.Code)
-		f := views.LoginForm{Email: email, Error: e.Message, Next: c.FormValue("next"), DemoEnabled: s.cfg.DemoEnabled}
-		return render(c, e.Status, views.LoginPage(s.page(c, "Sign in", ""), f))
+		// Post/redirect/get: the sign-in page shows the error at the
+		// password, the email kept, and a reload sends nothing again.
+		to := "/login"
+		if next := c.FormValue("next"); next != "" {
+			to += "?next=" + url.QueryEscape(next)
+		}
+		return s.refuseForm(c, to, formFlash{Form: "login", Field: "password", Message: e.Message, Values: map[string]string{"email": email}})
 	}
 	// This browser's earlier session ends, whoever it belonged to, and its
 	// CSRF cookie goes with it: the next page issues a fresh one.

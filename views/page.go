@@ -98,6 +98,17 @@ func (p Page) Nav() []NavItem {
 type LoginForm struct {
 	Email       string
 	Error       string
+	Field       string // the id of the field Error is about
+	Notice      string // why the browser was signed out, when it was not by its own choice
 	Next        string
 	DemoEnabled bool
+}
+
+// Attrs marks field invalid and points it at the error when the error is
+// about it; nothing otherwise.
+func (f LoginForm) Attrs(field string) templ.Attributes {
+	if f.Error == "" || f.Field != field {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"aria-invalid": "true", "aria-describedby": field + "-error"}
 }
