@@ -111,6 +111,14 @@ func travelerNoteRow(n *models.Note, sources map[string]models.NoteSource) views
 			o.Quote = shorten(src.Message, quoteChars)
 		}
 		v.From = o
+		// The conversation is where the note came from; a later rewrite is
+		// said beside it (the note's source is its last writer).
+		switch d.Source {
+		case memory.SourceStaff:
+			v.EditedBy = "support"
+		case memory.SourceTraveler:
+			v.EditedBy = "you"
+		}
 	}
 	return v
 }

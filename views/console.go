@@ -119,6 +119,17 @@ type Preview struct {
 	MeterWidth      int // 0..MeterMax, for the SVG meter
 	MeterClass      string
 	PercentOfBudget int
+	Injected        []string // the texts of the GLOBAL notes that go in, in order
+	At              string   // when the preview was made (UTC, to the second)
+}
+
+// Outcome says in one sentence what the preview holds for its message.
+func (p Preview) Outcome() string {
+	what := strconv.Itoa(p.NotesInjected) + " of " + strconv.Itoa(p.NotesTotal) + " global notes go in"
+	if p.Message == "" {
+		return "Preview with no opening message: " + what + "."
+	}
+	return "Preview for “" + p.Message + "”: " + what + "."
 }
 
 // Href is the URL that renders the preview's body for its inputs.
@@ -250,6 +261,7 @@ type AuditRow struct {
 	Reason       string
 	Changes      []Change
 	Subject      string // the note's text, when the change did not touch it
+	Redacted     bool   // the note was deleted since, and its text left this entry
 	FromLabel    string
 	FromHref     string
 	CustomerID   string
