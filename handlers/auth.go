@@ -24,14 +24,6 @@ const userKey = "concierge.user"
 // it was (models.EndedErased, …).
 const endedKey = "concierge.ended"
 
-// endedNotices say on the sign-in page why a browser was signed out.
-var endedNotices = map[string]string{
-	models.EndedErased:          "Your account has been erased: its conversations, notes and profile are gone, and you were signed out. Nothing more is needed from you.",
-	models.EndedDisabled:        "Your account has been disabled, so you were signed out. Contact support if you think this is a mistake.",
-	models.EndedPasswordReset:   "An administrator reset your password, so you were signed out. Sign in with the new password you were given.",
-	models.EndedPasswordChanged: "Your password was changed in another browser, so you were signed out here. Sign in with the new password.",
-}
-
 // currentUser is the signed-in account, or nil.
 func currentUser(c echo.Context) *models.User {
 	u, _ := c.Get(userKey).(*models.User)
@@ -144,10 +136,10 @@ func (s *Server) loginPage(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, safeNext(c.QueryParam("next")))
 	}
 	f := views.LoginForm{Next: c.QueryParam("next"), DemoEnabled: s.cfg.DemoEnabled}
-	p := s.page(c, "Sign in", "")
+	p := s.page(c, "page.sign_in", "")
 	if why, _ := c.Get(endedKey).(string); why != "" {
 		// Said once: the dead cookie goes, so a reload shows the plain form.
-		f.Notice, p.Focus = endedNotices[why], "#login-notice"
+		f.Notice, p.Focus = localizer(c).T("login.ended."+why), "#login-notice"
 		c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode,
 			Secure: s.cfg.SecureCookies || c.IsTLS()})
 	}
@@ -162,19 +154,24 @@ func (s *Server) loginPage(c echo.Context) error {
 // nor whether an account has that email: every answer is the same for an
 // unknown email and a known one.
 func loginFailure(err error) *Error {
-	var locked *models.LockedError
-	if errors.As(err, &locked) {
-		wait := time.Until(locked.Until).Round(time.Second)
-		if wait < time.Second {
-			wait = time.Second
-		}
+	if wait := lockWait(err); wait != "" {
 		return newError(http.StatusTooManyRequests, "locked",
-			"Too many failed sign-ins from here with this email. Try again in "+wait.String()+".")
+			"Too many failed sign-ins from here with this email. Try again in "+wait+".")
 	}
 	if errors.Is(err, models.ErrBadCredentials) {
 		return newError(http.StatusUnauthorized, "bad_credentials", "That email and password do not match.")
 	}
 	return nil
+}
+
+// lockWait is how long a locked sign-in waits ("59s"), or "" when err is
+// not a lock.
+func lockWait(err error) string {
+	var locked *models.LockedError
+	if !errors.As(err, &locked) {
+		return ""
+	}
+	return max(time.Until(locked.Until).Round(time.Second), time.Second).String()
 }
 
 func (s *Server) login(c echo.Context) error {
@@ -192,7 +189,11 @@ func (s *Server) login(c echo.Context) error {
 		if next := c.FormValue("next"); next != "" {
 			to += "?next=" + url.QueryEscape(next)
 		}
-		return s.refuseForm(c, to, formFlash{Form: "login", Field: "password", Message: e.Message, Values: map[string]string{"email": email}})
+		msg := localizer(c).T("login.bad_credentials")
+		if e.Code == "locked" {
+			msg = localizer(c).T("login.locked", "Wait", lockWait(err))
+		}
+		return s.refuseForm(c, to, formFlash{Form: "login", Field: "password", Message: msg, Values: map[string]string{"email": email}})
 	}
 	// This browser's earlier session ends, whoever it belonged to, and its
 	// CSRF cookie goes with it: the next page issues a fresh one.

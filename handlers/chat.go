@@ -32,7 +32,7 @@ func (s *Server) chatIndex(c echo.Context) error {
 		}
 	}
 	v := views.ChatView{Sessions: chatSessionItems(sessions, ""), Notice: chatNotice(c)}
-	return render(c, http.StatusOK, views.ChatPage(s.page(c, "Chat", "chat"), v))
+	return render(c, http.StatusOK, views.ChatPage(s.page(c, "page.chat", "chat"), v))
 }
 
 // chatNew starts a conversation and opens it.
@@ -64,7 +64,7 @@ func (s *Server) chatShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := s.page(c, "Chat", "chat")
+	p := s.page(c, "page.chat", "chat")
 	v := views.ChatView{Sessions: chatSessionItems(sessions, cs.ID), SessionID: cs.ID, Title: chatTitle(cs),
 		Open: cs.Status == models.SessionOpen, MessageKey: models.NewID(), Notice: chatNotice(c)}
 	v.Messages, v.Pending = chatTranscript(cs, msgs, notes)

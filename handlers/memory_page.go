@@ -52,7 +52,7 @@ func (s *Server) myMemory(c echo.Context) error {
 	if v.Erasure, err = s.myErasure(c); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.RemembersPage(s.page(c, "What Concierge remembers", "memory"), v))
+	return render(c, http.StatusOK, views.RemembersPage(s.page(c, "page.memory", "memory"), v))
 }
 
 // myNotes are the traveler's long-term notes with where each came from:
@@ -105,9 +105,6 @@ func travelerNoteRow(n *models.Note, sources map[string]models.NoteSource) views
 		o := &views.NoteOrigin{}
 		if !src.SessionGone {
 			o.SessionID, o.Title, o.Date = src.SessionID, src.SessionTitle, travelerDate(src.SessionStarted)
-			if o.Title == "" {
-				o.Title = "New conversation"
-			}
 			o.Quote = shorten(src.Message, quoteChars)
 		}
 		v.From = o
@@ -152,9 +149,6 @@ func (s *Server) myTripNotes(c echo.Context) ([]views.TripNote, error) {
 	out := make([]views.TripNote, 0, len(rows))
 	for _, n := range rows {
 		title := sources[n.ID].SessionTitle
-		if title == "" {
-			title = "New conversation"
-		}
 		out = append(out, views.TripNote{ID: n.ID, Text: n.Text, SessionID: n.SessionID, Session: title,
 			ThisTrip: n.Scope == string(memory.ScopeThisTrip)})
 	}

@@ -241,3 +241,17 @@ func (s *Store) PendingErasureCount(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// SetUserLanguage records the language an account's pages are in ("" to
+// follow the browser). The caller checks that the language is one the
+// pages are written in.
+func (s *Store) SetUserLanguage(ctx context.Context, id, lang string) error {
+	r := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", id).Updates(map[string]any{"language": lang, "updated_at": s.now()})
+	if r.Error != nil {
+		return fmt.Errorf("models: set language of %s: %w", id, r.Error)
+	}
+	if r.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
+}

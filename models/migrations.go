@@ -362,6 +362,11 @@ CREATE TABLE ended_web_sessions (
 );
 CREATE INDEX ended_web_sessions_expires ON ended_web_sessions (expires_at);
 `},
+	// The language an account's pages are in (en, es, ru), chosen on the
+	// account page; empty: the browser's Accept-Language, else English.
+	{30, "account language", `
+ALTER TABLE users ADD COLUMN language TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // leanWritesMigration drops what every message paid for and nothing read.

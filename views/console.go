@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"strconv"
 	"strings"
 )
@@ -10,6 +11,16 @@ import (
 // ConsoleUser is an account as the console lists it.
 type ConsoleUser struct {
 	ID, Name, Email, Role string
+	Language              string // the account's choice of language; "" follows the browser
+}
+
+// LanguageName is the account's language in words of the viewer's
+// language (ctx), or that it follows the browser.
+func (u ConsoleUser) LanguageName(ctx context.Context) string {
+	if u.Language == "" {
+		return T(ctx, "console.language_browser")
+	}
+	return LanguageName(u.Language)
 }
 
 // Initials are up to two letters for the avatar.
@@ -456,6 +467,8 @@ type TokensPage struct {
 	Refused             *FormError
 	// PasswordError is why the last password change was refused.
 	PasswordError string
+	Language      string   // the account's choice of language, "" for the browser's
+	Languages     []string // the languages to choose from
 }
 
 // Plural is "1 run" or "2 runs": n with the singular or plural noun.
