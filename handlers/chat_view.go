@@ -172,18 +172,19 @@ func fillOutcome(out *views.ChatOutcome, report string, notes []models.Note) err
 	return nil
 }
 
-// profileLabels names the profile fields travelers know, in display order.
+// profileLabels names the profile fields travelers know, in display
+// order; the labels are message ids.
 var profileLabels = []struct{ key, label string }{
-	{"name", "Name"},
-	{"home_city", "Home city"},
-	{"home_airport", "Home airport"},
-	{"currency", "Currency"},
-	{"seat_preference", "Seat"},
-	{"preferred_tone", "Tone"},
-	{"loyalty_programs", "Loyalty"},
-	{"visas", "Visas"},
-	{"passport_expiry", "Passport expires"},
-	{"insurance", "Insurance"},
+	{"name", "profile.name"},
+	{"home_city", "profile.home_city"},
+	{"home_airport", "profile.home_airport"},
+	{"currency", "profile.currency"},
+	{"seat_preference", "profile.seat_preference"},
+	{"preferred_tone", "profile.preferred_tone"},
+	{"loyalty_programs", "profile.loyalty_programs"},
+	{"visas", "profile.visas"},
+	{"passport_expiry", "profile.passport_expiry"},
+	{"insurance", "profile.insurance"},
 }
 
 // highlightKeys are the profile fields the chat's side panel shows.
