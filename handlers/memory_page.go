@@ -217,7 +217,7 @@ func (s *Server) myMemoryAdd(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.myNotesChanged(c, "Added: “"+n.Text+"”. Concierge will take it into account.", "#note-"+n.ID)
+	return s.myNotesChanged(c, localizer(c).T("memory.say.added", "Text", n.Text), "#note-"+n.ID)
 }
 
 // myMemoryNote is one note's row again (Cancel of an edit).
@@ -251,7 +251,7 @@ func (s *Server) myMemoryEdit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	announce(c, "Note updated: “"+n.Text+"”.", "#edit-"+n.ID)
+	announce(c, localizer(c).T("memory.say.updated", "Text", n.Text), "#edit-"+n.ID)
 	return render(c, http.StatusOK, views.RemembersNote(csrfToken(c), n))
 }
 
@@ -277,7 +277,7 @@ func (s *Server) myMemoryDelete(c echo.Context) error {
 			focus = "#note-" + before[i-1].ID
 		}
 	}
-	return s.myNotesChanged(c, "Note deleted. Concierge will no longer use it.", focus)
+	return s.myNotesChanged(c, localizer(c).T("memory.say.deleted"), focus)
 }
 
 // myMemoryDeleteAll hard-deletes all of the traveler's long-term notes.
@@ -318,7 +318,7 @@ func (s *Server) myMemoryErase(c echo.Context) error {
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/memory")
 	}
-	announce(c, "Erasure requested. You can cancel the request until an administrator carries it out.", "#erasure-title")
+	announce(c, localizer(c).T("memory.say.erasure_requested"), "#erasure-title")
 	return render(c, http.StatusOK, views.ErasureSection(csrfToken(c), &views.ErasureStatus{Requested: travelerDate(r.CreatedAt)}))
 }
 
@@ -330,6 +330,6 @@ func (s *Server) myMemoryCancelErasure(c echo.Context) error {
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/memory")
 	}
-	announce(c, "Erasure request cancelled. Your account stays as it is.", "#erasure-title")
+	announce(c, localizer(c).T("memory.say.erasure_cancelled"), "#erasure-title")
 	return render(c, http.StatusOK, views.ErasureSection(csrfToken(c), nil))
 }
