@@ -27,7 +27,7 @@ func (s *Server) consoleSearch(c echo.Context) error {
 	for i := range users {
 		vm.Results = append(vm.Results, toConsoleUser(&users[i]))
 	}
-	return render(c, http.StatusOK, views.CustomerSearchPage(s.page(c, "Customers", "customers"), vm))
+	return render(c, http.StatusOK, views.CustomerSearchPage(s.page(c, "nav.customers", "customers"), vm))
 }
 
 // profileFields flattens a profile for display, keys sorted.
