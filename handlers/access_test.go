@@ -128,6 +128,7 @@ func accessRoutes() []route {
 		{method: "GET", path: "/", r: &rAll, okStatus: 303},
 		{method: "GET", path: "/account/tokens", r: &rAll, okStatus: 200},
 		{method: "POST", path: "/account/password", r: &rAll, okStatus: 303},
+		{method: "POST", path: "/account/language", r: &rAll, okStatus: 303, form: f("language", "es")},
 		{method: "POST", path: "/account/tokens/:id/revoke", m: &mOwnAccount, okStatus: 303},
 		{method: "POST", path: "/account/tokens", r: &rAll, okStatus: 303, form: f("label", "backup script")},
 

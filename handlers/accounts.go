@@ -11,6 +11,7 @@ import (
 	"concierge/memory/guard"
 	"concierge/models"
 	"concierge/views"
+	"concierge/views/locale"
 )
 
 // apiAccount is how the account endpoints show an account: the public
@@ -276,9 +277,12 @@ func (s *Server) tokensBody(c echo.Context) (views.TokensPage, error) {
 	if err != nil {
 		return views.TokensPage{}, err
 	}
-	vm := views.TokensPage{CSRF: csrfToken(c)}
-	if c.QueryParam("done") == "password" {
-		vm.Flash = "Password changed: every other browser and token was signed out."
+	vm := views.TokensPage{CSRF: csrfToken(c), Language: currentUser(c).Language, Languages: locale.Languages}
+	switch c.QueryParam("done") {
+	case "password":
+		vm.Flash = localizer(c).T("account.password.changed")
+	case "language":
+		vm.Flash = localizer(c).T("account.language.saved")
 	}
 	vm.PasswordError = c.QueryParam("error")
 	for _, t := range tokens {
@@ -301,7 +305,7 @@ func (s *Server) tokensPage(c echo.Context) error {
 	if currentUser(c).Role.IsStaff() {
 		active = "tokens"
 	}
-	p := s.page(c, "API tokens", active)
+	p := s.page(c, "page.account", active)
 	if c.QueryParam("done") == "revoked" {
 		vm.Flash = "Token revoked: it no longer works."
 		p.Say, p.Focus = vm.Flash, "#tokens-title"

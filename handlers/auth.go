@@ -20,6 +20,10 @@ const (
 
 const userKey = "concierge.user"
 
+// endedKey holds why the browser's session was ended by someone else, when
+// it was (models.EndedErased, …).
+const endedKey = "concierge.ended"
+
 // currentUser is the signed-in account, or nil.
 func currentUser(c echo.Context) *models.User {
 	u, _ := c.Get(userKey).(*models.User)
@@ -46,6 +50,10 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 				c.Set(userKey, u)
 			} else if !errors.Is(err, models.ErrNotFound) {
 				return err
+			} else if why, err := s.store.WhyWebSessionEnded(ctx, ck.Value); err != nil {
+				return err
+			} else if why != "" {
+				c.Set(endedKey, why)
 			}
 		}
 		return next(c)
@@ -128,26 +136,42 @@ func (s *Server) loginPage(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, safeNext(c.QueryParam("next")))
 	}
 	f := views.LoginForm{Next: c.QueryParam("next"), DemoEnabled: s.cfg.DemoEnabled}
-	return render(c, http.StatusOK, views.LoginPage(s.page(c, "Sign in", ""), f))
+	p := s.page(c, "page.sign_in", "")
+	if why, _ := c.Get(endedKey).(string); why != "" {
+		// Said once: the dead cookie goes, so a reload shows the plain form.
+		f.Notice, p.Focus = localizer(c).T("login.ended."+why), "#login-notice"
+		c.SetCookie(&http.Cookie{Name: sessionCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteLaxMode,
+			Secure: s.cfg.SecureCookies || c.IsTLS()})
+	}
+	if ff := s.takeFormFlash(c); ff != nil && ff.Form == "login" {
+		f.Email, f.Error, f.Field = ff.Values["email"], ff.Message, ff.Field
+		p.Focus = "#" + ff.Field
+	}
+	return render(c, http.StatusOK, views.LoginPage(p, f))
 }
 
 // loginFailure says what went wrong without telling which part was wrong,
 // nor whether an account has that email: every answer is the same for an
 // unknown email and a known one.
 func loginFailure(err error) *Error {
-	var locked *models.LockedError
-	if errors.As(err, &locked) {
-		wait := time.Until(locked.Until).Round(time.Second)
-		if wait < time.Second {
-			wait = time.Second
-		}
+	if wait := lockWait(err); wait != "" {
 		return newError(http.StatusTooManyRequests, "locked",
-			"Too many failed sign-ins from here with this email. Try again in "+wait.String()+".")
+			"Too many failed sign-ins from here with this email. Try again in "+wait+".")
 	}
 	if errors.Is(err, models.ErrBadCredentials) {
 		return newError(http.StatusUnauthorized, "bad_credentials", "That email and password do not match.")
 	}
 	return nil
+}
+
+// lockWait is how long a locked sign-in waits ("59s"), or "" when err is
+// not a lock.
+func lockWait(err error) string {
+	var locked *models.LockedError
+	if !errors.As(err, &locked) {
+		return ""
+	}
+	return max(time.Until(locked.Until).Round(time.Second), time.Second).String()
 }
 
 func (s *Server) login(c echo.Context) error {
@@ -159,8 +183,17 @@ func (s *Server) login(c echo.Context) error {
 			return err
 		}
 		s.log.Info("login refused", "request_id", requestID(c), "reason", e.Code)
-		f := views.LoginForm{Email: email, Error: e.Message, Next: c.FormValue("next"), DemoEnabled: s.cfg.DemoEnabled}
-		return render(c, e.Status, views.LoginPage(s.page(c, "Sign in", ""), f))
+		// Post/redirect/get: the sign-in page shows the error at the
+		// password, the email kept, and a reload sends nothing again.
+		to := "/login"
+		if next := c.FormValue("next"); next != "" {
+			to += "?next=" + url.QueryEscape(next)
+		}
+		msg := localizer(c).T("login.bad_credentials")
+		if e.Code == "locked" {
+			msg = localizer(c).T("login.locked", "Wait", lockWait(err))
+		}
+		return s.refuseForm(c, to, formFlash{Form: "login", Field: "password", Message: msg, Values: map[string]string{"email": email}})
 	}
 	// This browser's earlier session ends, whoever it belonged to, and its
 	// CSRF cookie goes with it: the next page issues a fresh one.

@@ -34,8 +34,10 @@ func TestLogin(t *testing.T) {
 		{"traveler lands on the chat", "john@example.com", "demo", http.StatusSeeOther, "/chat"},
 		{"support lands on the console", "support@example.com", "demo", http.StatusSeeOther, "/console"},
 		{"email is case-insensitive", "ADMIN@example.com", "demo", http.StatusSeeOther, "/console"},
-		{"wrong password", "john@example.com", "nope", http.StatusUnauthorized, ""},
-		{"unknown account", "ghost@example.com", "demo", http.StatusUnauthorized, ""},
+		// A refusal posts and redirects back to the form (no resubmission
+		// on reload); TestLoginRefusalRedirects reads the page.
+		{"wrong password", "john@example.com", "nope", http.StatusSeeOther, "/login"},
+		{"unknown account", "ghost@example.com", "demo", http.StatusSeeOther, "/login"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -95,19 +97,65 @@ func TestLogin(t *testing.T) {
 	})
 }
 
+// TestLoginRefusalRedirects: a refused sign-in answers 303 to the form,
+// which shows the error at the password field with the email kept and the
+// password empty, once; the next destination survives the round trip.
+func TestLoginRefusalRedirects(t *testing.T) {
+	e := newEnv(t)
+	b := e.browser()
+	_, _, token := b.get("/login?next=/memory")
+	resp := b.post("/login", url.Values{"email": {"john@example.com"}, "password": {"nope"}, "_csrf": {token}, "next": {"/memory"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?next=%2Fmemory" {
+		t.Fatalf("refused sign-in: %d to %q, want 303 to /login?next=%%2Fmemory", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	status, body, _ := b.get(resp.Header.Get("Location"))
+	if status != http.StatusOK {
+		t.Fatalf("the form after the redirect: %d", status)
+	}
+	doc := parseHTML(t, body)
+	if got := doc.Find(`#password-error[data-testid="login-error"]`).Text(); !strings.Contains(got, "do not match") {
+		t.Errorf("error at the password field = %q", got)
+	}
+	if got := doc.Find(`#password`).AttrOr("aria-describedby", ""); got != "password-error" {
+		t.Errorf("password aria-describedby = %q, want password-error", got)
+	}
+	if got := doc.Find(`#email`).AttrOr("value", ""); got != "john@example.com" {
+		t.Errorf("email kept = %q", got)
+	}
+	if _, ok := doc.Find(`#password`).Attr("value"); ok {
+		t.Error("the password came back in the page")
+	}
+	if got := doc.Find(`[data-testid="announce"]`).AttrOr("data-focus", ""); got != "#password" {
+		t.Errorf("focus after the redirect = %q, want #password", got)
+	}
+	if got := doc.Find(`input[name="next"]`).AttrOr("value", ""); got != "/memory" {
+		t.Errorf("next = %q, want /memory", got)
+	}
+	// A reload shows the plain form: the error was said once.
+	if _, body, _ := b.get("/login?next=/memory"); strings.Contains(body, "do not match") {
+		t.Error("the error is shown again on reload")
+	}
+}
+
 func TestLoginLockout(t *testing.T) {
 	e := newEnv(t, func(c *handlers.Config) {
 		c.LoginPolicy = models.LoginPolicy{FreeAttempts: 3, BaseLock: time.Minute, MaxLock: time.Hour}
 	})
 	b := e.browser()
 	for i := 0; i < 3; i++ {
-		if resp := b.login("priya@example.com", "wrong"); resp.StatusCode != http.StatusUnauthorized {
-			t.Fatalf("attempt %d: status %d, want 401", i+1, resp.StatusCode)
+		if resp := b.login("priya@example.com", "wrong"); resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+			t.Fatalf("attempt %d: status %d to %q, want 303 back to /login", i+1, resp.StatusCode, resp.Header.Get("Location"))
+		}
+		if _, body, _ := b.get("/login"); !strings.Contains(body, "do not match") {
+			t.Fatalf("attempt %d: the page after the redirect does not say the password was wrong", i+1)
 		}
 	}
 	resp := b.login("priya@example.com", "demo")
-	if resp.StatusCode != http.StatusTooManyRequests {
-		t.Fatalf("right password while locked: status %d, want 429", resp.StatusCode)
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login" {
+		t.Fatalf("right password while locked: status %d to %q, want 303 back to /login", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	if _, body, _ := b.get("/login"); !strings.Contains(body, "Too many failed sign-ins") || strings.Contains(body, `data-testid="viewer"`) {
+		t.Fatal("while locked, the sign-in page does not say so (or signed in)")
 	}
 	status, out := e.apiCall("POST", "/api/v1/auth/token", "", `{"email":"priya@example.com","password":"demo"}`)
 	if status != http.StatusTooManyRequests || errorCode(out) != "locked" {
@@ -302,4 +350,63 @@ func TestSecurityHeadersAndAssets(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
 		t.Errorf("GET %s = %d, Cache-Control %q; want 200 and immutable", asset, resp.StatusCode, resp.Header.Get("Cache-Control"))
 	}
+}
+
+// TestSignedOutByOthersSaysWhy: a browser signed out by an erasure, a
+// disabled account or a password reset lands on the sign-in page with a
+// word of what happened, once; a browser that signed itself out sees the
+// plain form.
+func TestSignedOutByOthersSaysWhy(t *testing.T) {
+	e := newEnv(t)
+	admin := e.token("admin@example.com")
+	tests := []struct {
+		name, email string
+		act         func(id string)
+		want        string
+	}{
+		{"erased", "priya@example.com", func(id string) {
+			if status, out := e.apiCall("POST", "/api/v1/users/"+id+"/erase", admin, `{"reason":"data_subject_request","ticket":"DSR-7"}`); status != http.StatusOK {
+				t.Fatalf("erase: %d %v", status, out)
+			}
+		}, "Your account has been erased"},
+		{"disabled", "john@example.com", func(id string) {
+			if status, out := e.apiCall("PATCH", "/api/v1/users/"+id, admin, `{"disabled":true,"reason":"left the company"}`); status != http.StatusOK {
+				t.Fatalf("disable: %d %v", status, out)
+			}
+		}, "Your account has been disabled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := e.userID(tt.email)
+			b := e.browser()
+			if resp := b.login(tt.email, "demo"); resp.StatusCode != http.StatusSeeOther {
+				t.Fatalf("sign in: %d", resp.StatusCode)
+			}
+			tt.act(id)
+			status, _, _ := b.get("/memory")
+			if status != http.StatusSeeOther {
+				t.Fatalf("/memory after %s: %d, want a redirect to sign-in", tt.name, status)
+			}
+			_, body, _ := b.get("/login?next=/memory")
+			doc := parseHTML(t, body)
+			if got := doc.Find(`[data-testid="login-notice"]`).Text(); !strings.Contains(got, tt.want) {
+				t.Errorf("notice = %q, want %q", got, tt.want)
+			}
+			if got := doc.Find(`[data-testid="announce"]`).AttrOr("data-focus", ""); got != "#login-notice" {
+				t.Errorf("focus = %q, want #login-notice", got)
+			}
+			if _, body, _ := b.get("/login"); strings.Contains(body, `data-testid="login-notice"`) {
+				t.Error("the notice shows again on reload")
+			}
+		})
+	}
+	t.Run("own sign-out", func(t *testing.T) {
+		b := e.browser()
+		b.login("support@example.com", "demo")
+		_, _, token := b.get("/console")
+		b.post("/logout", url.Values{"_csrf": {token}})
+		if _, body, _ := b.get("/login"); strings.Contains(body, `data-testid="login-notice"`) {
+			t.Error("a browser that signed itself out is told someone else did")
+		}
+	})
 }

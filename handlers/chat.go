@@ -32,7 +32,7 @@ func (s *Server) chatIndex(c echo.Context) error {
 		}
 	}
 	v := views.ChatView{Sessions: chatSessionItems(sessions, ""), Notice: chatNotice(c)}
-	return render(c, http.StatusOK, views.ChatPage(s.page(c, "Chat", "chat"), v))
+	return render(c, http.StatusOK, views.ChatPage(s.page(c, "page.chat", "chat"), v))
 }
 
 // chatNew starts a conversation and opens it.
@@ -64,7 +64,7 @@ func (s *Server) chatShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := s.page(c, "Chat", "chat")
+	p := s.page(c, "page.chat", "chat")
 	v := views.ChatView{Sessions: chatSessionItems(sessions, cs.ID), SessionID: cs.ID, Title: chatTitle(cs),
 		Open: cs.Status == models.SessionOpen, MessageKey: models.NewID(), Notice: chatNotice(c)}
 	v.Messages, v.Pending = chatTranscript(cs, msgs, notes)
@@ -134,8 +134,9 @@ func (s *Server) chatPending(c echo.Context) error {
 	return render(c, http.StatusOK, views.StreamingBubble(cs.ID))
 }
 
-// sessionEndedText is what a traveler is told about a conversation that ended.
-const sessionEndedText = "This conversation has ended. Start a new one to keep chatting."
+// sessionEndedText is the message id of what a traveler is told about a
+// conversation that ended (AnswerFailed writes it in their language).
+const sessionEndedText = "chat.failed.ended"
 
 // chatUndo deletes a note the assistant saved in this conversation and
 // shows the chip as undone, with the panel refreshed.
@@ -155,7 +156,7 @@ func (s *Server) chatUndo(c echo.Context) error {
 		return err
 	}
 	chip := views.MemoryChip{SessionID: cs.ID, NoteID: n.ID, Text: n.Text, Undone: true}
-	announce(c, "Undone: “"+n.Text+"” will not be remembered.", "#chip-"+n.ID)
+	announce(c, localizer(c).T("chat.chip.undone", "Text", n.Text), "#chip-"+n.ID)
 	return render(c, http.StatusOK, views.UndoResult(chip, panel))
 }
 
@@ -197,12 +198,12 @@ func announceOutcome(c echo.Context, o *views.ChatOutcome, only string) {
 	switch {
 	case o.Working():
 		if only == "" {
-			announce(c, "Conversation ended. Updating what Concierge remembers.", "#outcome-working")
+			announce(c, localizer(c).T("chat.say.ended_working"), "#outcome-working")
 		}
 	case o.Status == "failed":
-		announce(c, "Conversation ended. Its memory update did not run yet; nothing is lost.", only+"#outcome-title")
+		announce(c, localizer(c).T("chat.say.ended_failed"), only+"#outcome-title")
 	default:
-		announce(c, "Conversation ended. What Concierge remembers is updated.", only+"#outcome-title")
+		announce(c, localizer(c).T("chat.say.ended_done"), only+"#outcome-title")
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // JSON API twins are in api_traveler.go and share its functions.
 
 // chatDeletedNotice is shown on the page a deleted conversation leads to.
-const chatDeletedNotice = "Conversation deleted: its messages and what the assistant was shown are gone. Notes it added to your long-term memory stay until you delete them."
+const chatDeletedNotice = "chat.deleted"
 
 // chatTitleForm is the rename form, or (with ?cancel=1) the title again.
 func (s *Server) chatTitleForm(c echo.Context) error {
@@ -36,7 +36,7 @@ func (s *Server) chatRename(c echo.Context) error {
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/chat/"+cs.ID)
 	}
-	announce(c, "Conversation renamed to “"+cs.Title+"”.", "#rename-session")
+	announce(c, localizer(c).T("chat.say.renamed", "Title", cs.Title), "#rename-session")
 	return render(c, http.StatusOK, views.RenameResult(cs.ID, chatTitle(cs)))
 }
 
@@ -55,7 +55,7 @@ func (s *Server) chatDelete(c echo.Context) error {
 // chatNotice is the status line a page shows after a change made elsewhere.
 func chatNotice(c echo.Context) string {
 	if c.QueryParam("deleted") != "" {
-		return chatDeletedNotice
+		return localizer(c).T(chatDeletedNotice)
 	}
 	return ""
 }

@@ -38,12 +38,12 @@ func (s *Server) chatStream(c echo.Context) error {
 		if e.Status != http.StatusNotFound {
 			return err
 		}
-		return streamRefusal(c, c.Param("id"), "This conversation is no longer available.")
+		return streamRefusal(c, c.Param("id"), "chat.failed.gone")
 	}
 	release, ok := s.streams.acquire(currentUser(c).ID, s.cfg.MaxStreams, s.cfg.MaxStreamsPerUser)
 	if !ok {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(s.turns.RetryAfter())))
-		return s.sendFinal(c, s.startStream(c), views.AnswerFailed(cs.ID, "Too many windows are following answers right now. Close one, then retry.", true))
+		return s.sendFinal(c, s.startStream(c), views.AnswerFailed(cs.ID, "chat.failed.too_many_windows", true))
 	}
 	defer release()
 	w := s.startStream(c)
@@ -150,7 +150,7 @@ func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter
 				busySince = time.Now()
 			}
 			if time.Since(busySince) > s.turns.Timeout() {
-				return views.AnswerFailed(cs.ID, "This message is still being answered elsewhere. Retry in a moment.", true), nil
+				return views.AnswerFailed(cs.ID, "chat.failed.elsewhere", true), nil
 			}
 			if err := w.comment("answered elsewhere"); err != nil {
 				return nil, err
@@ -165,9 +165,9 @@ func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter
 			lastID = "" // a new run: its text, if any, starts afresh
 			continue
 		case agent.FailTimeout:
-			return views.AnswerFailed(cs.ID, "The answer took too long. Try again.", true), nil
+			return views.AnswerFailed(cs.ID, "chat.failed.timeout", true), nil
 		case agent.FailCanceled:
-			return views.AnswerFailed(cs.ID, "Concierge restarted before it could answer. Retry in a moment.", true), nil
+			return views.AnswerFailed(cs.ID, "chat.failed.restarted", true), nil
 		case agent.FailModel:
 			var me *agent.ModelError
 			errors.As(err, &me)
@@ -181,9 +181,9 @@ func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter
 // refusedTurn is the bubble for a turn the runner would not start.
 func (s *Server) refusedTurn(sessionID string, err error) templ.Component {
 	if errors.Is(err, agent.ErrDraining) {
-		return views.AnswerFailed(sessionID, "Concierge is restarting. Retry in a moment.", true)
+		return views.AnswerFailed(sessionID, "chat.failed.restarting", true)
 	}
-	return views.AnswerFailed(sessionID, "Concierge is answering many travelers right now. Retry in a few seconds.", true)
+	return views.AnswerFailed(sessionID, "chat.failed.busy", true)
 }
 
 // eventID names a point in a turn's text: the run and the length so far.
@@ -238,7 +238,7 @@ func streamRefusal(c echo.Context, sessionID, message string) error {
 // streamFailed logs our own failure and tells the browser, in the stream.
 func (s *Server) streamFailed(c echo.Context, w *sseWriter, sessionID string, err error) error {
 	s.log.Error("chat stream failed", "request_id", requestID(c), "session_id", sessionID, "err_kind", agent.FailureKind(err), "err", err)
-	return s.sendFinal(c, w, views.AnswerFailed(sessionID, "Something went wrong on our side. Please try again.", true))
+	return s.sendFinal(c, w, views.AnswerFailed(sessionID, "chat.failed.ours", true))
 }
 
 // lastAnswer renders the conversation's last answered turn.
@@ -264,7 +264,7 @@ func (s *Server) lastAnswer(c echo.Context, cs *models.ChatSession) (templ.Compo
 		}
 		return views.AnswerDone(last, panel), nil
 	}
-	return views.AnswerFailed(cs.ID, "There is no message waiting for an answer.", false), nil
+	return views.AnswerFailed(cs.ID, "chat.failed.nothing", false), nil
 }
 
 func (s *Server) sendFinal(c echo.Context, w *sseWriter, final templ.Component) error {

@@ -15,10 +15,12 @@ import (
 
 // This file turns stored chat data into the traveler's view models.
 
-// travelerDate shows a date the way people read it: "2 Mar 2025".
-func travelerDate(t time.Time) string { return t.Format("2 Jan 2006") }
+// travelerDate is the day of t as YYYY-MM-DD, which the page writes in
+// the traveler's language (views.Day).
+func travelerDate(t time.Time) string { return t.Format(memory.DateLayout) }
 
-// travelerDay shows a YYYY-MM-DD date as travelerDate does.
+// travelerDay checks a YYYY-MM-DD date for the page (views.Day), and
+// leaves anything else as it is.
 func travelerDay(day string) string {
 	t, err := time.Parse(memory.DateLayout, day)
 	if err != nil {
@@ -27,12 +29,10 @@ func travelerDay(day string) string {
 	return travelerDate(t)
 }
 
-func chatTitle(cs *models.ChatSession) string {
-	if cs.Title == "" {
-		return "New conversation"
-	}
-	return cs.Title
-}
+// chatTitle is the conversation's name; "" until it has one, which the
+// page shows as "New conversation" in the traveler's language
+// (views.Untitled).
+func chatTitle(cs *models.ChatSession) string { return cs.Title }
 
 func chatSessionItems(sessions []models.ChatSession, current string) []views.ChatSessionItem {
 	out := make([]views.ChatSessionItem, len(sessions))
@@ -91,23 +91,14 @@ func answerBubble(sessionID string, turn int, reply string, saved []memory.Note,
 	return b
 }
 
-// travelerSource says in plain words where a note came from.
+// travelerSource is the message id that says in plain words where a note
+// came from ("From your account set-up").
 func travelerSource(src memory.Source) string {
 	switch src {
-	case memory.SourceSeed:
-		return "From your account set-up"
-	case memory.SourceAssistant:
-		return "Saved in a conversation"
-	case memory.SourceConsolidation:
-		return "Learned from a conversation"
-	case memory.SourceStaff:
-		return "Added by support"
-	case memory.SourceImport:
-		return "Imported"
-	case memory.SourceTraveler:
-		return "You added this"
+	case memory.SourceSeed, memory.SourceAssistant, memory.SourceConsolidation, memory.SourceStaff, memory.SourceImport, memory.SourceTraveler:
+		return "source." + string(src)
 	}
-	return "Remembered"
+	return "source.other"
 }
 
 func travelerNotes(notes []memory.Note) []views.TravelerNote {
@@ -181,18 +172,19 @@ func fillOutcome(out *views.ChatOutcome, report string, notes []models.Note) err
 	return nil
 }
 
-// profileLabels names the profile fields travelers know, in display order.
+// profileLabels names the profile fields travelers know, in display
+// order; the labels are message ids.
 var profileLabels = []struct{ key, label string }{
-	{"name", "Name"},
-	{"home_city", "Home city"},
-	{"home_airport", "Home airport"},
-	{"currency", "Currency"},
-	{"seat_preference", "Seat"},
-	{"preferred_tone", "Tone"},
-	{"loyalty_programs", "Loyalty"},
-	{"visas", "Visas"},
-	{"passport_expiry", "Passport expires"},
-	{"insurance", "Insurance"},
+	{"name", "profile.name"},
+	{"home_city", "profile.home_city"},
+	{"home_airport", "profile.home_airport"},
+	{"currency", "profile.currency"},
+	{"seat_preference", "profile.seat_preference"},
+	{"preferred_tone", "profile.preferred_tone"},
+	{"loyalty_programs", "profile.loyalty_programs"},
+	{"visas", "profile.visas"},
+	{"passport_expiry", "profile.passport_expiry"},
+	{"insurance", "profile.insurance"},
 }
 
 // highlightKeys are the profile fields the chat's side panel shows.

@@ -16,7 +16,7 @@ const consoleTime = "2006-01-02 15:04 UTC"
 func fmtTime(t time.Time) string { return t.UTC().Format(consoleTime) }
 
 func toConsoleUser(u *models.User) views.ConsoleUser {
-	return views.ConsoleUser{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role)}
+	return views.ConsoleUser{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role), Language: u.Language}
 }
 
 // flashMessage turns a post-redirect-get marker into a confirmation.

@@ -199,6 +199,7 @@ func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]v
 				r.Subject = payloadText(e.Before)
 			}
 		}
+		redactDeleted(&r)
 		switch {
 		case e.ConsolidationID != "":
 			r.FromLabel = "consolidation run"
@@ -215,6 +216,31 @@ func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]v
 		out[i] = r
 	}
 	return out, nil
+}
+
+// redactDeleted says in words what deleting a note took out of an entry:
+// its text, and a consolidation's reason that could quote it, were
+// replaced by models.DeletedText, which is not for reading as a value.
+func redactDeleted(r *views.AuditRow) {
+	if r.Reason == models.DeletedText {
+		r.Reason, r.Redacted = "", true
+	}
+	if r.Subject == models.DeletedText {
+		r.Subject, r.Redacted = "", true
+	}
+	kept := r.Changes[:0]
+	for _, ch := range r.Changes {
+		if ch.Before == models.DeletedText {
+			ch.Before, r.Redacted = "", true
+		}
+		if ch.After == models.DeletedText {
+			ch.After, r.Redacted = "", true
+		}
+		if ch.Before != "" || ch.After != "" {
+			kept = append(kept, ch)
+		}
+	}
+	r.Changes = kept
 }
 
 func changesField(cs []views.Change, field string) bool {

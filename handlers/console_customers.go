@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -26,7 +27,7 @@ func (s *Server) consoleSearch(c echo.Context) error {
 	for i := range users {
 		vm.Results = append(vm.Results, toConsoleUser(&users[i]))
 	}
-	return render(c, http.StatusOK, views.CustomerSearchPage(s.page(c, "Customers", "customers"), vm))
+	return render(c, http.StatusOK, views.CustomerSearchPage(s.page(c, "nav.customers", "customers"), vm))
 }
 
 // profileFields flattens a profile for display, keys sorted.
@@ -90,10 +91,17 @@ func (s *Server) preview(ctx context.Context, customerID, message string) (views
 	tok := in.Tokens
 	pv := views.Preview{CustomerID: customerID, Message: message, Instructions: in.Text, Model: s.agent.ProviderName(),
 		Encoding: s.agent.TokenEncoding(), TotalTokens: tok.Total(), Sections: tokenSections(tok), NoteTokens: tok.GlobalNotes,
-		Budget: in.GlobalBudget, NotesInjected: in.GlobalNotes(), NotesTotal: len(st.Global)}
+		Budget: in.GlobalBudget, NotesInjected: in.GlobalNotes(), NotesTotal: len(st.Global), At: time.Now().UTC().Format("15:04:05")}
+	texts := make(map[string]string, len(st.Global))
+	for _, n := range st.Global {
+		texts[n.ID] = n.Text
+	}
 	for _, n := range in.Notes {
 		if n.Pinned {
 			pv.PinnedInjected++
+		}
+		if t, ok := texts[n.ID]; ok && n.Section == memory.SectionGlobal {
+			pv.Injected = append(pv.Injected, t)
 		}
 	}
 	budget := max(pv.Budget, 1)
@@ -117,6 +125,11 @@ func (s *Server) consolePreview(c echo.Context) error {
 	pv, err := s.preview(c.Request().Context(), u.ID, strings.TrimSpace(c.QueryParam("message")))
 	if err != nil {
 		return err
+	}
+	// Typed into the box: say what the new preview holds, without moving
+	// the focus from the box.
+	if c.Request().Header.Get("HX-Trigger") == "preview-message" {
+		announce(c, pv.Outcome(), "")
 	}
 	return render(c, http.StatusOK, views.PreviewBody(pv))
 }

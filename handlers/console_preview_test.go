@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -114,6 +115,27 @@ func TestPreviewFollowsItsInputs(t *testing.T) {
 	after := parseHTML(t, body).Find(`[data-testid="preview-counts"]`).Text()
 	if after == before {
 		t.Errorf("the refreshed preview still says %q after a note was deleted", after)
+	}
+	// Typing in the box answers with what the preview was made for, the
+	// notes that go in, and an announcement that leaves the focus alone.
+	req, _ = http.NewRequest(http.MethodGet, f.e.srv.URL+customer+"/preview?message="+url.QueryEscape("Find me a hotel in Lyon"), nil)
+	req.Header.Set("HX-Request", "true")
+	req.Header.Set("HX-Trigger", "preview-message")
+	resp, err = b.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	typed, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	pdoc := parseHTML(t, string(typed))
+	if got := pdoc.Find(`[data-testid="preview-for"]`).Text(); !strings.Contains(got, "“Find me a hotel in Lyon”") || !strings.Contains(got, "global notes go in") {
+		t.Errorf("the typed preview says %q, want what it was made for", strings.Join(strings.Fields(got), " "))
+	}
+	if n := pdoc.Find(`[data-testid="preview-notes"] li`).Length(); n == 0 {
+		t.Error("the typed preview lists no note that goes in")
+	}
+	if h := resp.Header.Get("HX-Trigger-After-Settle"); !strings.Contains(h, "concierge:announce") || !strings.Contains(h, `"focus":""`) || !strings.Contains(h, "Lyon") {
+		t.Errorf("announcement after typing = %q", h)
 	}
 	if status, _ := f.page("john", http.MethodGet, customer+"/preview", nil); status == http.StatusOK {
 		t.Errorf("a traveler can read the console preview")

@@ -52,7 +52,7 @@ func (s *Server) myMemory(c echo.Context) error {
 	if v.Erasure, err = s.myErasure(c); err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.RemembersPage(s.page(c, "What Concierge remembers", "memory"), v))
+	return render(c, http.StatusOK, views.RemembersPage(s.page(c, "page.memory", "memory"), v))
 }
 
 // myNotes are the traveler's long-term notes with where each came from:
@@ -105,12 +105,17 @@ func travelerNoteRow(n *models.Note, sources map[string]models.NoteSource) views
 		o := &views.NoteOrigin{}
 		if !src.SessionGone {
 			o.SessionID, o.Title, o.Date = src.SessionID, src.SessionTitle, travelerDate(src.SessionStarted)
-			if o.Title == "" {
-				o.Title = "New conversation"
-			}
 			o.Quote = shorten(src.Message, quoteChars)
 		}
 		v.From = o
+		// The conversation is where the note came from; a later rewrite is
+		// said beside it (the note's source is its last writer).
+		switch d.Source {
+		case memory.SourceStaff:
+			v.EditedBy = "support"
+		case memory.SourceTraveler:
+			v.EditedBy = "you"
+		}
 	}
 	return v
 }
@@ -144,9 +149,6 @@ func (s *Server) myTripNotes(c echo.Context) ([]views.TripNote, error) {
 	out := make([]views.TripNote, 0, len(rows))
 	for _, n := range rows {
 		title := sources[n.ID].SessionTitle
-		if title == "" {
-			title = "New conversation"
-		}
 		out = append(out, views.TripNote{ID: n.ID, Text: n.Text, SessionID: n.SessionID, Session: title,
 			ThisTrip: n.Scope == string(memory.ScopeThisTrip)})
 	}
@@ -215,7 +217,7 @@ func (s *Server) myMemoryAdd(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.myNotesChanged(c, "Added: “"+n.Text+"”. Concierge will take it into account.", "#note-"+n.ID)
+	return s.myNotesChanged(c, localizer(c).T("memory.say.added", "Text", n.Text), "#note-"+n.ID)
 }
 
 // myMemoryNote is one note's row again (Cancel of an edit).
@@ -249,7 +251,7 @@ func (s *Server) myMemoryEdit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	announce(c, "Note updated: “"+n.Text+"”.", "#edit-"+n.ID)
+	announce(c, localizer(c).T("memory.say.updated", "Text", n.Text), "#edit-"+n.ID)
 	return render(c, http.StatusOK, views.RemembersNote(csrfToken(c), n))
 }
 
@@ -275,7 +277,7 @@ func (s *Server) myMemoryDelete(c echo.Context) error {
 			focus = "#note-" + before[i-1].ID
 		}
 	}
-	return s.myNotesChanged(c, "Note deleted. Concierge will no longer use it.", focus)
+	return s.myNotesChanged(c, localizer(c).T("memory.say.deleted"), focus)
 }
 
 // myMemoryDeleteAll hard-deletes all of the traveler's long-term notes.
@@ -316,7 +318,7 @@ func (s *Server) myMemoryErase(c echo.Context) error {
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/memory")
 	}
-	announce(c, "Erasure requested. You can cancel the request until an administrator carries it out.", "#erasure-title")
+	announce(c, localizer(c).T("memory.say.erasure_requested"), "#erasure-title")
 	return render(c, http.StatusOK, views.ErasureSection(csrfToken(c), &views.ErasureStatus{Requested: travelerDate(r.CreatedAt)}))
 }
 
@@ -328,6 +330,6 @@ func (s *Server) myMemoryCancelErasure(c echo.Context) error {
 	if !fromHTMX(c) {
 		return c.Redirect(http.StatusSeeOther, "/memory")
 	}
-	announce(c, "Erasure request cancelled. Your account stays as it is.", "#erasure-title")
+	announce(c, localizer(c).T("memory.say.erasure_cancelled"), "#erasure-title")
 	return render(c, http.StatusOK, views.ErasureSection(csrfToken(c), nil))
 }

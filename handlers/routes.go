@@ -15,7 +15,7 @@ func (s *Server) routes() {
 	e.Pre(middleware.RequestIDWithConfig(middleware.RequestIDConfig{Generator: newRequestID}))
 	e.Pre(noStore)
 	e.Use(s.traceRequests(), s.logRequests(), s.recoverPanics, securityHeaders, middleware.BodyLimit(s.cfg.BodyLimit), rejectBadBytes)
-	e.Use(s.authenticate, s.csrf())
+	e.Use(s.authenticate, s.localize, s.csrf())
 
 	e.GET("/healthz", s.healthz)
 	e.GET("/metrics", s.metrics.handler(), s.requireAPI("support", "admin"))
@@ -94,6 +94,7 @@ func (s *Server) routes() {
 	e.POST("/account/tokens", s.tokensPageCreate, s.guard(ownAccount, noTarget))
 	e.POST("/account/tokens/:id/revoke", s.tokensPageRevoke, s.guard(ownAccount, tokenParam("id")))
 	e.POST("/account/password", s.accountChangePassword, s.guard(ownAccount, noTarget))
+	e.POST("/account/language", s.accountLanguage, s.guard(ownAccount, noTarget))
 
 	// The JSON API (SPEC §4), bearer tokens.
 	api := e.Group("/api/v1")

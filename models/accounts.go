@@ -59,8 +59,12 @@ func CheckPassword(password string, userInputs ...string) error {
 	return nil
 }
 
-// revokeCredentialsTx ends every browser session and API token of a user.
-func revokeCredentialsTx(tx *gorm.DB, userID string) error {
+// revokeCredentialsTx ends every browser session and API token of a user,
+// noting why each browser session ended (see EndedWebSession).
+func revokeCredentialsTx(tx *gorm.DB, userID, why string) error {
+	if err := noteEndedSessionsTx(tx, userID, why); err != nil {
+		return err
+	}
 	if err := tx.Where("user_id = ?", userID).Delete(&WebSession{}).Error; err != nil {
 		return err
 	}
@@ -84,7 +88,7 @@ func (s *Store) SetUserDisabled(ctx context.Context, id string, disabled bool, a
 		if disabled {
 			action = "account.disable"
 			u.DisabledAt = &now
-			if err := revokeCredentialsTx(tx, id); err != nil {
+			if err := revokeCredentialsTx(tx, id, EndedDisabled); err != nil {
 				return err
 			}
 		}
@@ -122,7 +126,7 @@ func (s *Store) ResetPassword(ctx context.Context, id, password string, actor Ac
 		if err := tx.Model(&User{}).Where("id = ?", id).Updates(map[string]any{"password_hash": hash, "updated_at": s.now()}).Error; err != nil {
 			return err
 		}
-		if err := revokeCredentialsTx(tx, id); err != nil {
+		if err := revokeCredentialsTx(tx, id, EndedPasswordReset); err != nil {
 			return err
 		}
 		return s.auditTx(tx, AuditEvent{UserID: id, ActorID: actor.ID, ActorKind: actor.Kind, Action: "account.password", Reason: reason})
@@ -236,4 +240,18 @@ func (s *Store) PendingErasureCount(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("models: count pending erasures: %w", err)
 	}
 	return n, nil
+}
+
+// SetUserLanguage records the language an account's pages are in ("" to
+// follow the browser). The caller checks that the language is one the
+// pages are written in.
+func (s *Store) SetUserLanguage(ctx context.Context, id, lang string) error {
+	r := s.db.WithContext(ctx).Model(&User{}).Where("id = ?", id).Updates(map[string]any{"language": lang, "updated_at": s.now()})
+	if r.Error != nil {
+		return fmt.Errorf("models: set language of %s: %w", id, r.Error)
+	}
+	if r.RowsAffected == 0 {
+		return ErrNotFound
+	}
+	return nil
 }

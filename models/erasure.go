@@ -95,6 +95,10 @@ func (s *Store) EraseUser(ctx context.Context, userID string, executedBy Actor, 
 		}
 		rec = ErasureReceipt{RequestID: req.ID, RequestedBy: req.RequestedBy, ExecutedBy: executedBy.ID,
 			RequestedAt: req.CreatedAt, RowsDeleted: map[string]int64{}, RowsAnonymised: map[string]int64{}}
+		// The browser left signed in learns why it was signed out.
+		if err := noteEndedSessionsTx(tx, userID, EndedErased); err != nil {
+			return err
+		}
 		for _, t := range erasureTables {
 			r := tx.Exec("DELETE FROM "+t+" WHERE user_id = ?", userID)
 			if r.Error != nil {

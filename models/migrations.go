@@ -349,6 +349,24 @@ CREATE INDEX notes_trip ON notes (trip_id) WHERE trip_id <> '';
 ALTER TABLE users ADD COLUMN external_id TEXT;
 CREATE UNIQUE INDEX users_external ON users (external_id) WHERE external_id IS NOT NULL;
 `},
+	// A browser session that someone else ended (an erasure, a disabled
+	// account, a password reset) leaves the hash of its cookie and why, so
+	// the sign-in page can say what happened. It names no account; rows go
+	// when the session would have expired. (Numbered after its issue:
+	// versions are assigned ahead.)
+	{28, "why browser sessions ended", `
+CREATE TABLE ended_web_sessions (
+	id TEXT PRIMARY KEY,
+	reason TEXT NOT NULL,
+	expires_at {{ts}} NOT NULL
+);
+CREATE INDEX ended_web_sessions_expires ON ended_web_sessions (expires_at);
+`},
+	// The language an account's pages are in (en, es, ru), chosen on the
+	// account page; empty: the browser's Accept-Language, else English.
+	{30, "account language", `
+ALTER TABLE users ADD COLUMN language TEXT NOT NULL DEFAULT '';
+`},
 }
 
 // leanWritesMigration drops what every message paid for and nothing read.

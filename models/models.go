@@ -37,8 +37,11 @@ type User struct {
 	// DisabledAt is when an admin disabled the account: it cannot sign in
 	// and its sessions and tokens were revoked. Nil for an active account.
 	DisabledAt *time.Time
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// Language is the account's choice of language for its pages (en, es,
+	// ru), or "" to follow the browser.
+	Language  string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // Profile is a traveler's structured, trusted profile stored as a JSON object.

@@ -253,6 +253,10 @@ func (s *Store) updateNoteTx(tx *gorm.DB, cur *Note, p NotePatch, actor Actor, r
 	before := notePayload(&out)
 	if p.Text != nil {
 		out.Text = *p.Text
+		// The source says who wrote the text: whoever rewrote it last.
+		if src := editorSource(actor.Kind); src != "" && out.Text != cur.Text {
+			out.Source = string(src)
+		}
 	}
 	if p.Keywords != nil {
 		out.Keywords = encodeKeywords(p.Keywords)
@@ -272,6 +276,22 @@ func (s *Store) updateNoteTx(tx *gorm.DB, cur *Note, p NotePatch, actor Actor, r
 	}
 	return &out, s.auditTx(tx, AuditEvent{UserID: out.UserID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "note.update",
 		NoteID: out.ID, Reason: reason, Before: before, After: notePayload(&out)})
+}
+
+// editorSource is the note source of an actor who rewrites a note's text,
+// or "" for one that keeps the note's source (the system).
+func editorSource(kind string) memory.Source {
+	switch kind {
+	case ActorSupport, ActorAdmin:
+		return memory.SourceStaff
+	case ActorTraveler:
+		return memory.SourceTraveler
+	case ActorAssistant:
+		return memory.SourceAssistant
+	case ActorConsolidation:
+		return memory.SourceConsolidation
+	}
+	return ""
 }
 
 // deleteNoteTx hard-deletes a note, the session notes merged into it and

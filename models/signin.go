@@ -240,6 +240,10 @@ func (s *Store) ChangePassword(ctx context.Context, u *User, current, next, addr
 		if err := tx.Model(&User{}).Where("id = ?", u.ID).Updates(map[string]any{"password_hash": hash, "updated_at": s.now()}).Error; err != nil {
 			return err
 		}
+		if err := tx.Exec(`INSERT INTO ended_web_sessions (id, reason, expires_at)
+			SELECT id, ?, expires_at FROM web_sessions WHERE user_id = ? AND id <> ?`, EndedPasswordChanged, u.ID, hashToken(keep.WebSession)).Error; err != nil {
+			return err
+		}
 		sessions := tx.Where("user_id = ?", u.ID)
 		if keep.WebSession != "" {
 			sessions = sessions.Where("id <> ?", hashToken(keep.WebSession))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -254,6 +255,47 @@ func (s *Store) DeleteWebSession(ctx context.Context, token string) error {
 	return s.db.WithContext(ctx).Where("id = ?", hashToken(token)).Delete(&WebSession{}).Error
 }
 
+// Why a browser session was ended by someone other than its owner.
+const (
+	EndedErased        = "erased"
+	EndedDisabled      = "disabled"
+	EndedPasswordReset = "password_reset"
+	// EndedPasswordChanged: the owner changed their password in another
+	// browser, which signs out every other one.
+	EndedPasswordChanged = "password_changed"
+)
+
+// EndedWebSession is what is left of a browser session that someone else
+// ended: the hash of its cookie, why, and when it would have expired. It
+// names no account, so it survives the account's erasure.
+type EndedWebSession struct {
+	ID        string `gorm:"primaryKey"`
+	Reason    string
+	ExpiresAt time.Time
+}
+
+// noteEndedSessionsTx records why each live browser session of a user is
+// about to end.
+func noteEndedSessionsTx(tx *gorm.DB, userID, why string) error {
+	return tx.Exec(`INSERT INTO ended_web_sessions (id, reason, expires_at)
+		SELECT id, ?, expires_at FROM web_sessions WHERE user_id = ?`, why, userID).Error
+}
+
+// WhyWebSessionEnded says why the browser session with this cookie value
+// was ended by someone else (EndedErased, …), or "" when it was not (it
+// never existed, expired, or its owner signed out).
+func (s *Store) WhyWebSessionEnded(ctx context.Context, token string) (string, error) {
+	var e EndedWebSession
+	err := s.db.WithContext(ctx).Where("id = ? AND expires_at > ?", hashToken(token), s.SharedNow()).Take(&e).Error
+	if errors.Is(err, gorm.ErrRecordNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("models: ended web session: %w", err)
+	}
+	return e.Reason, nil
+}
+
 // DeleteExpiredCredentials removes expired web sessions and API tokens,
 // and sign-in failure counters older than the default policy's window.
 func (s *Store) DeleteExpiredCredentials(ctx context.Context) (int64, error) {
@@ -265,6 +307,11 @@ func (s *Store) DeleteExpiredCredentials(ctx context.Context) (int64, error) {
 			return r.Error
 		}
 		total += r.RowsAffected
+		r = tx.Where("expires_at <= ?", now).Delete(&EndedWebSession{})
+		total += r.RowsAffected
+		if r.Error != nil {
+			return r.Error
+		}
 		r = tx.Where("expires_at <= ?", now).Delete(&APIToken{})
 		total += r.RowsAffected
 		if r.Error != nil {

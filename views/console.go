@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"strconv"
 	"strings"
 )
@@ -10,6 +11,16 @@ import (
 // ConsoleUser is an account as the console lists it.
 type ConsoleUser struct {
 	ID, Name, Email, Role string
+	Language              string // the account's choice of language; "" follows the browser
+}
+
+// LanguageName is the account's language in words of the viewer's
+// language (ctx), or that it follows the browser.
+func (u ConsoleUser) LanguageName(ctx context.Context) string {
+	if u.Language == "" {
+		return T(ctx, "console.language_browser")
+	}
+	return LanguageName(u.Language)
 }
 
 // Initials are up to two letters for the avatar.
@@ -119,6 +130,17 @@ type Preview struct {
 	MeterWidth      int // 0..MeterMax, for the SVG meter
 	MeterClass      string
 	PercentOfBudget int
+	Injected        []string // the texts of the GLOBAL notes that go in, in order
+	At              string   // when the preview was made (UTC, to the second)
+}
+
+// Outcome says in one sentence what the preview holds for its message.
+func (p Preview) Outcome() string {
+	what := strconv.Itoa(p.NotesInjected) + " of " + strconv.Itoa(p.NotesTotal) + " global notes go in"
+	if p.Message == "" {
+		return "Preview with no opening message: " + what + "."
+	}
+	return "Preview for “" + p.Message + "”: " + what + "."
 }
 
 // Href is the URL that renders the preview's body for its inputs.
@@ -250,6 +272,7 @@ type AuditRow struct {
 	Reason       string
 	Changes      []Change
 	Subject      string // the note's text, when the change did not touch it
+	Redacted     bool   // the note was deleted since, and its text left this entry
 	FromLabel    string
 	FromHref     string
 	CustomerID   string
@@ -444,6 +467,8 @@ type TokensPage struct {
 	Refused             *FormError
 	// PasswordError is why the last password change was refused.
 	PasswordError string
+	Language      string   // the account's choice of language, "" for the browser's
+	Languages     []string // the languages to choose from
 }
 
 // Plural is "1 run" or "2 runs": n with the singular or plural noun.

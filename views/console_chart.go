@@ -12,7 +12,7 @@ import (
 const (
 	chartW      = 560
 	chartH      = 220
-	chartLeft   = 44
+	chartLeft   = 56 // room for "0.75" at a phone's larger label size
 	chartRight  = 12
 	chartTop    = 14
 	chartBottom = 30
@@ -23,6 +23,7 @@ type Tick struct {
 	Pos    float64
 	Label  string
 	Anchor string // SVG text-anchor for x labels
+	Minor  bool   // every other day label, left out on a phone where labels are larger
 }
 
 // Line is one series drawn as a polyline with dots.
@@ -165,12 +166,12 @@ func dayLabel(day string) string {
 
 func (c *Chart) xDays(days []string, x func(i int) float64) {
 	step := max(1, len(days)/6)
-	for i := len(days) - 1; i >= 0; i -= step {
+	for n, i := 0, len(days)-1; i >= 0; n, i = n+1, i-step {
 		anchor := "middle"
 		if x(i) > c.Right-20 {
 			anchor = "end"
 		}
-		c.XTicks = append(c.XTicks, Tick{Pos: x(i), Label: dayLabel(days[i]), Anchor: anchor})
+		c.XTicks = append(c.XTicks, Tick{Pos: x(i), Label: dayLabel(days[i]), Anchor: anchor, Minor: n%2 == 1})
 	}
 }
 

@@ -65,7 +65,7 @@ func (e *FormError) Attrs(form, field string) templ.Attributes {
 	return templ.Attributes{"aria-invalid": "true", "aria-describedby": field + "-error"}
 }
 
-// NavItem is one entry of the top navigation.
+// NavItem is one entry of the top navigation; Label is a message id.
 type NavItem struct {
 	Key, Label, Href string
 	Count            int // a badge after the label when above 0
@@ -78,19 +78,19 @@ func (p Page) Nav() []NavItem {
 	}
 	if p.Viewer.IsStaff() {
 		items := []NavItem{
-			{Key: "customers", Label: "Customers", Href: "/console"},
-			{Key: "review", Label: "Review", Href: "/console/review", Count: p.OpenReviews},
-			{Key: "audit", Label: "Audit", Href: "/console/audit"},
-			{Key: "health", Label: "Memory health", Href: "/console/health"},
+			{Key: "customers", Label: "nav.customers", Href: "/console"},
+			{Key: "review", Label: "nav.review", Href: "/console/review", Count: p.OpenReviews},
+			{Key: "audit", Label: "nav.audit", Href: "/console/audit"},
+			{Key: "health", Label: "nav.health", Href: "/console/health"},
 		}
 		if p.Viewer.Role == "admin" {
-			items = append(items, NavItem{"erasure", "Erasure", "/console/erasure", p.PendingErasures}, NavItem{Key: "accounts", Label: "Accounts", Href: "/console/accounts"})
+			items = append(items, NavItem{"erasure", "nav.erasure", "/console/erasure", p.PendingErasures}, NavItem{Key: "accounts", Label: "nav.accounts", Href: "/console/accounts"})
 		}
 		return items
 	}
 	return []NavItem{
-		{Key: "chat", Label: "Chat", Href: "/chat"},
-		{Key: "memory", Label: "What Concierge remembers", Href: "/memory"},
+		{Key: "chat", Label: "nav.chat", Href: "/chat"},
+		{Key: "memory", Label: "nav.memory", Href: "/memory"},
 	}
 }
 
@@ -98,6 +98,17 @@ func (p Page) Nav() []NavItem {
 type LoginForm struct {
 	Email       string
 	Error       string
+	Field       string // the id of the field Error is about
+	Notice      string // why the browser was signed out, when it was not by its own choice
 	Next        string
 	DemoEnabled bool
+}
+
+// Attrs marks field invalid and points it at the error when the error is
+// about it; nothing otherwise.
+func (f LoginForm) Attrs(field string) templ.Attributes {
+	if f.Error == "" || f.Field != field {
+		return templ.Attributes{}
+	}
+	return templ.Attributes{"aria-invalid": "true", "aria-describedby": field + "-error"}
 }

@@ -67,6 +67,8 @@ type TravelerNote struct {
 	Pinned   bool
 	ThisTrip bool
 	From     *NoteOrigin // the conversation it came from, when there is one
+	// EditedBy is who rewrote the text since ("support", "you"), or "".
+	EditedBy string
 }
 
 // NoteOrigin is the conversation and message a note came from.
