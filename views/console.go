@@ -55,6 +55,8 @@ type NoteRow struct {
 	Reason     string
 	CSRF       string
 	Editable   bool // global notes are edited inline; session notes are read-only here
+	ExpiresOn  string // the last day the note holds (YYYY-MM-DD), "" for none
+	Until      string // ExpiresOn for people: "31 March 2027"
 }
 
 // Href is the base path of the note's console actions.
