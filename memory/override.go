@@ -29,7 +29,7 @@ func ProfileOverrides(p Profile, notes []Note) []ProfileOverride {
 	return out
 }
 
-// OverriddenNotes are the ids of the global notes a note of this
+// OverriddenNotes are the ids of the global notes a durable note of this
 // conversation contradicts ("Prefers window seats." said today against a
 // remembered "Prefers aisle seats."): a correction wins at once, so the
 // instructions leave the older note out for the rest of the conversation,
@@ -39,6 +39,9 @@ func OverriddenNotes(global, session []Note) map[string]bool {
 	if len(global) == 0 || len(session) == 0 {
 		return nil
 	}
+	// A wish for this trip ("this time a window seat") changes the trip,
+	// not the default: only a durable statement is a correction.
+	session = durableOnly(session)
 	fs := make([]features, len(session))
 	for i, s := range session {
 		fs[i] = featuresOf(s.Text)
@@ -59,22 +62,30 @@ func OverriddenNotes(global, session []Note) map[string]bool {
 	return out
 }
 
-// SessionProfileOverrides are the profile fields a note of this
+// SessionProfileOverrides are the profile fields a durable note of this
 // conversation contradicts, with the value the note states (Proposed) and
 // the profile's (Current); the latest note wins a field.
 func SessionProfileOverrides(p Profile, session []Note) []ProfileSuggestion {
 	var out []ProfileSuggestion
 	seen := map[string]int{}
-	for _, n := range session {
-		probe := n
-		probe.Scope = ScopeDurable
-		for _, s := range ProfileConflicts(p, probe) {
+	for _, n := range durableOnly(session) {
+		for _, s := range ProfileConflicts(p, n) {
 			if i, ok := seen[s.Field]; ok {
 				out[i] = s
 				continue
 			}
 			seen[s.Field] = len(out)
 			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func durableOnly(notes []Note) []Note {
+	out := make([]Note, 0, len(notes))
+	for _, n := range notes {
+		if n.Scope != ScopeThisTrip {
+			out = append(out, n)
 		}
 	}
 	return out
