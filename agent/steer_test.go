@@ -141,6 +141,14 @@ func TestUntilMonthSetsExpiry(t *testing.T) {
 		s, uid, sid := seededIn(t, db)
 		a := offlineAgent(t, s, "2026-12-01")
 		res := sayTo(t, a, sid, "I'm on crutches until the end of March, so I need step-free access.")
+		// An end date is never a trip date: neither this answer nor the
+		// next plans a trip in March.
+		next := sayTo(t, a, sid, "We want a hotel in Lisbon.")
+		for _, r := range []string{res.Reply, next.Reply} {
+			if strings.Contains(r, "March") {
+				t.Errorf("reply %q takes the end date for trip dates", r)
+			}
+		}
 		if len(res.Saved) == 0 {
 			t.Fatalf("nothing saved; reply %q", res.Reply)
 		}
