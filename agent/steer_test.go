@@ -100,8 +100,26 @@ func TestForgetByTalking(t *testing.T) {
 		if err != nil || n != 1 {
 			t.Fatalf("purge = %d, %v; want the guitar note deleted", n, err)
 		}
-		if _, err := s.NoteByID(ctx, uid, forgotten[0].ID); err == nil && forgotten[0].ID != floor.ID {
-			t.Errorf("the purged note is still stored")
+		for _, f := range forgotten {
+			if _, err := s.NoteByID(ctx, uid, f.ID); f.ID != floor.ID && err == nil {
+				t.Errorf("the purged note is still stored")
+			}
+		}
+		// Deleting is deleting: the tool records and the instructions lose
+		// the text too. (The assistant's own paraphrase, "you always travel
+		// with your guitar", is not the note's text and stays: a known gap
+		// of every deletion, see the issue-23 note.)
+		msgs, _ := s.Messages(ctx, sid)
+		for _, m := range msgs {
+			if m.Role == "tool" && strings.Contains(m.Content, "guitar") || strings.Contains(m.ToolCalls, "guitar") {
+				t.Errorf("a %s message still holds the forgotten note: %s %s", m.Role, m.Content, m.ToolCalls)
+			}
+		}
+		snaps, _ := s.Snapshots(ctx, sid)
+		for _, sn := range snaps {
+			if strings.Contains(sn.Instructions, "guitar") || strings.Contains(sn.Response, "travels with a guitar") {
+				t.Errorf("snapshot of turn %d still holds the forgotten note", sn.Turn)
+			}
 		}
 	})
 }
