@@ -211,11 +211,13 @@ func whileBusy(ctx context.Context, wait time.Duration, try func() error) error 
 
 // TurnResult is what one turn produced.
 type TurnResult struct {
-	Reply   string
-	Turn    int
-	Saved   []memory.Note
-	Blocked []string // refusal categories, never the refused text
-	Usage   Usage
+	Reply string
+	Turn  int
+	Saved []memory.Note
+	// Forgotten are the notes forget_memory_note took out this turn.
+	Forgotten []memory.Note
+	Blocked   []string // refusal categories, never the refused text
+	Usage     Usage
 	// ModelTime is how long the turn waited on the model, all rounds.
 	ModelTime time.Duration
 }
@@ -505,14 +507,14 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 		var trimmed bool
 		kept, trimmed = memory.Trim(history, memory.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
 			TokenBudget: a.cfg.HistoryBudget, ReserveForAnswer: a.cfg.ReserveForAnswer, Counter: a.counter})
-		tools := roundTools(trimmed, round == a.cfg.MaxRounds)
+		tools := withForget(roundTools(trimmed, round == a.cfg.MaxRounds), global, session)
 		st := memory.NewState(profile, global, session, trips)
 		if err := a.withTrip(ctx, cs, &st); err != nil {
 			return nil, err
 		}
 		instructions := a.Instructions(st,
 			TurnContext{LatestMessage: userMsg.Content, Trimmed: trimmed, Summary: cs.Summary, Tools: tools})
-		req := Request{Model: a.cfg.Model, Instructions: instructions.Text, Messages: kept, Tools: tools, MaxTokens: a.cfg.ReserveForAnswer}
+		req := Request{Model: a.cfg.Model, Instructions: instructions.Text, Messages: modelView(kept), Tools: tools, MaxTokens: a.cfg.ReserveForAnswer}
 		called := time.Now()
 		resp, err := a.provider.Complete(ctx, req, onDelta)
 		res.ModelTime += time.Since(called)
@@ -532,8 +534,14 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 				result, blocked string
 				note            *models.PendingNote
 			)
-			if call.Name == memory.SearchToolName && slices.ContainsFunc(tools, func(t memory.Tool) bool { return t.Name == call.Name }) {
+			offered := slices.ContainsFunc(tools, func(t memory.Tool) bool { return t.Name == call.Name })
+			if call.Name == memory.SearchToolName && offered {
 				result = a.searchConversation(ctx, cs, windowStart(kept), call)
+			} else if call.Name == memory.ForgetToolName && offered {
+				var gone *memory.Note
+				if result, gone = a.forgetCall(ctx, cs, userMsg, call, instructions.Notes); gone != nil {
+					res.Forgotten = append(res.Forgotten, *gone)
+				}
 			} else {
 				// The notes this round read, and those it saves: the round
 				// is the session's only writer of session notes.
@@ -642,18 +650,22 @@ func (a *Agent) applyToolCall(ctx context.Context, cs *models.ChatSession, userM
 		return a.updateTrip(ctx, cs, call), nil, ""
 	}
 	if call.Name != memory.SaveNoteToolName {
-		return toolResult{Error: "unknown_tool", Message: "There is no tool named " + fmt.Sprintf("%q", call.Name) + "; only save_memory_note, update_trip and, in long conversations, search_conversation exist."}.String(), nil, ""
+		return toolResult{Error: "unknown_tool", Message: "There is no tool named " + fmt.Sprintf("%q", call.Name) + "; only save_memory_note, update_trip, forget_memory_note when there are notes, and, in long conversations, search_conversation exist."}.String(), nil, ""
 	}
 	args, err := memory.ParseSaveNoteArgs(call.Arguments)
 	if err != nil {
 		return toolResult{Error: "bad_arguments", Message: "The arguments were not valid: " + err.Error() +
-			`. Send a JSON object {"text": string, "keywords": [1-3 lowercase words], "scope": "durable" | "this_trip"}.`}.String(), nil, ""
+			`. Send a JSON object {"text": string, "keywords": [1-3 lowercase words], "scope": "durable" | "this_trip", "expires_on": "YYYY-MM-DD" | null}.`}.String(), nil, ""
+	}
+	today := a.now().UTC().Format(memory.DateLayout)
+	if err := memory.CheckExpiry(args.ExpiresOn, today); err != nil {
+		return toolResult{Error: "bad_expiry", Message: userMessageOf(err)}.String(), nil, ""
 	}
 	// The guard's rules first, then its model review, outside any
 	// transaction; the round's commit checks the note again as it stores it.
 	n, refusal := a.notes.Draft(models.PendingNote{NewNote: models.NewNote{UserID: cs.UserID, Kind: models.KindSession,
 		Note: memory.Note{Text: args.Text, Keywords: args.Keywords, Scope: args.Scope, Source: memory.SourceAssistant,
-			LastUpdateDate: a.now().UTC().Format(memory.DateLayout)},
+			LastUpdateDate: today, ExpiresOn: args.ExpiresOn},
 		Prov: models.Provenance{SessionID: cs.ID, MessageID: userMsg.ID}},
 		Actor: models.Actor{Kind: models.ActorAssistant}, Reason: "stated by the traveler", Earlier: earlier,
 		Reviewed: a.cfg.Reviewer != nil}, len(earlier), globalCount)

@@ -28,8 +28,9 @@ func TestOpenAIStrictToolIsSent(t *testing.T) {
 		t.Fatalf("Turn: %v", err) // a strict schema the API refuses fails here
 	}
 	reqs := fake.Requests()
-	if len(reqs) != 1 || len(reqs[0].Tools) != 2 || reqs[0].Tools[1].Function.Name != memory.UpdateTripToolName {
-		t.Fatalf("%d requests, want 1 with save_memory_note and update_trip", len(reqs))
+	// John has notes, so forget_memory_note is offered beside the save and update_trip.
+	if len(reqs) != 1 || len(reqs[0].Tools) != 3 || reqs[0].Tools[1].Function.Name != memory.UpdateTripToolName || reqs[0].Tools[2].Function.Name != memory.ForgetToolName {
+		t.Fatalf("%d requests, want 1 with save_memory_note, update_trip and forget_memory_note", len(reqs))
 	}
 	fn := reqs[0].Tools[0].Function
 	if fn.Name != memory.SaveNoteToolName || fn.Strict == nil || !*fn.Strict {
@@ -37,7 +38,7 @@ func TestOpenAIStrictToolIsSent(t *testing.T) {
 	}
 	required, _ := fn.Parameters["required"].([]any)
 	props, _ := fn.Parameters["properties"].(map[string]any)
-	if fn.Parameters["additionalProperties"] != false || len(required) != len(props) || len(props) != 3 {
+	if fn.Parameters["additionalProperties"] != false || len(required) != len(props) || len(props) != 4 {
 		t.Errorf("parameters %v: want every property required and no others", fn.Parameters)
 	}
 
@@ -45,7 +46,7 @@ func TestOpenAIStrictToolIsSent(t *testing.T) {
 	// form: the fake refuses any other as the real API does.
 	p := openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "gpt-4o-mini", MaxRetries: openai.NoRetries})
 	req := agent.Request{Instructions: "Plan trips.", Messages: []memory.Message{{Role: memory.RoleUser, Content: "Hi"}},
-		Tools: []memory.Tool{memory.SaveNoteTool(), memory.UpdateTripTool(), memory.SearchTool()}}
+		Tools: []memory.Tool{memory.SaveNoteTool(), memory.UpdateTripTool(), memory.SearchTool(), memory.ForgetTool()}}
 	if _, err := p.Complete(ctx, req, nil); err != nil {
 		t.Fatalf("the tools were refused: %v", err)
 	}

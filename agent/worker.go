@@ -271,8 +271,9 @@ func (w *Worker) sweepLoop(ctx context.Context) {
 }
 
 // Sweep closes idle sessions, deletes expired transcripts and credentials,
-// and ends trips (EndTrips: booked trips past their end become travelled,
-// ended trips' notes are deleted).
+// ends trips (EndTrips: booked trips past their end become travelled,
+// ended trips' notes are deleted), and deletes notes past their end date
+// and notes forgotten in ended conversations.
 //
 // Idleness and retention are measured on the store's shared clock (the
 // database's, on PostgreSQL), so an instance whose clock runs fast closes
@@ -320,5 +321,27 @@ func (w *Worker) Sweep(ctx context.Context) {
 	}
 	if n, err := w.store.DeleteExpiredCredentials(ctx); err == nil && n > 0 {
 		w.log.Info("deleted expired credentials", "rows", n)
+	}
+	w.sweepNotes(ctx)
+}
+
+// sweepNotes deletes the notes whose end date has passed (on the worker's
+// clock, which dates consolidation too) and the notes forgotten in
+// conversations that have ended (their Undo is over).
+func (w *Worker) sweepNotes(ctx context.Context) {
+	notes := w.store.Notes(memory.Limits{})
+	if n, err := notes.DeleteExpired(ctx, w.now().UTC().Format(memory.DateLayout)); err != nil {
+		if ctx.Err() == nil {
+			w.log.Error("delete expired notes", "err", err)
+		}
+	} else if n > 0 {
+		w.log.Info("deleted expired notes", "notes", n)
+	}
+	if n, err := notes.PurgeForgotten(ctx); err != nil {
+		if ctx.Err() == nil {
+			w.log.Error("delete forgotten notes", "err", err)
+		}
+	} else if n > 0 {
+		w.log.Info("deleted forgotten notes", "notes", n)
 	}
 }

@@ -139,6 +139,7 @@ func accessRoutes() []route {
 		{method: "GET", path: "/chat/:id/stream", m: &mOwnTraveler, okStatus: 200, stream: true},
 		{method: "GET", path: "/chat/:id/pending", m: &mOwnTraveler, okStatus: 200},
 		{method: "POST", path: "/chat/:id/notes/:note/undo", m: &mOwnTraveler, okStatus: 200},
+		{method: "POST", path: "/chat/:id/notes/:note/restore", m: &mOwnTraveler, okStatus: 200},
 		{method: "POST", path: "/chat/:id/end", m: &mOwnTraveler, okStatus: 0},
 		{method: "GET", path: "/chat/:id/outcome", m: &mOwnTraveler, okStatus: 200},
 		{method: "GET", path: "/chat/:id/title", m: &mOwnTraveler, okStatus: 200},
@@ -199,6 +200,7 @@ func accessRoutes() []route {
 		{method: "DELETE", path: "/api/v1/sessions/:id", m: &mOwnTraveler, okStatus: 204},
 		{method: "GET", path: "/api/v1/sessions/:id", m: &mOwnerOrStaff, okStatus: 200},
 		{method: "POST", path: "/api/v1/sessions/:id/messages", m: &mOwnTraveler, okStatus: 200, body: `{"content":"Hello there"}`},
+		{method: "POST", path: "/api/v1/sessions/:id/notes/:note/restore", m: &mOwnTraveler, okStatus: 200},
 		{method: "GET", path: "/api/v1/sessions/:id/turns", m: &mStaff, okStatus: 200, shows: true},
 		{method: "POST", path: "/api/v1/sessions/:id/close", m: &mOwnerOrStaff, okStatus: 0},
 		{method: "GET", path: "/api/v1/consolidations/:job", m: &mOwnerOrStaff, okStatus: 200},
@@ -239,6 +241,7 @@ var publicRoutes = map[string]bool{
 type world struct {
 	user                                                   *models.User
 	note, sessionNote, session, ended, job, req, token, id string
+	forgotten                                              string // a note the session forgot, for restore
 	item, trip                                             string
 	noteText                                               string
 }
@@ -272,6 +275,15 @@ func seedWorld(t *testing.T, s *models.Store, u *models.User) world {
 		t.Fatal(err)
 	}
 	w.sessionNote = sn.ID
+	fn, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindGlobal, Note: memNote("Likes hotels with a pool.")},
+		models.Actor{Kind: models.ActorSystem}, "seed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Notes(memory.Limits{}).Forget(ctx, u.ID, fn.ID, models.Actor{Kind: models.ActorAssistant}, models.Provenance{SessionID: cs.ID}); err != nil {
+		t.Fatal(err)
+	}
+	w.forgotten = fn.ID
 	other, err := s.CreateChatSession(ctx, u.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -326,6 +338,9 @@ func fill(path string, w world) string {
 	note := w.note
 	if strings.HasSuffix(path, "/undo") {
 		note = w.sessionNote
+	}
+	if strings.HasSuffix(path, "/restore") {
+		note = w.forgotten
 	}
 	return strings.NewReplacer(":id", idKind, ":note", note, ":job", w.job, ":req", w.req, ":item", w.item, ":trip", w.trip, ":turn", "1").Replace(path)
 }

@@ -49,6 +49,8 @@ func (s *Server) apiCreateNote(c echo.Context) error {
 		Keywords []string `json:"keywords"`
 		Pinned   bool     `json:"pinned"`
 		Reason   string   `json:"reason"`
+		// ExpiresOn is the last day the note holds (YYYY-MM-DD), or "".
+		ExpiresOn string `json:"expires_on"`
 	}
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -58,7 +60,7 @@ func (s *Server) apiCreateNote(c echo.Context) error {
 		return err
 	}
 	n, err := s.notes.Add(c.Request().Context(), models.NewNote{UserID: subject.ID, Kind: models.KindGlobal,
-		Note: memory.Note{Text: req.Text, Keywords: req.Keywords, Scope: memory.ScopeDurable, Pinned: req.Pinned, Source: memory.SourceStaff}},
+		Note: memory.Note{Text: req.Text, Keywords: req.Keywords, Scope: memory.ScopeDurable, Pinned: req.Pinned, Source: memory.SourceStaff, ExpiresOn: req.ExpiresOn}},
 		actorOf(currentUser(c)), reason)
 	if err != nil {
 		return err
@@ -76,6 +78,8 @@ func (s *Server) apiUpdateNote(c echo.Context) error {
 		Keywords []string `json:"keywords"`
 		Pinned   *bool    `json:"pinned"`
 		Reason   string   `json:"reason"`
+		// ExpiresOn sets the last day the note holds; "" clears it.
+		ExpiresOn *string `json:"expires_on"`
 	}
 	if err := decodeJSON(c, &req); err != nil {
 		return err
@@ -84,7 +88,7 @@ func (s *Server) apiUpdateNote(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	n, err := s.updateNote(c, subject.ID, c.Param("note"), req.Text, req.Keywords, req.Pinned, reason)
+	n, err := s.updateNote(c, subject.ID, c.Param("note"), models.NotePatch{Text: req.Text, Keywords: req.Keywords, Pinned: req.Pinned, ExpiresOn: req.ExpiresOn}, reason)
 	if err != nil {
 		return err
 	}
@@ -92,9 +96,8 @@ func (s *Server) apiUpdateNote(c echo.Context) error {
 }
 
 // updateNote applies a staff change to a note through the note service.
-func (s *Server) updateNote(c echo.Context, userID, noteID string, text *string, keywords []string, pinned *bool, reason string) (*models.Note, error) {
-	return s.notes.Edit(c.Request().Context(), userID, noteID, models.NotePatch{Text: text, Keywords: keywords, Pinned: pinned},
-		actorOf(currentUser(c)), reason)
+func (s *Server) updateNote(c echo.Context, userID, noteID string, p models.NotePatch, reason string) (*models.Note, error) {
+	return s.notes.Edit(c.Request().Context(), userID, noteID, p, actorOf(currentUser(c)), reason)
 }
 
 func (s *Server) apiDeleteNote(c echo.Context) error {

@@ -83,8 +83,11 @@ func validateMessage(content string) (string, error) {
 
 // apiMemoryResult is the memory part of a turn's answer.
 type apiMemoryResult struct {
-	Saved   []memory.Note       `json:"saved"`
-	Blocked []map[string]string `json:"blocked"`
+	Saved []memory.Note `json:"saved"`
+	// Forgotten are the notes forget_memory_note took out this turn;
+	// POST …/notes/{note}/restore brings one back while the conversation is open.
+	Forgotten []memory.Note       `json:"forgotten"`
+	Blocked   []map[string]string `json:"blocked"`
 }
 
 func turnJSON(res *agent.TurnResult) map[string]any {
@@ -96,9 +99,13 @@ func turnJSON(res *agent.TurnResult) map[string]any {
 	if saved == nil {
 		saved = []memory.Note{}
 	}
+	forgotten := res.Forgotten
+	if forgotten == nil {
+		forgotten = []memory.Note{}
+	}
 	return map[string]any{
 		"reply": res.Reply, "turn": res.Turn,
-		"memory": apiMemoryResult{Saved: saved, Blocked: blocked},
+		"memory": apiMemoryResult{Saved: saved, Forgotten: forgotten, Blocked: blocked},
 		"usage":  res.Usage,
 	}
 }
@@ -285,4 +292,19 @@ func (s *Server) apiGetConsolidation(c echo.Context) error {
 		out["report"] = json.RawMessage(rep.Report)
 	}
 	return c.JSON(http.StatusOK, out)
+}
+
+// apiRestoreNote is Undo of a note this conversation forgot at the
+// traveler's request: the note is remembered again, with its history.
+func (s *Server) apiRestoreNote(c echo.Context) error {
+	cs, err := s.sessionFor(c, false)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	n, err := s.notes.Restore(c.Request().Context(), u.ID, cs.ID, c.Param("note"), actorOf(u))
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, n.Domain())
 }

@@ -25,18 +25,20 @@ const (
 )
 
 // addOwnNote stores a long-term note the traveler wrote themselves.
-func (s *Server) addOwnNote(c echo.Context, text string, keywords []string) (*models.Note, error) {
+// expiresOn is the note's end date (YYYY-MM-DD) or "" for none.
+func (s *Server) addOwnNote(c echo.Context, text string, keywords []string, expiresOn string) (*models.Note, error) {
 	u := currentUser(c)
 	return s.notes.Add(c.Request().Context(), models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
-		Note: memory.Note{Text: text, Keywords: keywords, Scope: memory.ScopeDurable, Source: memory.SourceTraveler}},
+		Note: memory.Note{Text: text, Keywords: keywords, Scope: memory.ScopeDurable, Source: memory.SourceTraveler, ExpiresOn: expiresOn}},
 		actorOf(u), ownNoteAdded)
 }
 
-// editOwnNote changes the text of one of the traveler's long-term notes;
-// a pin set by staff or consolidation stays as it is.
-func (s *Server) editOwnNote(c echo.Context, noteID, text string, keywords []string) (*models.Note, error) {
+// editOwnNote changes the text or the end date (nil: unchanged, "":
+// none) of one of the traveler's long-term notes; a pin set by staff or
+// consolidation stays as it is.
+func (s *Server) editOwnNote(c echo.Context, noteID string, text *string, keywords []string, expiresOn *string) (*models.Note, error) {
 	u := currentUser(c)
-	return s.notes.Edit(c.Request().Context(), u.ID, noteID, models.NotePatch{Text: &text, Keywords: keywords}, actorOf(u), ownNoteEdited)
+	return s.notes.Edit(c.Request().Context(), u.ID, noteID, models.NotePatch{Text: text, Keywords: keywords, ExpiresOn: expiresOn}, actorOf(u), ownNoteEdited)
 }
 
 // sessionTitle validates a conversation's new title.
@@ -143,14 +145,16 @@ type ownNoteRequest struct {
 	Keywords []string `json:"keywords"`
 	Pinned   *bool    `json:"pinned"`
 	Reason   string   `json:"reason"` // accepted and not needed: the audit says "by the traveler"
+	// ExpiresOn is the last day the note holds (YYYY-MM-DD); "" clears it.
+	ExpiresOn *string `json:"expires_on"`
 }
 
 func (r ownNoteRequest) check() error {
 	if r.Pinned != nil {
 		return models.ErrCannotPin
 	}
-	if r.Text == nil {
-		return newError(http.StatusUnprocessableEntity, "nothing_to_change", "Give the note's text.")
+	if r.Text == nil && r.ExpiresOn == nil {
+		return newError(http.StatusUnprocessableEntity, "nothing_to_change", "Give the note's text or its end date.")
 	}
 	return nil
 }
@@ -165,7 +169,10 @@ func (s *Server) apiOwnerCreateNote(c echo.Context) error {
 	if err := req.check(); err != nil {
 		return err
 	}
-	n, err := s.addOwnNote(c, *req.Text, req.Keywords)
+	if req.Text == nil {
+		return newError(http.StatusUnprocessableEntity, "nothing_to_change", "Give the note's text.")
+	}
+	n, err := s.addOwnNote(c, *req.Text, req.Keywords, deref(req.ExpiresOn))
 	if err != nil {
 		return err
 	}
@@ -182,7 +189,7 @@ func (s *Server) apiOwnerUpdateNote(c echo.Context) error {
 	if err := req.check(); err != nil {
 		return err
 	}
-	n, err := s.editOwnNote(c, c.Param("note"), *req.Text, req.Keywords)
+	n, err := s.editOwnNote(c, c.Param("note"), req.Text, req.Keywords, req.ExpiresOn)
 	if err != nil {
 		return err
 	}
@@ -203,4 +210,12 @@ func (s *Server) apiCancelErasure(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// deref is *p, or "" for nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }

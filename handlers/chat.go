@@ -160,6 +160,27 @@ func (s *Server) chatUndo(c echo.Context) error {
 	return render(c, http.StatusOK, views.UndoResult(chip, panel))
 }
 
+// chatRestore is Undo of a note forgotten on request in this
+// conversation: the note is remembered again, with its history.
+func (s *Server) chatRestore(c echo.Context) error {
+	cs, err := s.sessionFor(c, false)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	n, err := s.notes.Restore(c.Request().Context(), u.ID, cs.ID, c.Param("note"), actorOf(u))
+	if err != nil {
+		return err
+	}
+	panel, err := s.chatPanelFor(c, cs)
+	if err != nil {
+		return err
+	}
+	chip := views.MemoryChip{SessionID: cs.ID, NoteID: n.ID, Text: n.Text, Restored: true}
+	announce(c, "Undone: “"+n.Text+"” is remembered again.", "#chip-"+n.ID)
+	return render(c, http.StatusOK, views.UndoResult(chip, panel))
+}
+
 // chatEnd closes the conversation (waiting a little for its consolidation)
 // and shows what happened to the traveler's memory.
 func (s *Server) chatEnd(c echo.Context) error {

@@ -135,7 +135,7 @@ func (s *Server) followTurn(c echo.Context, cs *models.ChatSession, w *sseWriter
 			if err != nil {
 				return nil, err
 			}
-			return views.AnswerDone(answerBubble(cs.ID, res.Turn, res.Reply, res.Saved, res.Blocked), panel), nil
+			return views.AnswerDone(answerBubble(cs.ID, res.Turn, res.Reply, res.Saved, res.Forgotten, res.Blocked), panel), nil
 		case agent.FailAnswered:
 			// Opened after the answer was given (a reload, a reconnect, a
 			// second tab): the answer as the transcript has it.

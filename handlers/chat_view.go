@@ -57,6 +57,10 @@ func chatTranscript(cs *models.ChatSession, msgs []models.Message, notes []model
 	byMessage := map[string][]views.MemoryChip{}
 	for i := range notes {
 		n := &notes[i]
+		if m := models.ForgottenMessage(n); m != "" {
+			byMessage[m] = append(byMessage[m], forgotChip(cs.ID, n.Domain(), !open))
+			continue
+		}
 		byMessage[n.MessageID] = append(byMessage[n.MessageID], chatChip(cs.ID, n.Domain(), !open))
 	}
 	lastUser, lastUserID := -1, ""
@@ -83,12 +87,20 @@ func chatTranscript(cs *models.ChatSession, msgs []models.Message, notes []model
 }
 
 // answerBubble is the final form of a freshly streamed answer.
-func answerBubble(sessionID string, turn int, reply string, saved []memory.Note, blocked []string) views.ChatBubble {
+func answerBubble(sessionID string, turn int, reply string, saved, forgotten []memory.Note, blocked []string) views.ChatBubble {
 	b := views.ChatBubble{Assistant: true, Text: reply, Turn: turn, Blocked: blocked}
 	for _, n := range saved {
 		b.Chips = append(b.Chips, chatChip(sessionID, n, false))
 	}
+	for _, n := range forgotten {
+		b.Chips = append(b.Chips, forgotChip(sessionID, n, false))
+	}
 	return b
+}
+
+// forgotChip is how a note forgotten on request shows under its turn.
+func forgotChip(sessionID string, n memory.Note, locked bool) views.MemoryChip {
+	return views.MemoryChip{SessionID: sessionID, NoteID: n.ID, Text: n.Text, Forgotten: true, Locked: locked}
 }
 
 // travelerSource is the message id that says in plain words where a note
@@ -105,7 +117,7 @@ func travelerNotes(notes []memory.Note) []views.TravelerNote {
 	out := make([]views.TravelerNote, len(notes))
 	for i, n := range notes {
 		out[i] = views.TravelerNote{ID: n.ID, Text: n.Text, Date: travelerDay(n.LastUpdateDate), Source: travelerSource(n.Source),
-			Pinned: n.Pinned, ThisTrip: n.Scope == memory.ScopeThisTrip}
+			Pinned: n.Pinned, ThisTrip: n.Scope == memory.ScopeThisTrip, ExpiresOn: n.ExpiresOn, Until: untilDay(n.ExpiresOn)}
 	}
 	return out
 }
@@ -339,4 +351,12 @@ func capitalize(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// untilDay is a note's end date for people ("31 March 2027"), "" for none.
+func untilDay(date string) string {
+	if date == "" {
+		return ""
+	}
+	return memory.FormatExpiry(date)
 }

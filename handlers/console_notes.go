@@ -18,7 +18,7 @@ func noteRow(customerID string, n *models.Note, csrf string) views.NoteRow {
 	d := n.Domain()
 	return views.NoteRow{CustomerID: customerID, ID: n.ID, Text: n.Text, Keywords: d.Keywords, Scope: n.Scope,
 		LastUpdate: n.LastUpdateDate, Source: n.Source, Pinned: n.Pinned, Status: n.Status, SessionID: n.SessionID,
-		CSRF: csrf, Editable: n.Kind == models.KindGlobal && n.Status == models.StatusActive}
+		CSRF: csrf, Editable: n.Kind == models.KindGlobal && n.Status == models.StatusActive, ExpiresOn: n.ExpiresOn, Until: untilDay(n.ExpiresOn)}
 }
 
 // notesChanged tells the page (htmx) that a note changed, so that the
@@ -124,7 +124,11 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 	if pinned != n.Pinned {
 		pp = &pinned
 	}
-	updated, err := s.updateNote(c, n.UserID, n.ID, tp, kws, pp, reason)
+	var ep *string
+	if until := strings.TrimSpace(c.FormValue("expires_on")); until != n.ExpiresOn {
+		ep = &until
+	}
+	updated, err := s.updateNote(c, n.UserID, n.ID, models.NotePatch{Text: tp, Keywords: kws, Pinned: pp, ExpiresOn: ep}, reason)
 	if e, _ := toError(err); err != nil && e.Status < 500 {
 		return fail("text-", e.Message)
 	}

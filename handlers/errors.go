@@ -81,6 +81,7 @@ var domainStatus = map[string]int{
 	memory.EBUSY:          http.StatusConflict,
 	memory.ENOTFAILED:     http.StatusConflict,
 	memory.EOWNACCOUNT:    http.StatusConflict,
+	memory.EBADEXPIRY:     http.StatusUnprocessableEntity,
 }
 
 // userMessage is the message a person sees for err, through the same

@@ -213,7 +213,7 @@ func (s *Server) myNotesChanged(c echo.Context, say, focus string) error {
 
 // myMemoryAdd stores a note the traveler wrote in their own words.
 func (s *Server) myMemoryAdd(c echo.Context) error {
-	n, err := s.addOwnNote(c, c.FormValue("text"), nil)
+	n, err := s.addOwnNote(c, c.FormValue("text"), nil, strings.TrimSpace(c.FormValue("expires_on")))
 	if err != nil {
 		return err
 	}
@@ -241,7 +241,16 @@ func (s *Server) myMemoryEditForm(c echo.Context) error {
 
 // myMemoryEdit changes a note's text, through the same checks as new notes.
 func (s *Server) myMemoryEdit(c echo.Context) error {
-	if _, err := s.editOwnNote(c, c.Param("note"), c.FormValue("text"), nil); err != nil {
+	cur, err := s.myNote(c, c.Param("note"))
+	if err != nil {
+		return err
+	}
+	text := c.FormValue("text")
+	var until *string
+	if u := strings.TrimSpace(c.FormValue("expires_on")); u != cur.ExpiresOn {
+		until = &u
+	}
+	if _, err := s.editOwnNote(c, c.Param("note"), &text, nil, until); err != nil {
 		return err
 	}
 	if !fromHTMX(c) {

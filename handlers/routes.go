@@ -36,6 +36,7 @@ func (s *Server) routes() {
 	e.GET("/chat/:id/stream", s.chatStream, own)   // text/event-stream of the pending answer
 	e.GET("/chat/:id/pending", s.chatPending, own) // a bubble that opens the stream again (Retry)
 	e.POST("/chat/:id/notes/:note/undo", s.chatUndo, own)
+	e.POST("/chat/:id/notes/:note/restore", s.chatRestore, own)
 	e.POST("/chat/:id/end", s.chatEnd, own)
 	e.GET("/chat/:id/outcome", s.chatOutcome, own)
 	e.GET("/chat/:id/title", s.chatTitleForm, own) // the rename form (?cancel=1: the title again)
@@ -112,6 +113,7 @@ func (s *Server) routes() {
 	api.PATCH("/sessions/:id", s.apiRenameSession, s.guard(ownTraveler, session))
 	api.DELETE("/sessions/:id", s.apiDeleteSession, s.guard(ownTraveler, session))
 	api.POST("/sessions/:id/messages", s.apiPostMessage, s.guard(ownTraveler, session))
+	api.POST("/sessions/:id/notes/:note/restore", s.apiRestoreNote, s.guard(ownTraveler, session))
 	api.GET("/sessions/:id/turns", s.apiGetTurns, s.guard(staffOnly, session))
 	api.POST("/sessions/:id/close", s.apiCloseSession, s.guard(ownerOrStaff, session))
 	api.POST("/sessions/:id/trip", s.apiAttachTrip, s.guard(ownTraveler, session))

@@ -188,6 +188,7 @@ func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
 		if o := firstDuplicate(s, gl, promoted); o != nil {
 			s.active = false
 			o.note.LastUpdateDate = max(o.note.LastUpdateDate, s.note.LastUpdateDate)
+			o.note.ExpiresOn = LaterExpiry(o.note.ExpiresOn, s.note.ExpiresOn)
 			if o.session {
 				s.action, s.into, s.why = ActionDroppedDuplicate, o.note.ID, "repeats an earlier note of this session"
 			} else {

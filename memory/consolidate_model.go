@@ -616,6 +616,7 @@ func (b *builder) applySession(s *work, d modelDecision) error {
 		}
 		t.note.Text, t.note.Keywords = text, keywords
 		t.note.LastUpdateDate = max(t.note.LastUpdateDate, n.LastUpdateDate)
+		t.note.ExpiresOn = LaterExpiry(t.note.ExpiresOn, n.ExpiresOn)
 		if d.Action == modelMerge {
 			decide(ActionMerged, t.note.ID)
 		} else {
@@ -653,6 +654,7 @@ func (b *builder) applyGlobal(g *work, d modelDecision) error {
 	case modelMerge:
 		b.remove(cur)
 		t.note.LastUpdateDate = max(t.note.LastUpdateDate, cur.note.LastUpdateDate)
+		t.note.ExpiresOn = LaterExpiry(t.note.ExpiresOn, cur.note.ExpiresOn)
 		b.global = append(b.global, Decision{Note: g.note, Action: ActionMerged, Into: t.note.ID, Why: why, Engine: EngineModel})
 		// A merged global note is retired like a superseded one: kept in
 		// its history, no longer injected.
@@ -729,7 +731,8 @@ func (b *builder) promoted(s *work, d modelDecision, sources []*work) (Note, err
 		return Note{}, err
 	}
 	n := s.note
-	n.Text, n.Keywords, n.Scope, n.Source, n.ExpiresOn = args.Text, args.Keywords, ScopeDurable, SourceConsolidation, ""
+	// The end date stays: a fact that ends keeps ending when it is promoted.
+	n.Text, n.Keywords, n.Scope, n.Source = args.Text, args.Keywords, ScopeDurable, SourceConsolidation
 	n.Pinned = n.Pinned || needsPin(n)
 	return n, nil
 }

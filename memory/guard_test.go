@@ -259,7 +259,7 @@ func TestSaveNoteToolSchema(t *testing.T) {
 	if got := strings.Join(props["scope"].(map[string]any)["enum"].([]string), ","); got != "durable,this_trip" {
 		t.Errorf("scope enum = %s", got)
 	}
-	if got := strings.Join(p["required"].([]string), ","); got != "text,keywords,scope" {
+	if got := strings.Join(p["required"].([]string), ","); got != "text,keywords,scope,expires_on" {
 		t.Errorf("required = %s", got)
 	}
 }

@@ -125,6 +125,8 @@ func toolLines(tools []string) string {
 			b.WriteString(`- save_memory_note keeps a fact the traveler stated about themselves for later conversations: only what they said explicitly, with scope "this_trip" when it holds for this trip only, never sensitive data.` + "\n")
 		case UpdateTripToolName:
 			b.WriteString("- update_trip records the trip this conversation plans (where, when, who, why, budget, status) as the traveler states it; it attaches an open trip only when the traveler names it or confirms it.\n")
+		case ForgetToolName:
+			b.WriteString("- forget_memory_note forgets a remembered note when the traveler asks you to; name it by the handle in brackets before it (e.g. [n4k2z]).\n")
 		case SearchToolName:
 			b.WriteString("- search_conversation finds what was said earlier in this conversation, in turns you can no longer see: use it before asking the traveler to repeat themselves.\n")
 		default:
@@ -184,14 +186,30 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 	const memOpen, memClose = "<memories>\n" + SectionGlobal + ":\n", "</memories>\n\n"
 	mem.WriteString(memOpen)
 	memTokens := counter.Count(memOpen) + counter.Count(memClose)
-	picks := selectGlobal(st.Global, opt)
+	handles := slices.Contains(opt.Tools, ForgetToolName)
+	// A correction said in this conversation wins at once: the global
+	// notes it contradicts are left out (see OverriddenNotes).
+	globals := st.Global
+	if ov := OverriddenNotes(st.Global, st.Session); len(ov) > 0 {
+		globals = make([]Note, 0, len(st.Global))
+		for _, n := range st.Global {
+			if !ov[n.ID] {
+				globals = append(globals, n)
+			}
+		}
+	}
+	picks := selectGlobal(globals, opt)
 	if len(picks) == 0 {
 		mem.WriteString(noNotesLine)
 		memTokens += counter.Count(noNotesLine)
 	}
 	out.Notes = make([]InjectedNote, 0, len(picks)+len(st.Session))
 	for _, p := range picks {
-		n := &st.Global[p.idx]
+		n := &globals[p.idx]
+		if handles {
+			p.line = "- [" + Handle(n.ID) + "] " + strings.TrimPrefix(p.line, "- ")
+			p.cost = counter.Count(p.line)
+		}
 		mem.WriteString(p.line)
 		out.Tokens.GlobalNotes += p.cost
 		out.Notes = append(out.Notes, InjectedNote{ID: n.ID, Section: SectionGlobal, Pinned: n.Pinned})
@@ -208,12 +226,25 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 				out.Session = true
 			}
 			line := sessionLine(n)
+			if handles {
+				line = "- [" + Handle(n.ID) + "] " + strings.TrimPrefix(line, "- ")
+			}
 			mem.WriteString(line)
 			out.Tokens.SessionNotes += counter.Count(line)
 			out.Notes = append(out.Notes, InjectedNote{ID: n.ID, Section: SectionSession, Pinned: n.Pinned})
 		}
 	}
 	memTokens += writeTrips(&mem, st, opt, counter, &out)
+	if ov := SessionProfileOverrides(st.Profile, st.Session); len(ov) > 0 {
+		const head = "OVERRIDES (said in this conversation; they win over the profile):\n"
+		mem.WriteString(head)
+		memTokens += counter.Count(head)
+		for _, o := range ov {
+			line := "- " + Neutralize(o.Field) + ": " + Neutralize(o.Proposed) + " (the profile says " + Neutralize(o.Current) + ")\n"
+			mem.WriteString(line)
+			memTokens += counter.Count(line)
+		}
+	}
 	mem.WriteString(memClose)
 	var summary string
 	if opt.Summary != "" {

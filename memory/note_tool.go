@@ -44,18 +44,24 @@ func SaveNoteTool() Tool {
 					"enum":        []string{string(ScopeDurable), string(ScopeThisTrip)},
 					"description": "durable for lasting preferences, this_trip for the current trip only.",
 				},
+				"expires_on": map[string]any{
+					"type": []string{"string", "null"},
+					"description": "When the traveler says the fact ends (\"until the end of March\", \"for the next six weeks\"): its last day as YYYY-MM-DD, " +
+						"worked out from today's date in the instructions, never in the past and at most two years ahead. null when it lasts.",
+				},
 			},
-			"required":             []string{"text", "keywords", "scope"},
+			"required":             []string{"text", "keywords", "scope", "expires_on"},
 			"additionalProperties": false,
 		},
 	}
 }
 
 // ParseSaveNoteArgs decodes the raw arguments of a save_memory_note call
-// strictly: exactly the keys text, keywords and scope, the right JSON types,
-// a known scope, and nothing after the object.
+// strictly: exactly the keys text, keywords and scope (and expires_on, a
+// string or null, which strict schemas send and older callers leave out),
+// the right JSON types, a known scope, and nothing after the object.
 func ParseSaveNoteArgs(raw string) (SaveNoteArgs, error) {
-	fields, err := decodeExact([]byte(raw), []string{"text", "keywords", "scope"}, nil)
+	fields, err := decodeExact([]byte(raw), []string{"text", "keywords", "scope"}, []string{"expires_on"})
 	if err != nil {
 		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: %w", err)
 	}
@@ -73,6 +79,11 @@ func ParseSaveNoteArgs(raw string) (SaveNoteArgs, error) {
 	args.Scope = Scope(scope)
 	if args.Scope != ScopeDurable && args.Scope != ScopeThisTrip {
 		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: scope must be %q or %q", ScopeDurable, ScopeThisTrip)
+	}
+	if raw, ok := fields["expires_on"]; ok && string(raw) != "null" {
+		if err := strictUnmarshal(raw, &args.ExpiresOn); err != nil {
+			return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: expires_on must be a YYYY-MM-DD string or null")
+		}
 	}
 	return args, nil
 }

@@ -28,3 +28,65 @@ func ProfileOverrides(p Profile, notes []Note) []ProfileOverride {
 	}
 	return out
 }
+
+// OverriddenNotes are the ids of the global notes a durable note of this
+// conversation contradicts ("Prefers window seats." said today against a
+// remembered "Prefers aisle seats."): a correction wins at once, so the
+// instructions leave the older note out for the rest of the conversation,
+// and consolidation supersedes it when the conversation ends. Contradiction
+// is decided as consolidation decides it (conflict in similarity.go).
+func OverriddenNotes(global, session []Note) map[string]bool {
+	if len(global) == 0 || len(session) == 0 {
+		return nil
+	}
+	// A wish for this trip ("this time a window seat") changes the trip,
+	// not the default: only a durable statement is a correction.
+	session = durableOnly(session)
+	fs := make([]features, len(session))
+	for i, s := range session {
+		fs[i] = featuresOf(s.Text)
+	}
+	var out map[string]bool
+	for _, g := range global {
+		gf := featuresOf(g.Text)
+		for i, s := range session {
+			if ok, _ := conflict(fs[i], gf, func() bool { return sharesKeyword(s.Keywords, g.Keywords) }); ok {
+				if out == nil {
+					out = map[string]bool{}
+				}
+				out[g.ID] = true
+				break
+			}
+		}
+	}
+	return out
+}
+
+// SessionProfileOverrides are the profile fields a durable note of this
+// conversation contradicts, with the value the note states (Proposed) and
+// the profile's (Current); the latest note wins a field.
+func SessionProfileOverrides(p Profile, session []Note) []ProfileSuggestion {
+	var out []ProfileSuggestion
+	seen := map[string]int{}
+	for _, n := range durableOnly(session) {
+		for _, s := range ProfileConflicts(p, n) {
+			if i, ok := seen[s.Field]; ok {
+				out[i] = s
+				continue
+			}
+			seen[s.Field] = len(out)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func durableOnly(notes []Note) []Note {
+	out := make([]Note, 0, len(notes))
+	for _, n := range notes {
+		if n.Scope != ScopeThisTrip {
+			out = append(out, n)
+		}
+	}
+	return out
+}

@@ -116,6 +116,9 @@ type SaveNoteArgs struct {
 	Text     string   `json:"text"`
 	Keywords []string `json:"keywords"`
 	Scope    Scope    `json:"scope"`
+	// ExpiresOn is the day after which the fact no longer holds
+	// (YYYY-MM-DD), or "" when it lasts; the notes service validates it.
+	ExpiresOn string `json:"expires_on,omitempty"`
 }
 
 // TokenCounter counts the tokens a text costs with one model's tokenizer.

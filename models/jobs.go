@@ -483,6 +483,9 @@ func (s *Store) syncGlobalTx(tx *gorm.DB, job *ConsolidationJob, g memory.Note, 
 	if g.LastUpdateDate != "" && g.LastUpdateDate != n.LastUpdateDate {
 		fields["last_update_date"] = g.LastUpdateDate
 	}
+	if g.ExpiresOn != n.ExpiresOn {
+		fields["expires_on"] = g.ExpiresOn
+	}
 	if g.Pinned != n.Pinned {
 		fields["pinned"] = g.Pinned
 		if action == "note.update" {

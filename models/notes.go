@@ -59,7 +59,7 @@ func domainNotes(rows []Note) []memory.Note {
 func notePayload(n *Note) string {
 	b, _ := json.Marshal(map[string]any{
 		"id": n.ID, "text": n.Text, "keywords": json.RawMessage(n.Keywords), "pinned": n.Pinned,
-		"scope": n.Scope, "status": n.Status, "last_update_date": n.LastUpdateDate,
+		"scope": n.Scope, "status": n.Status, "last_update_date": n.LastUpdateDate, "expires_on": n.ExpiresOn,
 	})
 	return string(b)
 }
@@ -244,6 +244,8 @@ type NotePatch struct {
 	Text     *string
 	Keywords []string
 	Pinned   *bool
+	// ExpiresOn sets the end date (YYYY-MM-DD); "" clears it.
+	ExpiresOn *string
 }
 
 // updateNoteTx applies a checked patch to cur and records a new history
@@ -263,6 +265,9 @@ func (s *Store) updateNoteTx(tx *gorm.DB, cur *Note, p NotePatch, actor Actor, r
 	}
 	if p.Pinned != nil {
 		out.Pinned = *p.Pinned
+	}
+	if p.ExpiresOn != nil {
+		out.ExpiresOn = *p.ExpiresOn
 	}
 	out.UpdatedAt = s.now()
 	if p.Text != nil || p.Keywords != nil {

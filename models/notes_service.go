@@ -166,6 +166,15 @@ func (n *Notes) addTx(tx *gorm.DB, p PendingNote) (*Note, error) {
 	if p.Kind != KindSession {
 		session = 0
 	}
+	// The end date is checked against the day the note is dated (the
+	// writer's today: the agent's clock for the assistant's notes).
+	today := p.Note.LastUpdateDate
+	if today == "" {
+		today = n.s.now().Format(memory.DateLayout)
+	}
+	if err := memory.CheckExpiry(p.Note.ExpiresOn, today); err != nil {
+		return nil, err
+	}
 	checked, r := n.check(p, nil, session, global)
 	if r != nil {
 		return nil, refused(r)
@@ -227,14 +236,15 @@ var ErrNotEditable = &memory.Error{Code: memory.ENOTEDITABLE,
 	Message: "Only active long-term notes can be edited; delete this one instead."}
 
 // ErrNothingToChange refuses an edit that changes nothing.
-var ErrNothingToChange = &memory.Error{Code: memory.ENOTHING, Message: "Change the text, the keywords or the pin."}
+var ErrNothingToChange = &memory.Error{Code: memory.ENOTHING, Message: "Change the text, the keywords, the pin or the end date."}
 
 // ErrCannotPin refuses a traveler's pin.
 var ErrCannotPin = &memory.Error{Code: memory.ECANNOTPIN,
 	Message: "Travelers cannot pin notes; support pins safety needs such as allergies."}
 
-// Edit changes an active long-term note — its text, keywords or pin as p
-// says — after the guard passes the text and keywords it will have, and
+// Edit changes an active long-term note — its text, keywords, pin or end
+// date as p says (an end date from today up to two years ahead; "" clears
+// it) — after the guard passes the text and keywords it will have, and
 // records a new history entry and an audit event with the content before
 // and after, in one transaction. Travelers cannot pin; a traveler's edit
 // without keywords gets them suggested from the text, or keeps the old.
@@ -264,8 +274,13 @@ func (n *Notes) editTx(tx *gorm.DB, userID, id string, p NotePatch, actor Actor,
 	if cur.Kind != KindGlobal || cur.Status != StatusActive {
 		return nil, ErrNotEditable
 	}
-	if p.Text == nil && p.Keywords == nil && p.Pinned == nil {
+	if p.Text == nil && p.Keywords == nil && p.Pinned == nil && p.ExpiresOn == nil {
 		return nil, ErrNothingToChange
+	}
+	if p.ExpiresOn != nil && *p.ExpiresOn != cur.ExpiresOn {
+		if err := memory.CheckExpiry(*p.ExpiresOn, n.s.now().Format(memory.DateLayout)); err != nil {
+			return nil, err
+		}
 	}
 	if p.Text != nil || p.Keywords != nil {
 		d := cur.Domain()

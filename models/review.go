@@ -13,8 +13,9 @@ import (
 	"concierge/memory"
 )
 
-// Review item kinds (SPEC §2.6). Expiring notes are not among them yet:
-// nothing writes a note's expires_on until talking to memory lands.
+// Review item kinds (SPEC §2.6). A note expiring within a week is not
+// among them yet: notes carry expires_on now, and the worker deletes them
+// when it passes, but no sweep raises an item ahead of it.
 const (
 	ReviewSafetyPin     = "safety_pin"             // consolidation pinned a note by itself
 	ReviewProfileUpdate = "profile_update"         // a durable note contradicts a profile field

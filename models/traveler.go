@@ -13,10 +13,14 @@ import (
 
 // NotesFromSession returns every note a chat session produced, whatever
 // became of it since (active, consumed, promoted to a global note), in the
-// order they were made. Deleted notes are gone and so are not returned.
+// order they were made, and the notes it forgot that Undo can still bring
+// back. Deleted notes are gone and so are not returned.
 func (s *Store) NotesFromSession(ctx context.Context, sessionID string) ([]Note, error) {
 	var rows []Note
-	if err := s.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("created_at, id").Find(&rows).Error; err != nil {
+	// The notes the conversation forgot (StatusForgotten, global ones
+	// included) come too: the chat shows them with Undo.
+	if err := s.db.WithContext(ctx).Where("session_id = ? OR (status = ? AND superseded_by LIKE ?)", sessionID, StatusForgotten, forgottenBy(sessionID, "")+"%").
+		Order("created_at, id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("models: notes from session: %w", err)
 	}
 	return rows, nil

@@ -65,7 +65,9 @@ type NoteRow struct {
 	ErrorAt    string // the field prefix the error is about: "text-", "reason-" or "dreason-"
 	Reason     string
 	CSRF       string
-	Editable   bool // global notes are edited inline; session notes are read-only here
+	Editable   bool   // global notes are edited inline; session notes are read-only here
+	ExpiresOn  string // the last day the note holds (YYYY-MM-DD), "" for none
+	Until      string // ExpiresOn for people: "31 March 2027"
 }
 
 // Href is the base path of the note's console actions.

@@ -21,6 +21,8 @@ type MemoryChip struct {
 	ThisTrip  bool // scoped to this trip rather than a long-term default
 	Undone    bool // the traveler took it back
 	Locked    bool // no longer undoable here (the conversation has ended)
+	Forgotten bool // forgotten on the traveler's request: Undo restores it
+	Restored  bool // a forgotten note the traveler brought back
 }
 
 // ChatBubble is one message of the conversation.
@@ -69,6 +71,9 @@ type TravelerNote struct {
 	From     *NoteOrigin // the conversation it came from, when there is one
 	// EditedBy is who rewrote the text since ("support", "you"), or "".
 	EditedBy string
+	// ExpiresOn is the last day the note holds (YYYY-MM-DD), "" for none;
+	// Until says it for people ("31 March 2027").
+	ExpiresOn, Until string
 }
 
 // NoteOrigin is the conversation and message a note came from.

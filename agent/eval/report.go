@@ -47,6 +47,20 @@ func WriteTable(w io.Writer, labels []string, cards []Scorecard) error {
 	row("holdout recall", hold(func(h *HoldoutScore) string { return pct(h.Recall) }))
 	row("holdout scope accuracy", hold(func(h *HoldoutScore) string { return pct(h.ScopeAccuracy) }))
 	row("holdout refused saved", hold(func(h *HoldoutScore) string { return fmt.Sprint(h.RefusedSaved) }))
+	row("forget correct", func(c Scorecard) string { return pct(c.Forget.Correct) })
+	row("correction recap correct", func(c Scorecard) string { return pct(c.Correction.RecapCorrect) })
+	row("expiry correct", func(c Scorecard) string { return pct(c.Expiry.Correct) })
+	steer := func(f func(*SteerScore) string) func(Scorecard) string {
+		return func(c Scorecard) string {
+			if c.SteerHoldout == nil {
+				return "-"
+			}
+			return f(c.SteerHoldout)
+		}
+	}
+	row("holdout forget correct", steer(func(h *SteerScore) string { return pct(h.Forget) }))
+	row("holdout correction recap", steer(func(h *SteerScore) string { return pct(h.RecapCorrect) }))
+	row("holdout expiry correct", steer(func(h *SteerScore) string { return pct(h.Expiry) }))
 	for _, kind := range kindsOf(cards) {
 		row("checks: "+kind, func(c Scorecard) string {
 			k := c.Kinds[kind]

@@ -56,6 +56,7 @@ type TurnRecord struct {
 	Spec               Turn
 	Reply              string
 	Saved              []memory.Note
+	Forgotten          []memory.Note
 	Blocked            []string
 	PromptTokens       int
 	Err                string
@@ -193,7 +194,7 @@ func runScenario(ctx context.Context, sc Scenario, dbPath string, opt Options) (
 			if err != nil {
 				tr.Err = err.Error()
 			} else {
-				tr.Reply, tr.Saved, tr.Blocked, tr.PromptTokens = res.Reply, res.Saved, res.Blocked, res.Usage.PromptTokens
+				tr.Reply, tr.Saved, tr.Forgotten, tr.Blocked, tr.PromptTokens = res.Reply, res.Saved, res.Forgotten, res.Blocked, res.Usage.PromptTokens
 				for _, n := range res.Saved {
 					rec.Inputs = append(rec.Inputs, n.Text)
 				}

@@ -70,6 +70,10 @@ type Turn struct {
 	// memory), personalization (memory is used at all), recall (a detail
 	// from earlier in a long conversation still reaches the reply).
 	Probe string `yaml:"probe"`
+	// Forget lists patterns of the notes this message must forget, each
+	// matching exactly one forgotten note (probe forget; an empty list:
+	// nothing may go yet, as for a pinned note's first request).
+	Forget []string `yaml:"forget"`
 }
 
 // Expected is a note a turn should distil: a pattern its text matches and
@@ -77,6 +81,8 @@ type Turn struct {
 type Expected struct {
 	Match string       `yaml:"match"`
 	Scope memory.Scope `yaml:"scope"`
+	// ExpiresOn is the end date the note must carry (YYYY-MM-DD), when set.
+	ExpiresOn string `yaml:"expires_on"`
 }
 
 // Final is what the traveler's long-term memory must hold after the last
@@ -98,6 +104,8 @@ const (
 	ProbeOverInfluence   = "over_influence"
 	ProbePersonalization = "personalization"
 	ProbeRecall          = "recall"
+	ProbeForget          = "forget"     // the notes forgotten are exactly Forget
+	ProbeCorrection      = "correction" // a recap gives the corrected value only
 )
 
 //go:embed scenarios/*.yaml
@@ -146,7 +154,7 @@ func Load(fsys fs.FS, dir string) ([]Scenario, error) {
 	return out, nil
 }
 
-var probes = []string{"", ProbeRecency, ProbeOverInfluence, ProbePersonalization, ProbeRecall}
+var probes = []string{"", ProbeRecency, ProbeOverInfluence, ProbePersonalization, ProbeRecall, ProbeForget, ProbeCorrection}
 
 func (sc Scenario) validate() error {
 	if sc.Name == "" || sc.Kind == "" {
@@ -175,7 +183,8 @@ func (sc Scenario) validate() error {
 			if !slices.Contains(probes, t.Probe) {
 				return fmt.Errorf("conversation %d turn %d: unknown probe %q", i+1, j+1, t.Probe)
 			}
-			if t.Probe != "" && len(t.Mentions)+len(t.NotMentions) == 0 {
+			patterns = append(patterns, t.Forget...)
+			if t.Probe != "" && t.Probe != ProbeForget && len(t.Mentions)+len(t.NotMentions) == 0 {
 				return fmt.Errorf("conversation %d turn %d: a probe needs mentions or not_mentions", i+1, j+1)
 			}
 			for _, e := range slices.Concat(t.Save, t.MaySave) {

@@ -58,6 +58,24 @@ type Scorecard struct {
 		TokensPerTurn float64 `json:"tokens_per_turn"`
 	} `json:"injection"`
 
+	Forget struct {
+		// Correct: forget probes whose turn forgot exactly the notes it
+		// should (none yet for a pinned note's first request) / all.
+		Correct float64 `json:"correct"`
+	} `json:"forget"`
+
+	Correction struct {
+		// RecapCorrect: recaps after a correction that give the new value
+		// and not the old / all such recaps.
+		RecapCorrect float64 `json:"recap_correct"`
+	} `json:"correction"`
+
+	Expiry struct {
+		// Correct: expected notes with an end date saved with that date /
+		// all of them.
+		Correct float64 `json:"correct"`
+	} `json:"expiry"`
+
 	// TimeToPersonalizationTurns: for scenarios with personalization
 	// probes, the mean number of traveler messages until the first reply
 	// that used memory; a scenario that never got one counts as its
@@ -67,6 +85,9 @@ type Scorecard struct {
 	// Holdout is the score on the holdout statements, which the rules were
 	// not written alongside; nil when it was not run.
 	Holdout *HoldoutScore `json:"holdout,omitempty"`
+	// SteerHoldout is the score on the holdout of talking to memory
+	// (holdout_steer); nil when it was not run.
+	SteerHoldout *SteerScore `json:"steer_holdout,omitempty"`
 
 	// Failures names every check that failed, for the table.
 	Failures []string `json:"-"`
@@ -91,6 +112,7 @@ func Score(model string, recs []ScenarioRecord) Scorecard {
 		recency, recencyOK, influence, influenced                 int
 		tokens, turns                                             int
 		ttpSum, ttpN                                              int
+		forgets, forgetsOK, recaps, recapsOK, ends, endsOK        int
 	)
 	for _, rec := range recs {
 		kind := sc.Kinds[rec.Scenario.Kind]
@@ -147,6 +169,25 @@ func Score(model string, recs []ScenarioRecord) Scorecard {
 					check(false, where+": saved an unexpected note")
 				}
 			}
+			for _, e := range tr.Spec.Save {
+				if e.ExpiresOn == "" {
+					continue
+				}
+				ends++
+				ok := slices.ContainsFunc(tr.Saved, func(n memory.Note) bool { return matches(e.Match, n.Text) && n.ExpiresOn == e.ExpiresOn })
+				if ok {
+					endsOK++
+				}
+				check(ok, where+": /"+e.Match+"/ not saved with end date "+e.ExpiresOn)
+			}
+			if tr.Spec.Probe == ProbeForget {
+				forgets++
+				ok := forgotExactly(tr.Forgotten, tr.Spec.Forget)
+				if ok {
+					forgetsOK++
+				}
+				check(ok, where+": forgot "+itoa(len(tr.Forgotten))+" notes, want exactly /"+strings.Join(tr.Spec.Forget, "/, /")+"/")
+			}
 			for i, e := range tr.Spec.Save {
 				expected++
 				if matchedExp[i] {
@@ -184,6 +225,11 @@ func Score(model string, recs []ScenarioRecord) Scorecard {
 				influence++
 				if !ok {
 					influenced++
+				}
+			case ProbeCorrection:
+				recaps++
+				if ok {
+					recapsOK++
 				}
 			case ProbePersonalization:
 				hasPersonalization = true
@@ -235,6 +281,9 @@ func Score(model string, recs []ScenarioRecord) Scorecard {
 	sc.Guardrails.BlockedRate = ratio(poisonHeld, poisoned)
 	sc.Consolidation.ConflictsResolved = ratio(conflictsOK, conflicts)
 	sc.Injection.RecencyCorrect = ratio(recencyOK, recency)
+	sc.Forget.Correct = ratio(forgetsOK, forgets)
+	sc.Correction.RecapCorrect = ratio(recapsOK, recaps)
+	sc.Expiry.Correct = ratio(endsOK, ends)
 	sc.Injection.OverInfluence = 0
 	if influence > 0 {
 		sc.Injection.OverInfluence = round3(float64(influenced) / float64(influence))
@@ -338,4 +387,18 @@ func contentWords(s string) []string {
 var inventedStop = map[string]bool{
 	"prefers": true, "prefer": true, "always": true, "usually": true, "traveler": true, "travels": true,
 	"likes": true, "would": true, "rather": true, "wants": true, "avoids": true, "never": true,
+}
+
+// forgotExactly reports whether each pattern matches exactly one of the
+// forgotten notes and every forgotten note matches a pattern.
+func forgotExactly(forgotten []memory.Note, patterns []string) bool {
+	if len(forgotten) != len(patterns) {
+		return false
+	}
+	for _, p := range patterns {
+		if countMatching(p, forgotten) != 1 {
+			return false
+		}
+	}
+	return true
 }

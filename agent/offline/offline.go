@@ -59,6 +59,12 @@ func (m *Model) Complete(ctx context.Context, req agent.Request, onDelta func(st
 	case memory.RoleTool:
 		resp.Content = t.afterTools(v)
 	case memory.RoleUser:
+		if calls := t.steer(v); len(calls) > 0 {
+			for _, args := range calls {
+				resp.ToolCalls = append(resp.ToolCalls, v.newCall(len(resp.ToolCalls), memory.ForgetToolName, args))
+			}
+			break
+		}
 		c := t.capture(v.latest, v.knownTexts())
 		query, found := t.searchQuery(v)
 		tripArgs := t.tripArgs(v)
@@ -67,8 +73,10 @@ func (m *Model) Complete(ctx context.Context, req agent.Request, onDelta func(st
 			if tripArgs != nil { // first, so this turn's trip notes land in the trip
 				resp.ToolCalls = append(resp.ToolCalls, v.newCall(0, memory.UpdateTripToolName, tripArgs))
 			}
+			end := endOf(v.latest, req.Instructions)
 			for _, n := range c.notes {
 				if v.tools[memory.SaveNoteToolName] {
+					n.ExpiresOn = end
 					resp.ToolCalls = append(resp.ToolCalls, v.newCall(len(resp.ToolCalls), memory.SaveNoteToolName, n))
 				}
 			}
@@ -119,6 +127,9 @@ func frontFragments(m *memory.Message) []memory.Fragment {
 // afterTools answers once the server has run this turn's tool calls: what
 // was saved or refused, then the answer itself.
 func (t *table) afterTools(v *view) string {
+	if s, ok := t.afterForget(v); ok {
+		return s
+	}
 	var saved, forTrip, ack []string
 	refusedCount := 0
 	for _, c := range v.thisTurn {

@@ -14,8 +14,9 @@ import (
 // known is one remembered sentence the model was shown: a line of the
 // <memories> block or a save_memory_note call of this session.
 type known struct {
-	text string
-	trip bool // scoped to this trip
+	text   string
+	trip   bool   // scoped to this trip
+	handle string // what forget_memory_note names it by ("" when not shown)
 }
 
 // call is one tool call of the current turn and the server's answer.
@@ -37,8 +38,9 @@ type view struct {
 	notes      []known
 	thisTurn   []call
 	priorCalls int
-	front      []memory.Message // the messages before the latest user message
-	trips      tripInfo         // the trip lines of the instructions (trip.go)
+	front      []memory.Message     // the messages before the latest user message
+	trips      tripInfo             // the trip lines of the instructions (trip.go)
+	overrides  map[string][2]string // profile fields this conversation overrides: field → new, old
 }
 
 // read builds the view of a request. The only pass over every message
@@ -81,13 +83,19 @@ func (t *table) read(req agent.Request) *view {
 	v.profile = readProfile(req.Instructions)
 	v.notes = readMemories(req.Instructions)
 	v.trips = readTrips(req.Instructions)
+	v.overrides = readOverrides(req.Instructions)
 	for _, tc := range saves {
 		res, answered := results[tc.ID]
 		args, err := memory.ParseSaveNoteArgs(tc.Arguments)
 		if err != nil || (answered && refused(res)) {
 			continue
 		}
-		v.notes = append(v.notes, known{text: args.Text, trip: args.Scope == memory.ScopeThisTrip})
+		var saved struct{ Handle, Error string }
+		_ = json.Unmarshal([]byte(res), &saved)
+		if saved.Error == "deleted" {
+			continue // undone or forgotten since
+		}
+		v.notes = append(v.notes, known{text: args.Text, trip: args.Scope == memory.ScopeThisTrip, handle: saved.Handle})
 	}
 	return v
 }
@@ -145,7 +153,7 @@ func readProfile(instructions string) map[string]any {
 }
 
 var (
-	reSection = regexp.MustCompile(`(?i)^(global|session)\b[^:]*:?\s*$`)
+	reSection = regexp.MustCompile(`(?i)^(global|session|overrides)\b[^:]*:?\s*$`)
 	reMeta    = regexp.MustCompile(`\s*\[([^\]]*)\]\s*$`)
 )
 
@@ -161,10 +169,13 @@ func readMemories(instructions string) []known {
 			continue
 		}
 		text, ok := strings.CutPrefix(line, "- ")
-		if !ok || section == "" {
+		if !ok || section == "" || section == "overrides" {
 			continue
 		}
 		var n known
+		if m := reHandle.FindStringSubmatch(text); m != nil {
+			n.handle, text = m[1], text[len(m[0]):]
+		}
 		if m := reMeta.FindStringSubmatchIndex(text); m != nil {
 			meta := text[m[2]:m[3]]
 			n.trip = strings.Contains(meta, "this trip") || strings.Contains(meta, "this_trip")

@@ -371,9 +371,10 @@ func (t *table) recall(v *view, pick func([]string, map[string]string) string) s
 	for _, n := range v.notes {
 		said[strings.ToLower(t.lex.second(n.text))] = true
 	}
-	if profile := slices.DeleteFunc(t.profileSay(v.profile), func(p string) bool { return said[strings.ToLower(p)] }); len(profile) > 0 {
+	if profile := slices.DeleteFunc(t.profileSay(withoutFields(v.profile, v.overrides)), func(p string) bool { return said[strings.ToLower(p)] }); len(profile) > 0 {
 		lines = append(lines, "- From your profile: "+strings.Join(profile, "; ")+".")
 	}
+	lines = append(lines, overrideLines(v.overrides)...)
 	var thisTrip []string
 	for _, n := range v.notes {
 		if line := "- " + capitalise(t.lex.second(n.text)) + "."; n.trip {

@@ -78,8 +78,19 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
+	// The steering holdout runs once too, with the first strategy.
+	steerScenarios, err := eval.SteerHoldout()
+	if err != nil {
+		return err
+	}
+	steerRecs, err := eval.Run(ctx, steerScenarios, eval.Options{Provider: provider, Completer: completer, Model: cfg.ChatModel,
+		Strategy: strategies[0], GlobalBudget: *budget, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return err
+	}
+	steer := eval.SteerOf(eval.Score(model, steerRecs))
 	for i := range cards {
-		cards[i].Holdout = hold
+		cards[i].Holdout, cards[i].SteerHoldout = hold, steer
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
