@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -14,9 +13,6 @@ import (
 	"concierge/memory"
 	"concierge/models"
 )
-
-// MaxMessageChars bounds one chat message.
-const MaxMessageChars = 4000
 
 // IdempotencyKeyHeader is the request header that makes a message send
 // idempotent.
@@ -69,16 +65,14 @@ func (s *Server) apiCreateSession(c echo.Context) error {
 	return c.JSON(http.StatusCreated, map[string]string{"id": cs.ID, "status": cs.Status})
 }
 
-// validateMessage checks a chat message before it is stored.
+// validateMessage checks a chat message before it is stored: a request
+// without one is malformed; the size limit is the store's rule.
 func validateMessage(content string) (string, error) {
 	content = strings.TrimSpace(content)
 	if content == "" {
 		return "", newError(http.StatusUnprocessableEntity, "invalid", "Write a message first.")
 	}
-	if utf8.RuneCountInString(content) > MaxMessageChars {
-		return "", newError(http.StatusRequestEntityTooLarge, "too_large", "Messages are limited to 4,000 characters.")
-	}
-	return content, nil
+	return content, models.CheckMessageSize(content)
 }
 
 // apiMemoryResult is the memory part of a turn's answer.

@@ -232,7 +232,7 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 		vm.ProfileError, vm.ProfileJSON, vm.ProfileReason = msg, raw, reasonIn
 		return render(c, http.StatusUnprocessableEntity, views.CustomerPageView(s.page(c, u.Name, "customers"), vm))
 	}
-	reason, err := requireReason(reasonIn)
+	reason, err := models.CheckReason(reasonIn)
 	if err != nil {
 		return fail(userMessage(err))
 	}
