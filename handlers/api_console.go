@@ -177,13 +177,13 @@ func (s *Server) apiExport(c echo.Context) error {
 func (s *Server) apiRequestErasure(c echo.Context) error {
 	u := currentUser(c)
 	ctx := c.Request().Context()
-	status := http.StatusCreated
-	if _, err := s.store.PendingErasureRequest(ctx, u.ID); err == nil {
-		status = http.StatusOK
-	}
-	r, err := s.store.CreateErasureRequest(ctx, u.ID, models.ActorTraveler, "")
+	r, created, err := s.store.RequestErasure(ctx, u.ID, actorOf(u), travelerErasureReason)
 	if err != nil {
 		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
 	}
 	s.log.Info("erasure requested", "request_id", requestID(c), "erasure_request", r.ID)
 	return c.JSON(status, map[string]string{"id": r.ID, "status": r.Status})

@@ -261,7 +261,7 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 
 func (s *Server) consoleCreateErasure(c echo.Context) error {
 	u := subjectOf(c)
-	if _, err := s.store.CreateErasureRequest(c.Request().Context(), u.ID, models.ActorAdmin, ""); err != nil {
+	if _, _, err := s.store.RequestErasure(c.Request().Context(), u.ID, actorOf(currentUser(c)), ""); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/console/erasure")
