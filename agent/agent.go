@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"concierge/memory"
+	"concierge/memory/longchat"
 	"concierge/models"
 )
 
@@ -43,7 +44,7 @@ type Config struct {
 // DefaultConfig returns the turn loop's defaults.
 func DefaultConfig(model string) Config {
 	return Config{
-		Model: model, MaxRounds: 4, MaxUserTurns: memory.DefaultMaxUserTurns,
+		Model: model, MaxRounds: 4, MaxUserTurns: longchat.DefaultMaxUserTurns,
 		HistoryBudget: 12000, ReserveForAnswer: 1500, GlobalBudget: memory.DefaultGlobalBudget,
 		AnswerLease: 8 * time.Second, AnswerWait: 20 * time.Second,
 		Limits: memory.Limits{MaxSessionNotes: memory.DefaultMaxSessionNotes, MaxGlobalNotes: memory.DefaultMaxGlobalNotes},
@@ -374,7 +375,7 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 			}
 		}
 		var trimmed bool
-		kept, trimmed = memory.Trim(history, memory.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
+		kept, trimmed = longchat.Trim(history, longchat.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
 			TokenBudget: a.cfg.HistoryBudget, ReserveForAnswer: a.cfg.ReserveForAnswer, Counter: a.counter})
 		tools := roundTools(trimmed, round == a.cfg.MaxRounds)
 		st := memory.NewState(profile, global, session, trips)

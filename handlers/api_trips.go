@@ -39,12 +39,12 @@ func (s *Server) tripView(c echo.Context, t memory.Trip) (apiTrip, error) {
 // default for the traveler's own.
 func tripReason(c echo.Context, given, own string) (string, error) {
 	if ownerCall(c) {
-		if r, err := requireReason(given); err == nil {
+		if r, err := models.CheckReason(given); err == nil {
 			return r, nil
 		}
 		return own, nil
 	}
-	return requireReason(given)
+	return models.CheckReason(given)
 }
 
 func (s *Server) apiListTrips(c echo.Context) error {
@@ -177,7 +177,7 @@ func (s *Server) apiPutProfile(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	reason, err := requireReason(req.Reason)
+	reason, err := models.CheckReason(req.Reason)
 	if err != nil {
 		return err
 	}

@@ -30,13 +30,3 @@ func BenchmarkConsolidateRules(b *testing.B) {
 		ConsolidateRules(global, session, ConsolidateOptions{Today: "2026-11-21"})
 	}
 }
-
-func BenchmarkTrim(b *testing.B) {
-	msgs := chat(400)[:1000]
-	opt := TrimOptions{MaxUserTurns: 8, TokenBudget: 8000, ReserveForAnswer: 1000, Counter: NewTokenCounter("gpt-4o")}
-	Trim(msgs, opt)
-	b.ReportAllocs()
-	for b.Loop() {
-		Trim(msgs, opt)
-	}
-}

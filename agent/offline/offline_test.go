@@ -11,6 +11,7 @@ import (
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/memory/longchat"
 )
 
 var saveTool = memory.SaveNoteTool()
@@ -484,7 +485,7 @@ func TestAllergyAppliedToFood(t *testing.T) {
 }
 
 func TestSearchConversation(t *testing.T) {
-	search := memory.SearchTool()
+	search := longchat.SearchTool()
 	window := []memory.Message{
 		{Role: memory.RoleUser, Content: "Can you suggest beaches?", Turn: 30},
 		{Role: memory.RoleAssistant, Content: "A few options.", Turn: 30},
@@ -502,7 +503,7 @@ func TestSearchConversation(t *testing.T) {
 	}
 
 	results := []string{
-		memory.SearchResult([]memory.Fragment{{Turn: 5, Role: memory.RoleAssistant, Text: "Here are some beaches."},
+		longchat.SearchResult([]longchat.Fragment{{Turn: 5, Role: memory.RoleAssistant, Text: "Here are some beaches."},
 			{Turn: 2, Role: memory.RoleUser, Text: "I loved the Casa Azul hotel in Candolim, it was perfect."}}),
 		`[{"turn":"2","role":"user","text":"I loved the Casa Azul hotel in Candolim, it was perfect."}]`,
 		`{"results":[{"turn":2,"content":"I loved the Casa Azul hotel in Candolim, it was perfect."}]}`,
@@ -519,7 +520,7 @@ func TestSearchConversation(t *testing.T) {
 
 	empty := append(append([]memory.Message{}, window...),
 		memory.Message{Role: memory.RoleAssistant, ToolCalls: resp.ToolCalls},
-		memory.Message{Role: memory.RoleTool, ToolCallID: resp.ToolCalls[0].ID, Content: memory.SearchResult(nil)})
+		memory.Message{Role: memory.RoleTool, ToolCallID: resp.ToolCalls[0].ID, Content: longchat.SearchResult(nil)})
 	checkReply(t, complete(t, agent.Request{Messages: empty, Tools: []memory.Tool{search}}).Content, []string{"remind me"}, nil)
 
 	// Not offered (nothing was trimmed): no call, and it asks to be reminded.

@@ -1,12 +1,14 @@
-package memory
+package longchat
 
 import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"concierge/memory"
 )
 
-func roles(msgs []Message) string {
+func roles(msgs []memory.Message) string {
 	s := ""
 	for _, m := range msgs {
 		s += string(m.Role[0])
@@ -15,36 +17,38 @@ func roles(msgs []Message) string {
 }
 
 func TestTrim(t *testing.T) {
-	u := func(c string) Message { return Message{Role: RoleUser, Content: c} }
-	a := func(c string) Message { return Message{Role: RoleAssistant, Content: c} }
-	call := func(ids ...string) Message {
-		m := Message{Role: RoleAssistant}
+	u := func(c string) memory.Message { return memory.Message{Role: memory.RoleUser, Content: c} }
+	a := func(c string) memory.Message { return memory.Message{Role: memory.RoleAssistant, Content: c} }
+	call := func(ids ...string) memory.Message {
+		m := memory.Message{Role: memory.RoleAssistant}
 		for _, id := range ids {
-			m.ToolCalls = append(m.ToolCalls, ToolCall{ID: id, Name: SaveNoteToolName, Arguments: "{}"})
+			m.ToolCalls = append(m.ToolCalls, memory.ToolCall{ID: id, Name: memory.SaveNoteToolName, Arguments: "{}"})
 		}
 		return m
 	}
-	res := func(id string) Message { return Message{Role: RoleTool, ToolCallID: id, Content: "ok"} }
+	res := func(id string) memory.Message {
+		return memory.Message{Role: memory.RoleTool, ToolCallID: id, Content: "ok"}
+	}
 
 	tests := []struct {
 		name        string
-		msgs        []Message
+		msgs        []memory.Message
 		opt         TrimOptions
 		wantRoles   string
 		wantTrimmed bool
 	}{
 		{"empty", nil, TrimOptions{}, "", false},
-		{"fits", []Message{u("hi"), a("hello")}, TrimOptions{}, "ua", false},
-		{"last two turns", []Message{u("1"), a("1"), u("2"), a("2"), u("3"), call("c"), res("c"), a("3")}, TrimOptions{MaxUserTurns: 2}, "uaatta"[:0] + "uauata", true},
-		{"preamble kept when turns fit", []Message{a("welcome"), u("1"), a("1")}, TrimOptions{MaxUserTurns: 2}, "aua", false},
-		{"preamble dropped with old turns", []Message{a("welcome"), u("1"), a("1"), u("2")}, TrimOptions{MaxUserTurns: 1}, "u", true},
-		{"orphan tool result dropped", []Message{res("x"), u("1"), a("1")}, TrimOptions{}, "ua", true},
-		{"unanswered call removed", []Message{u("1"), call("c"), a("done")}, TrimOptions{}, "ua", true},
-		{"partly answered call keeps answered pair", []Message{u("1"), call("c1", "c2"), res("c2"), a("done")}, TrimOptions{}, "uata", true},
-		{"result after user message is orphan", []Message{u("1"), call("c"), u("2"), res("c")}, TrimOptions{}, "uu", true},
-		{"budget drops oldest turns", []Message{u(longText(300)), a(longText(300)), u("2"), a("2")}, TrimOptions{TokenBudget: 100, ReserveForAnswer: 20}, "ua", true},
-		{"latest turn kept over budget", []Message{u("1"), u(longText(900))}, TrimOptions{TokenBudget: 50}, "u", true},
-		{"reserve counts", []Message{u("1"), a("1"), u("2"), a("2")}, TrimOptions{TokenBudget: 30, ReserveForAnswer: 15}, "ua", true},
+		{"fits", []memory.Message{u("hi"), a("hello")}, TrimOptions{}, "ua", false},
+		{"last two turns", []memory.Message{u("1"), a("1"), u("2"), a("2"), u("3"), call("c"), res("c"), a("3")}, TrimOptions{MaxUserTurns: 2}, "uaatta"[:0] + "uauata", true},
+		{"preamble kept when turns fit", []memory.Message{a("welcome"), u("1"), a("1")}, TrimOptions{MaxUserTurns: 2}, "aua", false},
+		{"preamble dropped with old turns", []memory.Message{a("welcome"), u("1"), a("1"), u("2")}, TrimOptions{MaxUserTurns: 1}, "u", true},
+		{"orphan tool result dropped", []memory.Message{res("x"), u("1"), a("1")}, TrimOptions{}, "ua", true},
+		{"unanswered call removed", []memory.Message{u("1"), call("c"), a("done")}, TrimOptions{}, "ua", true},
+		{"partly answered call keeps answered pair", []memory.Message{u("1"), call("c1", "c2"), res("c2"), a("done")}, TrimOptions{}, "uata", true},
+		{"result after user message is orphan", []memory.Message{u("1"), call("c"), u("2"), res("c")}, TrimOptions{}, "uu", true},
+		{"budget drops oldest turns", []memory.Message{u(longText(300)), a(longText(300)), u("2"), a("2")}, TrimOptions{TokenBudget: 100, ReserveForAnswer: 20}, "ua", true},
+		{"latest turn kept over budget", []memory.Message{u("1"), u(longText(900))}, TrimOptions{TokenBudget: 50}, "u", true},
+		{"reserve counts", []memory.Message{u("1"), a("1"), u("2"), a("2")}, TrimOptions{TokenBudget: 30, ReserveForAnswer: 15}, "ua", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -70,17 +74,17 @@ func longText(n int) string {
 }
 
 // checkToolPairing asserts the invariants the chat API needs.
-func checkToolPairing(t *testing.T, kept []Message) {
+func checkToolPairing(t *testing.T, kept []memory.Message) {
 	t.Helper()
-	if len(kept) > 0 && kept[0].Role == RoleTool {
+	if len(kept) > 0 && kept[0].Role == memory.RoleTool {
 		t.Fatalf("history starts with a tool message: %s", roles(kept))
 	}
 	for i := 0; i < len(kept); i++ {
 		m := kept[i]
-		if m.Role == RoleTool {
+		if m.Role == memory.RoleTool {
 			t.Fatalf("tool result %q at %d is not right after its call: %s", m.ToolCallID, i, roles(kept))
 		}
-		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
+		if m.Role != memory.RoleAssistant || len(m.ToolCalls) == 0 {
 			continue
 		}
 		want := map[string]bool{}
@@ -88,7 +92,7 @@ func checkToolPairing(t *testing.T, kept []Message) {
 			want[tc.ID] = true
 		}
 		j := i + 1
-		for ; j < len(kept) && kept[j].Role == RoleTool; j++ {
+		for ; j < len(kept) && kept[j].Role == memory.RoleTool; j++ {
 			if !want[kept[j].ToolCallID] {
 				t.Fatalf("tool result %q has no call", kept[j].ToolCallID)
 			}
@@ -109,7 +113,7 @@ func TestTrimAmnesiaWindow(t *testing.T) {
 	}
 	users := 0
 	for _, m := range kept {
-		if m.Role == RoleUser {
+		if m.Role == memory.RoleUser {
 			users++
 			if m.Turn < 9 {
 				t.Errorf("kept user turn %d", m.Turn)
@@ -129,22 +133,22 @@ func FuzzTrim(f *testing.F) {
 		// Each byte is one message: the low two bits pick the role (user,
 		// assistant, assistant with calls, tool); the rest picks ids so that
 		// results may match, miss or repeat their calls.
-		var msgs []Message
+		var msgs []memory.Message
 		for i, b := range script {
 			id := fmt.Sprintf("c%d", b>>4)
 			switch b & 3 {
 			case 0:
-				msgs = append(msgs, Message{Role: RoleUser, Content: fmt.Sprint("u", i)})
+				msgs = append(msgs, memory.Message{Role: memory.RoleUser, Content: fmt.Sprint("u", i)})
 			case 1:
-				msgs = append(msgs, Message{Role: RoleAssistant, Content: fmt.Sprint("a", i)})
+				msgs = append(msgs, memory.Message{Role: memory.RoleAssistant, Content: fmt.Sprint("a", i)})
 			case 2:
-				calls := []ToolCall{{ID: id, Name: "f"}}
+				calls := []memory.ToolCall{{ID: id, Name: "f"}}
 				if b&4 != 0 {
-					calls = append(calls, ToolCall{ID: fmt.Sprintf("c%d", (b>>4)+1), Name: "g"})
+					calls = append(calls, memory.ToolCall{ID: fmt.Sprintf("c%d", (b>>4)+1), Name: "g"})
 				}
-				msgs = append(msgs, Message{Role: RoleAssistant, ToolCalls: calls})
+				msgs = append(msgs, memory.Message{Role: memory.RoleAssistant, ToolCalls: calls})
 			case 3:
-				msgs = append(msgs, Message{Role: RoleTool, ToolCallID: id, Content: "r"})
+				msgs = append(msgs, memory.Message{Role: memory.RoleTool, ToolCallID: id, Content: "r"})
 			}
 		}
 		kept, trimmed := Trim(msgs, TrimOptions{MaxUserTurns: int(turns % 6), TokenBudget: int(budget % 200)})
@@ -157,8 +161,8 @@ func FuzzTrim(f *testing.F) {
 		}
 		// The latest user message always survives.
 		for i := len(msgs) - 1; i >= 0; i-- {
-			if msgs[i].Role == RoleUser {
-				if !slices.ContainsFunc(kept, func(m Message) bool { return m.Role == RoleUser && m.Content == msgs[i].Content }) {
+			if msgs[i].Role == memory.RoleUser {
+				if !slices.ContainsFunc(kept, func(m memory.Message) bool { return m.Role == memory.RoleUser && m.Content == msgs[i].Content }) {
 					t.Fatalf("latest user message was dropped")
 				}
 				break
