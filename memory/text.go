@@ -211,18 +211,3 @@ func without(a []string, drop map[string]bool) []string {
 	}
 	return out
 }
-
-// Words, SetOf, IsStopword and IsNegator are the word handling of this
-// file for the packages under memory (longchat).
-
-// Words splits text into lowercase words (see words).
-func Words(text string) []string { return words(text) }
-
-// SetOf is a set of words.
-func SetOf(ws ...string) map[string]bool { return setOf(ws...) }
-
-// IsStopword reports whether w, lowercase, carries no meaning of its own.
-func IsStopword(w string) bool { return stopwords[w] }
-
-// IsNegator reports whether w, lowercase, flips a statement's polarity.
-func IsNegator(w string) bool { return negators[w] }

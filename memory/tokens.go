@@ -82,10 +82,6 @@ type estimateCounter struct{}
 
 func (estimateCounter) Count(text string) int { return EstimateTokens(text) }
 
-// CounterOr is c, or the estimate when c is nil (for the packages under
-// memory).
-func CounterOr(c TokenCounter) TokenCounter { return counterOr(c) }
-
 // counterOr is c, or the estimate when c is nil.
 func counterOr(c TokenCounter) TokenCounter {
 	if c == nil {
