@@ -16,6 +16,7 @@ import (
 
 	"concierge/memory"
 	"concierge/memory/longchat"
+	"concierge/memory/prompt"
 	"concierge/models"
 )
 
@@ -45,7 +46,7 @@ type Config struct {
 func DefaultConfig(model string) Config {
 	return Config{
 		Model: model, MaxRounds: 4, MaxUserTurns: longchat.DefaultMaxUserTurns,
-		HistoryBudget: 12000, ReserveForAnswer: 1500, GlobalBudget: memory.DefaultGlobalBudget,
+		HistoryBudget: 12000, ReserveForAnswer: 1500, GlobalBudget: prompt.DefaultGlobalBudget,
 		AnswerLease: 8 * time.Second, AnswerWait: 20 * time.Second,
 		Limits: memory.Limits{MaxSessionNotes: memory.DefaultMaxSessionNotes, MaxGlobalNotes: memory.DefaultMaxGlobalNotes},
 	}
@@ -438,7 +439,7 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 }
 
 // snapshot records exactly what one round sent the model and what came back.
-func (a *Agent) snapshot(cs *models.ChatSession, turn, round int, req Request, in memory.Instructions, resp Response) *models.TurnSnapshot {
+func (a *Agent) snapshot(cs *models.ChatSession, turn, round int, req Request, in prompt.Instructions, resp Response) *models.TurnSnapshot {
 	msgs, _ := json.Marshal(req.Messages)
 	out, _ := json.Marshal(resp)
 	snap := &models.TurnSnapshot{SessionID: cs.ID, UserID: cs.UserID, Turn: turn, Round: round,

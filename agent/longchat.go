@@ -11,7 +11,7 @@ import (
 
 // Long conversations: once turns leave the model's window (longchat.Trim),
 // three things keep what they said within reach — the session notes are
-// re-injected (memory.BuildInstructions), the model may call
+// re-injected (prompt.BuildInstructions), the model may call
 // search_conversation to quote the trimmed turns verbatim, and a summary of
 // them is kept when the break-even rule says it pays for itself.
 

@@ -11,6 +11,7 @@ import (
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/memory/prompt"
 	"concierge/models"
 )
 
@@ -162,9 +163,9 @@ func (s *Server) apiGetTurns(c echo.Context) error {
 	// injected is what the instructions carried, as the agent recorded it;
 	// absent for snapshots older than that record.
 	type injected struct {
-		Notes        []memory.InjectedNote `json:"notes"`
+		Notes        []prompt.InjectedNote `json:"notes"`
 		SessionBlock bool                  `json:"session_block"`
-		Tokens       memory.SectionTokens  `json:"tokens"`
+		Tokens       prompt.SectionTokens  `json:"tokens"`
 	}
 	type request struct {
 		Instructions string           `json:"instructions"`

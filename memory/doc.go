@@ -1,12 +1,14 @@
 // Package memory is the domain core of Concierge's traveler memory: the
-// state, its rendering into instructions, the guard on every
-// save_memory_note call and the consolidation of a closed session. The
-// long-chat work (trimming the window, searching and summarising what left
-// it) is in memory/longchat, which builds on this package's types.
+// state and its types, the guard on every save_memory_note call and the
+// consolidation of a closed session. Two jobs live in packages of their
+// own that build on these types: memory/prompt renders the state into a
+// turn's instructions, memory/longchat trims a long conversation, searches
+// and summarises what left the window. memory/memorytest holds their
+// tests' fixtures.
 //
-// Every session runs the same lifecycle. Inject: BuildInstructions renders
-// the profile, the global notes (and, once the history was trimmed by
-// longchat.Trim, the session notes) plus the precedence policy into the
+// Every session runs the same lifecycle. Inject: prompt.BuildInstructions
+// renders the profile, the global notes (and, once the history was trimmed
+// by longchat.Trim, the session notes) plus the precedence policy into the
 // model's instructions. Reason: the model answers using that state.
 // Distill: the model calls save_memory_note and CheckNote accepts or
 // refuses each call. Consolidate: when the session closes ConsolidateRules
@@ -21,6 +23,6 @@
 // (issue 26); consolidate_model.go is the model's consolidation request and
 // the application of its decisions, edited in place while consolidation
 // keeps expiry dates (issue 23) — it splits at the builder type once that
-// lands, with inject.go going to memory/prompt and consolidate*.go to
-// memory/consolidate the same way longchat went (a pure git mv first).
+// lands, and consolidate*.go moves to memory/consolidate the way prompt and
+// longchat went (a pure git mv first).
 package memory

@@ -30,3 +30,6 @@ func DayNumber(s string) (int, bool) { return dayNumber(s) }
 
 // Expired reports whether n expired before today (see expired).
 func Expired(n Note, today string) bool { return expired(n, today) }
+
+// ValidDate reports whether s is a real YYYY-MM-DD date.
+func ValidDate(s string) bool { return validDate(s) }

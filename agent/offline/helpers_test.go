@@ -8,6 +8,7 @@ import (
 	"concierge/agent"
 	"concierge/memory"
 	"concierge/memory/longchat"
+	"concierge/memory/prompt"
 )
 
 // wordCounter is a stand-in tokenizer: one token per word.
@@ -55,7 +56,7 @@ func (c *chat) say(text string) string {
 		kept, trimmed := longchat.Trim(c.history, longchat.TrimOptions{MaxUserTurns: longchat.DefaultMaxUserTurns, TokenBudget: 12000})
 		st := c.state
 		st.Session = c.saved
-		instr := memory.BuildInstructions(st, memory.InjectOptions{Today: "2026-12-01", LatestMessage: text, Trimmed: trimmed}).Text
+		instr := prompt.BuildInstructions(st, prompt.InjectOptions{Today: "2026-12-01", LatestMessage: text, Trimmed: trimmed}).Text
 		tools := c.tools
 		if round == 4 {
 			tools = nil

@@ -12,6 +12,7 @@ import (
 	"concierge/agent"
 	"concierge/memory"
 	"concierge/memory/longchat"
+	"concierge/memory/prompt"
 )
 
 var saveTool = memory.SaveNoteTool()
@@ -306,10 +307,10 @@ func johnState() memory.State {
 }
 
 // TestReadsBuiltInstructions builds real instructions with
-// memory.BuildInstructions and checks the model reads every fact back from
+// prompt.BuildInstructions and checks the model reads every fact back from
 // them: the injection carries the facts.
 func TestReadsBuiltInstructions(t *testing.T) {
-	instr := memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01", LatestMessage: "What do you know about me?", Trimmed: true}).Text
+	instr := prompt.BuildInstructions(johnState(), prompt.InjectOptions{Today: "2026-12-01", LatestMessage: "What do you know about me?", Trimmed: true}).Text
 	resp := complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user("What do you know about me?")}})
 	checkReply(t, resp.Content,
 		[]string{"Here's what I know about you, John", "San Francisco", "United MileagePlus Gold", "Marriott Bonvoy Titanium", "Istanbul–Paris from 10 May 2024",
@@ -318,7 +319,7 @@ func TestReadsBuiltInstructions(t *testing.T) {
 		[]string{"C-1001", "X1234567", "UA123", "2024-05-10", "you prefer aisle seats;"})
 
 	// Without trimming there is no SESSION block: the trip-only note is not claimed.
-	instr = memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01"}).Text
+	instr = prompt.BuildInstructions(johnState(), prompt.InjectOptions{Today: "2026-12-01"}).Text
 	resp = complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user("What do you know about me?")}})
 	checkReply(t, resp.Content, []string{"You prefer aisle seats"}, []string{"window"})
 }
@@ -464,7 +465,7 @@ func TestAllergyAppliedToFood(t *testing.T) {
 		"What snacks are there on the train?",
 		"Recommend somewhere to eat after the show.",
 	}
-	instr := memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01"}).Text
+	instr := prompt.BuildInstructions(johnState(), prompt.InjectOptions{Today: "2026-12-01"}).Text
 	for _, p := range phrasings {
 		t.Run(p, func(t *testing.T) {
 			resp := complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user(p)}, Tools: []memory.Tool{saveTool}})

@@ -6,13 +6,15 @@ import (
 	"testing"
 
 	"concierge/memory"
+	"concierge/memory/memorytest"
+	"concierge/memory/prompt"
 )
 
 // TestAmnesiaStory: a peanut allergy stated at turn 2 survives a 4-turn
 // window at turn 12 through the SESSION block, and is pinned afterwards.
 func TestAmnesiaStory(t *testing.T) {
 	allergy := memory.Note{ID: "s-peanut", Text: "Allergic to peanuts.", Keywords: []string{"allergy", "food"}, Scope: memory.ScopeDurable, LastUpdateDate: "2026-11-21", Source: memory.SourceAssistant}
-	msgs := chat(12)
+	msgs := memorytest.Chat(12)
 	tests := []struct {
 		name        string
 		window      int
@@ -29,10 +31,10 @@ func TestAmnesiaStory(t *testing.T) {
 				t.Fatalf("trimmed = %v, want %v", trimmed, tt.wantTrimmed)
 			}
 			inHistory := slices.ContainsFunc(kept, func(m memory.Message) bool { return strings.Contains(m.Content, "peanuts") })
-			instr := memory.BuildInstructions(memory.NewState(johnProfile(), johnGlobal(), []memory.Note{allergy}, nil),
-				memory.InjectOptions{Today: "2026-11-21", Trimmed: trimmed, LatestMessage: "Book dinner near the hotel"})
+			instr := prompt.BuildInstructions(memory.NewState(memorytest.JohnProfile(), memorytest.JohnGlobal(), []memory.Note{allergy}, nil),
+				prompt.InjectOptions{Today: "2026-11-21", Trimmed: trimmed, LatestMessage: "Book dinner near the hotel"})
 			inSession := strings.Contains(instr.Text, "SESSION:\n- Allergic to peanuts. [durable]")
-			if injected := slices.Contains(instr.Notes, memory.InjectedNote{ID: allergy.ID, Section: memory.SectionSession}); injected != inSession || instr.Session != inSession {
+			if injected := slices.Contains(instr.Notes, prompt.InjectedNote{ID: allergy.ID, Section: prompt.SectionSession}); injected != inSession || instr.Session != inSession {
 				t.Errorf("structure says session=%v, allergy injected=%v; the text says %v", instr.Session, injected, inSession)
 			}
 			if inSession != tt.wantSession {
@@ -43,12 +45,12 @@ func TestAmnesiaStory(t *testing.T) {
 			}
 		})
 	}
-	r := memory.ConsolidateRules(johnGlobal(), []memory.Note{allergy}, memory.ConsolidateOptions{Today: "2026-11-21"})
+	r := memory.ConsolidateRules(memorytest.JohnGlobal(), []memory.Note{allergy}, memory.ConsolidateOptions{Today: "2026-11-21"})
 	i := slices.IndexFunc(r.Global, func(n memory.Note) bool { return n.ID == allergy.ID })
 	if i != 0 || !r.Global[i].Pinned {
 		t.Fatalf("after consolidation the allergy is %+v, want the first note, pinned", r.Global)
 	}
-	next := memory.BuildInstructions(memory.NewState(nil, r.Global, nil, nil), memory.InjectOptions{Today: "2026-11-22", GlobalBudget: 1}).Text
+	next := prompt.BuildInstructions(memory.NewState(nil, r.Global, nil, nil), prompt.InjectOptions{Today: "2026-11-22", GlobalBudget: 1}).Text
 	if !strings.Contains(next, "- Allergic to peanuts. [updated 2026-11-21; pinned]") {
 		t.Errorf("next session misses the pinned allergy:\n%s", next)
 	}

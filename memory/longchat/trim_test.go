@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"concierge/memory"
+	"concierge/memory/memorytest"
 )
 
 func roles(msgs []memory.Message) string {
@@ -106,7 +107,7 @@ func checkToolPairing(t *testing.T, kept []memory.Message) {
 }
 
 func TestTrimAmnesiaWindow(t *testing.T) {
-	msgs := chat(12)
+	msgs := memorytest.Chat(12)
 	kept, trimmed := Trim(msgs, TrimOptions{MaxUserTurns: 4})
 	if !trimmed {
 		t.Fatalf("a 12-turn chat with a 4-turn window was not trimmed")

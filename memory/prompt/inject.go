@@ -1,4 +1,4 @@
-package memory
+package prompt
 
 import (
 	"cmp"
@@ -6,6 +6,8 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
+
+	"concierge/memory"
 )
 
 // DefaultGlobalBudget is the token budget for GLOBAL notes when
@@ -14,14 +16,14 @@ const DefaultGlobalBudget = 600
 
 // InjectOptions parameterise BuildInstructions.
 type InjectOptions struct {
-	Counter       TokenCounter // counts tokens per section and against GlobalBudget; nil means the byte estimate
-	GlobalBudget  int          // tokens for GLOBAL notes; 0 means DefaultGlobalBudget
-	Today         string       // YYYY-MM-DD; anchors recency and expiry
-	LatestMessage string       // the traveler's latest message; drives relevance
-	Trimmed       bool         // earlier turns were trimmed away: inject the SESSION notes
-	RecencyOnly   bool         // rank GLOBAL notes by recency alone, ignoring relevance (an evaluation baseline)
-	Summary       string       // summary of the turns that left the window; injected as its own block
-	Tools         []string     // names of the tools the call offers; the base instructions describe exactly these
+	Counter       memory.TokenCounter // counts tokens per section and against GlobalBudget; nil means the byte estimate
+	GlobalBudget  int                 // tokens for GLOBAL notes; 0 means DefaultGlobalBudget
+	Today         string              // YYYY-MM-DD; anchors recency and expiry
+	LatestMessage string              // the traveler's latest message; drives relevance
+	Trimmed       bool                // earlier turns were trimmed away: inject the SESSION notes
+	RecencyOnly   bool                // rank GLOBAL notes by recency alone, ignoring relevance (an evaluation baseline)
+	Summary       string              // summary of the turns that left the window; injected as its own block
+	Tools         []string            // names of the tools the call offers; the base instructions describe exactly these
 }
 
 // The two lists of the <memories> block, as InjectedNote.Section names them.
@@ -119,14 +121,14 @@ func toolLines(tools []string) string {
 	var b strings.Builder
 	for _, name := range tools {
 		switch name {
-		case SaveNoteToolName:
+		case memory.SaveNoteToolName:
 			b.WriteString(`- save_memory_note keeps a fact the traveler stated about themselves for later conversations: only what they said explicitly, with scope "this_trip" when it holds for this trip only, never sensitive data.` + "\n")
-		case UpdateTripToolName:
+		case memory.UpdateTripToolName:
 			b.WriteString("- update_trip records the trip this conversation plans (where, when, who, why, budget, status) as the traveler states it; it attaches an open trip only when the traveler names it or confirms it.\n")
-		case SearchToolName:
+		case memory.SearchToolName:
 			b.WriteString("- search_conversation finds what was said earlier in this conversation, in turns you can no longer see: use it before asking the traveler to repeat themselves.\n")
 		default:
-			b.WriteString("- " + Neutralize(name) + " is available; its description says what it is for.\n")
+			b.WriteString("- " + memory.Neutralize(name) + " is available; its description says what it is for.\n")
 		}
 	}
 	return b.String()
@@ -157,12 +159,12 @@ const noNotesLine = "- (none yet)\n"
 // fields), the <memories> block (GLOBAL notes within the budget and, when
 // opt.Trimmed, the SESSION notes), the <conversation_summary> block when
 // opt.Summary is set, and the <memory_policy> block, and
-// reports which notes went in and the tokens of each section. Note text
+// reports which notes went in and the tokens of each section. memory.Note text
 // and profile values are neutralised so they cannot open or close a block
 // or impersonate a role. The same state and options always give the same
 // result.
-func BuildInstructions(st State, opt InjectOptions) Instructions {
-	counter := counterOr(opt.Counter)
+func BuildInstructions(st memory.State, opt InjectOptions) Instructions {
+	counter := memory.CounterOr(opt.Counter)
 	out := Instructions{GlobalBudget: opt.GlobalBudget}
 	if out.GlobalBudget <= 0 {
 		out.GlobalBudget = DefaultGlobalBudget
@@ -170,11 +172,11 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 
 	base := baseIntro + baseAbilities + toolLines(opt.Tools) + baseWork
 	out.StaticHead = len(base)
-	if validDate(opt.Today) {
+	if memory.ValidDate(opt.Today) {
 		base += "\n- Today is " + opt.Today + "."
 	}
 	base += "\n\n"
-	profile := "<user_profile>\n---\n" + profileYAML(st) + "---\n</user_profile>\n\n"
+	profile := "<user_profile>\n---\n" + memory.ProfileYAML(st) + "---\n</user_profile>\n\n"
 	const policy = "<memory_policy>\n" + memoryPolicy + "\n</memory_policy>\n"
 
 	var mem strings.Builder
@@ -196,7 +198,7 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 	}
 	if opt.Trimmed {
 		for _, n := range st.Session {
-			if expired(n, opt.Today) {
+			if memory.Expired(n, opt.Today) {
 				continue
 			}
 			if !out.Session {
@@ -231,12 +233,12 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 }
 
 // sessionLine renders one SESSION note: "- text [this trip]".
-func sessionLine(n Note) string {
+func sessionLine(n memory.Note) string {
 	scope := "durable"
-	if n.Scope == ScopeThisTrip {
+	if n.Scope == memory.ScopeThisTrip {
 		scope = "this trip"
 	}
-	return "- " + Neutralize(n.Text) + " [" + scope + "]\n"
+	return "- " + memory.Neutralize(n.Text) + " [" + scope + "]\n"
 }
 
 // writeSummary renders the <conversation_summary> block, each line
@@ -246,22 +248,22 @@ func writeSummary(b *strings.Builder, summary string) {
 	b.WriteString("<conversation_summary>\nEarlier in this conversation (condensed; the turns themselves are no longer shown):\n")
 	for _, l := range strings.Split(summary, "\n") {
 		if l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- ")); l != "" {
-			b.WriteString("- " + Neutralize(l) + "\n")
+			b.WriteString("- " + memory.Neutralize(l) + "\n")
 		}
 	}
 	b.WriteString("</conversation_summary>\n\n")
 }
 
 // globalLine renders one GLOBAL note: "- text [updated 2024-06-01; pinned]".
-func globalLine(n Note) string {
+func globalLine(n memory.Note) string {
 	var tags []string
-	if validDate(n.LastUpdateDate) {
+	if memory.ValidDate(n.LastUpdateDate) {
 		tags = append(tags, "updated "+n.LastUpdateDate)
 	}
 	if n.Pinned {
 		tags = append(tags, "pinned")
 	}
-	line := "- " + Neutralize(n.Text)
+	line := "- " + memory.Neutralize(n.Text)
 	if len(tags) > 0 {
 		line += " [" + strings.Join(tags, "; ") + "]"
 	}
@@ -281,9 +283,9 @@ const maxMisses = 8
 // others by score (recency relative to opt.Today plus relevance to
 // opt.LatestMessage) while their rendered lines fit opt.GlobalBudget. A note
 // that does not fit is skipped and shorter ones may still go in.
-func SelectGlobal(notes []Note, opt InjectOptions) []Note {
+func SelectGlobal(notes []memory.Note, opt InjectOptions) []memory.Note {
 	picks := selectGlobal(notes, opt)
-	out := make([]Note, len(picks))
+	out := make([]memory.Note, len(picks))
 	for i, p := range picks {
 		out[i] = notes[p.idx]
 	}
@@ -299,17 +301,17 @@ type pick struct {
 
 // selectGlobal is SelectGlobal by index, with the rendered lines and their
 // token costs, so each line is built and counted once.
-func selectGlobal(notes []Note, opt InjectOptions) []pick {
+func selectGlobal(notes []memory.Note, opt InjectOptions) []pick {
 	budget := opt.GlobalBudget
 	if budget <= 0 {
 		budget = DefaultGlobalBudget
 	}
-	counter := counterOr(opt.Counter)
+	counter := memory.CounterOr(opt.Counter)
 	msg := messageTerms(opt.LatestMessage)
 	if opt.RecencyOnly {
 		msg = messageTerms("")
 	}
-	today, hasToday := dayNumber(opt.Today)
+	today, hasToday := memory.DayNumber(opt.Today)
 
 	// Candidates refer to notes by index: no pointers, no write barriers.
 	type scored struct {
@@ -324,7 +326,7 @@ func selectGlobal(notes []Note, opt InjectOptions) []pick {
 		if hasToday && n.ExpiresOn != "" && n.ExpiresOn < opt.Today || strings.TrimSpace(n.Text) == "" {
 			continue
 		}
-		day, ok := dayNumber(n.LastUpdateDate)
+		day, ok := memory.DayNumber(n.LastUpdateDate)
 		score := 2 * relevanceScore(*n, msg)
 		if ok {
 			score += recencyScore(day, today, hasToday)
@@ -401,7 +403,7 @@ type terms struct {
 // at three points. Matching a stem at a word start ("hotel" in "Hotels",
 // "stay" in "staying") is far cheaper than tokenising every note on every
 // turn; there are at most 64 terms.
-func relevanceScore(n Note, msg *terms) int {
+func relevanceScore(n memory.Note, msg *terms) int {
 	if len(msg.list) == 0 {
 		return 0
 	}
@@ -468,11 +470,11 @@ var asciiWord = func() (t [256]byte) {
 // message, three letters or longer, in order of first appearance.
 func messageTerms(msg string) *terms {
 	t := &terms{}
-	for _, w := range words(msg) {
-		if stopwords[w] || negators[w] {
+	for _, w := range memory.Words(msg) {
+		if memory.IsStopword(w) || memory.IsNegator(w) {
 			continue
 		}
-		if s := stem(w); len(s) >= 3 && len(t.list) < 64 && !slices.Contains(t.list, s) {
+		if s := memory.Stem(w); len(s) >= 3 && len(t.list) < 64 && !slices.Contains(t.list, s) {
 			t.first[s[0]] |= 1 << len(t.list)
 			t.list = append(t.list, s)
 		}
