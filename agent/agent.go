@@ -60,6 +60,7 @@ type Agent struct {
 	notes    *models.Notes // every note write, with cfg.Limits
 	provider Provider
 	counter  memory.TokenCounter
+	profiles *memory.Profiles // the profile renderings of recent turns
 	log      *slog.Logger
 	now      func() time.Time
 	observer Observer
@@ -72,9 +73,10 @@ type Agent struct {
 	bg          sync.WaitGroup
 }
 
+// New builds an Agent.
 func New(cfg Config, store *models.Store, provider Provider, log *slog.Logger) *Agent {
 	return &Agent{cfg: cfg, store: store, notes: store.Notes(cfg.Limits), provider: provider, counter: memory.NewTokenCounter(cfg.Model),
-		log: log, now: time.Now, locks: map[string]*sessionLock{}, summarizing: map[string]bool{}}
+		profiles: memory.NewProfiles(), log: log, now: time.Now, locks: map[string]*sessionLock{}, summarizing: map[string]bool{}}
 }
 
 // Notes is the note service with the agent's caps: the one way notes are

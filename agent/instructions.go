@@ -30,6 +30,7 @@ func (a *Agent) Instructions(st memory.State, tc TurnContext) prompt.Instruction
 	return prompt.BuildInstructions(st, prompt.InjectOptions{
 		Counter: a.counter, GlobalBudget: a.cfg.GlobalBudget, Today: a.now().UTC().Format(memory.DateLayout),
 		LatestMessage: tc.LatestMessage, Trimmed: tc.Trimmed, RecencyOnly: a.cfg.RecencyOnly, Summary: tc.Summary, Tools: names,
+		Profiles: a.profiles,
 	})
 }
 

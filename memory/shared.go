@@ -22,9 +22,6 @@ func Stem(w string) string { return stem(w) }
 // CounterOr is c, or the estimate when c is nil.
 func CounterOr(c TokenCounter) TokenCounter { return counterOr(c) }
 
-// ProfileYAML renders the profile block of st (see profileYAML).
-func ProfileYAML(st State) string { return profileYAML(st) }
-
 // DayNumber parses a YYYY-MM-DD date into days since 1970-01-01.
 func DayNumber(s string) (int, bool) { return dayNumber(s) }
 

@@ -24,6 +24,9 @@ type InjectOptions struct {
 	RecencyOnly   bool                // rank GLOBAL notes by recency alone, ignoring relevance (an evaluation baseline)
 	Summary       string              // summary of the turns that left the window; injected as its own block
 	Tools         []string            // names of the tools the call offers; the base instructions describe exactly these
+	// Profiles remembers profile renderings across calls; nil renders
+	// the profile every time.
+	Profiles *memory.Profiles
 }
 
 // The two lists of the <memories> block, as InjectedNote.Section names them.
@@ -176,7 +179,7 @@ func BuildInstructions(st memory.State, opt InjectOptions) Instructions {
 		base += "\n- Today is " + opt.Today + "."
 	}
 	base += "\n\n"
-	profile := "<user_profile>\n---\n" + memory.ProfileYAML(st) + "---\n</user_profile>\n\n"
+	profile := "<user_profile>\n---\n" + opt.Profiles.YAML(st) + "---\n</user_profile>\n\n"
 	const policy = "<memory_policy>\n" + memoryPolicy + "\n</memory_policy>\n"
 
 	var mem strings.Builder
