@@ -18,11 +18,10 @@
 // The package is pure: no I/O, no clock, no randomness. Dates, ids and the
 // model are passed in, so the same input always gives the same output.
 //
-// Files kept over 600 lines, and why: guard.go, guard_lang.go and
-// normalize.go are the guard, which is moving to memory/guard as one piece
-// (issue 26); consolidate_model.go is the model's consolidation request and
-// the application of its decisions, edited in place while consolidation
-// keeps expiry dates (issue 23) — it splits at the builder type once that
-// lands, and consolidate*.go moves to memory/consolidate the way prompt and
-// longchat went (a pure git mv first).
+// The one file kept over 600 lines, and why: consolidate_model.go is the
+// model's consolidation request and the application of its decisions,
+// edited in place while consolidation keeps expiry dates (issue 23); it
+// splits at the builder type once that lands, and consolidate*.go moves to
+// memory/consolidate the way prompt and longchat went (a pure git mv
+// first).
 package memory
