@@ -13,6 +13,7 @@ import (
 	"concierge/agent/openai"
 	"concierge/agent/openai/fakeopenai"
 	"concierge/memory"
+	"concierge/memory/longchat"
 	"concierge/models"
 )
 
@@ -46,7 +47,7 @@ func TestOpenAIStrictToolIsSent(t *testing.T) {
 	// form: the fake refuses any other as the real API does.
 	p := openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "gpt-4o-mini", MaxRetries: openai.NoRetries})
 	req := agent.Request{Instructions: "Plan trips.", Messages: []memory.Message{{Role: memory.RoleUser, Content: "Hi"}},
-		Tools: []memory.Tool{memory.SaveNoteTool(), memory.UpdateTripTool(), memory.SearchTool(), memory.ForgetTool()}}
+		Tools: []memory.Tool{memory.SaveNoteTool(), memory.UpdateTripTool(), longchat.SearchTool(), memory.ForgetTool()}}
 	if _, err := p.Complete(ctx, req, nil); err != nil {
 		t.Fatalf("the tools were refused: %v", err)
 	}

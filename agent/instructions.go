@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"concierge/memory"
+	"concierge/memory/prompt"
 )
 
 // TurnContext is what, besides the traveler's state, shapes the
@@ -21,14 +22,15 @@ type TurnContext struct {
 // notes budget, ranking (Config.RecencyOnly) and clock. It is the one
 // assembly: the turn loop calls it on every round, and the console's
 // preview calls it so that staff see what the next turn will be sent.
-func (a *Agent) Instructions(st memory.State, tc TurnContext) memory.Instructions {
+func (a *Agent) Instructions(st memory.State, tc TurnContext) prompt.Instructions {
 	names := make([]string, len(tc.Tools))
 	for i, t := range tc.Tools {
 		names[i] = t.Name
 	}
-	return memory.BuildInstructions(st, memory.InjectOptions{
+	return prompt.BuildInstructions(st, prompt.InjectOptions{
 		Counter: a.counter, GlobalBudget: a.cfg.GlobalBudget, Today: a.now().UTC().Format(memory.DateLayout),
 		LatestMessage: tc.LatestMessage, Trimmed: tc.Trimmed, RecencyOnly: a.cfg.RecencyOnly, Summary: tc.Summary, Tools: names,
+		Profiles: a.profiles,
 	})
 }
 
@@ -39,18 +41,18 @@ func (a *Agent) TokenEncoding() string { return memory.EncodingFor(a.cfg.Model) 
 // PreviewInstructions returns the traveler's state and the instructions the
 // first turn of a new session would be sent now if the traveler opened with
 // message: no session notes yet, nothing trimmed.
-func (a *Agent) PreviewInstructions(ctx context.Context, userID, message string) (memory.State, memory.Instructions, error) {
+func (a *Agent) PreviewInstructions(ctx context.Context, userID, message string) (memory.State, prompt.Instructions, error) {
 	profile, err := a.store.Profile(ctx, userID)
 	if err != nil {
-		return memory.State{}, memory.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
+		return memory.State{}, prompt.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
 	}
 	global, err := a.store.GlobalNotes(ctx, userID)
 	if err != nil {
-		return memory.State{}, memory.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
+		return memory.State{}, prompt.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
 	}
 	trips, err := a.store.TravelledTrips(ctx, userID, memory.MaxTrips)
 	if err != nil {
-		return memory.State{}, memory.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
+		return memory.State{}, prompt.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
 	}
 	st := memory.NewState(profile, global, nil, trips)
 	return st, a.Instructions(st, TurnContext{LatestMessage: message, Tools: roundTools(false, a.cfg.MaxRounds <= 1)}), nil

@@ -5,12 +5,13 @@ import (
 	"time"
 
 	"concierge/memory"
+	"concierge/memory/longchat"
 	"concierge/models"
 )
 
-// Long conversations: once turns leave the model's window (memory.Trim),
+// Long conversations: once turns leave the model's window (longchat.Trim),
 // three things keep what they said within reach — the session notes are
-// re-injected (memory.BuildInstructions), the model may call
+// re-injected (prompt.BuildInstructions), the model may call
 // search_conversation to quote the trimmed turns verbatim, and a summary of
 // them is kept when the break-even rule says it pays for itself.
 
@@ -26,7 +27,7 @@ func roundTools(trimmed, last bool) []memory.Tool {
 		return nil
 	}
 	if trimmed {
-		return []memory.Tool{memory.SaveNoteTool(), memory.UpdateTripTool(), memory.SearchTool()}
+		return []memory.Tool{memory.SaveNoteTool(), memory.UpdateTripTool(), longchat.SearchTool()}
 	}
 	return []memory.Tool{memory.SaveNoteTool(), memory.UpdateTripTool()}
 }
@@ -42,18 +43,18 @@ func windowStart(kept []memory.Message) int {
 // searchConversation answers one search_conversation call from the trimmed
 // part of this session only: turns before the window's first turn.
 func (a *Agent) searchConversation(ctx context.Context, cs *models.ChatSession, before int, call memory.ToolCall) string {
-	query, err := memory.ParseSearchArgs(call.Arguments)
+	query, err := longchat.ParseSearchArgs(call.Arguments)
 	if err != nil {
 		return toolResult{Error: "bad_arguments", Message: "The arguments were not valid: " + err.Error() + "."}.String()
 	}
-	cands, err := a.store.SearchMessages(ctx, cs.ID, before, memory.SearchTerms(query), memory.SearchCandidates)
+	cands, err := a.store.SearchMessages(ctx, cs.ID, before, longchat.SearchTerms(query), longchat.SearchCandidates)
 	if err != nil {
 		a.log.Error("search conversation", "session_id", cs.ID, "err", err)
 		return toolResult{Error: "unavailable", Message: "The conversation could not be searched right now."}.String()
 	}
-	frags := memory.RankFragments(query, cands, a.counter)
+	frags := longchat.RankFragments(query, cands, a.counter)
 	a.log.Info("conversation searched", "session_id", cs.ID, "candidates", len(cands), "fragments", len(frags))
-	return memory.SearchResult(frags)
+	return longchat.SearchResult(frags)
 }
 
 // updateSummary applies the break-even rule after a turn: when the turns
@@ -124,7 +125,7 @@ func (a *Agent) updateSummary(ctx context.Context, cs *models.ChatSession, histo
 	if err != nil {
 		a.log.Error("past conversation lengths", "user_id", cs.UserID, "err", err)
 	}
-	plan := memory.PlanSummary(dropped, cs.SummaryThrough, memory.ExpectedRemainingTurns(past, turn), a.counter)
+	plan := longchat.PlanSummary(dropped, cs.SummaryThrough, longchat.ExpectedRemainingTurns(past, turn), a.counter)
 	if !plan.Write {
 		return
 	}
@@ -136,9 +137,9 @@ func (a *Agent) updateSummary(ctx context.Context, cs *models.ChatSession, histo
 				fresh = append(fresh, m)
 			}
 		}
-		raw, err := c.CompleteJSON(ctx, memory.SummaryRequest(cs.Summary, fresh))
+		raw, err := c.CompleteJSON(ctx, longchat.SummaryRequest(cs.Summary, fresh))
 		if err == nil {
-			text, err = memory.RenderModelSummary(raw, a.counter)
+			text, err = longchat.RenderModelSummary(raw, a.counter)
 		}
 		if err != nil {
 			a.log.Warn("model summary failed; summarising extractively", "session_id", cs.ID, "err_kind", "summary")
@@ -147,7 +148,7 @@ func (a *Agent) updateSummary(ctx context.Context, cs *models.ChatSession, histo
 		}
 	}
 	if text == "" {
-		text = memory.ExtractiveSummary(dropped, a.counter)
+		text = longchat.ExtractiveSummary(dropped, a.counter)
 	}
 	if text == "" {
 		return

@@ -10,6 +10,7 @@ import (
 	"concierge/agent"
 	"concierge/agent/offline"
 	"concierge/memory"
+	"concierge/memory/longchat"
 )
 
 // TestSixtyTurnSummary plays a 60-turn conversation with the offline
@@ -52,12 +53,12 @@ func TestSixtyTurnSummary(t *testing.T) {
 	if len(writes) == 0 {
 		t.Fatal("no summary was written in 60 turns")
 	}
-	if writes[0] <= memory.DefaultMaxUserTurns {
+	if writes[0] <= longchat.DefaultMaxUserTurns {
 		t.Errorf("first summary after turn %d, before anything left the window", writes[0])
 	}
 	for i := 1; i < len(writes); i++ {
-		if writes[i]-writes[i-1] < memory.SummaryRefreshTurns {
-			t.Errorf("summary rewritten after turns %d and %d: more often than every %d turns", writes[i-1], writes[i], memory.SummaryRefreshTurns)
+		if writes[i]-writes[i-1] < longchat.SummaryRefreshTurns {
+			t.Errorf("summary rewritten after turns %d and %d: more often than every %d turns", writes[i-1], writes[i], longchat.SummaryRefreshTurns)
 		}
 	}
 	if len(writes) < 2 {
@@ -67,7 +68,7 @@ func TestSixtyTurnSummary(t *testing.T) {
 		t.Errorf("prompt tokens grew from %d at turn 40 to %d at turn 60 (> 10%%)", tokens[40], tokens[60])
 	}
 	cs, _ := s.ChatSessionByID(ctx, sid)
-	if cs.Summary == "" || cs.SummaryTokens == 0 || cs.SummaryTokens > memory.MaxSummaryTokens {
+	if cs.Summary == "" || cs.SummaryTokens == 0 || cs.SummaryTokens > longchat.MaxSummaryTokens {
 		t.Errorf("summary %q with %d tokens", cs.Summary, cs.SummaryTokens)
 	}
 	t.Logf("summary (%d tokens):\n%s", cs.SummaryTokens, cs.Summary)

@@ -8,6 +8,7 @@ import (
 	"concierge/agent"
 	"concierge/agent/offline"
 	"concierge/memory"
+	"concierge/memory/prompt"
 	"concierge/models"
 	"concierge/models/dbtest"
 )
@@ -195,7 +196,7 @@ func TestUntilMonthSetsExpiry(t *testing.T) {
 		if kept == nil {
 			t.Fatalf("consolidation lost the end date: %+v", global)
 		}
-		in := memory.BuildInstructions(memory.NewState(nil, global, nil, nil), memory.InjectOptions{Today: "2027-03-31"})
+		in := prompt.BuildInstructions(memory.NewState(nil, global, nil, nil), prompt.InjectOptions{Today: "2027-03-31"})
 		if !strings.Contains(in.Text, kept.Text) {
 			t.Errorf("on its last day the note is not injected")
 		}

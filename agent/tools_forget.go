@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"concierge/memory"
+	"concierge/memory/prompt"
 	"concierge/models"
 )
 
@@ -44,7 +45,7 @@ const needsConfirmation = "needs_confirmation"
 // shown), a pinned note needs a confirmation given in a later turn than the
 // request, and the note is forgotten as the traveler's own act through
 // models.Notes, with their message as provenance.
-func (a *Agent) forgetCall(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, call memory.ToolCall, injected []memory.InjectedNote) (string, *memory.Note) {
+func (a *Agent) forgetCall(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, call memory.ToolCall, injected []prompt.InjectedNote) (string, *memory.Note) {
 	args, err := memory.ParseForgetArgs(call.Arguments)
 	if err != nil {
 		return forgetResult{Error: "bad_arguments", Message: "The arguments were not valid: " + err.Error() +

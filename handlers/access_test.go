@@ -305,7 +305,7 @@ func seedWorld(t *testing.T, s *models.Store, u *models.User) world {
 		t.Fatalf("review items %v, %v", items, err)
 	}
 	w.item = items[0].ID
-	r, err := s.CreateErasureRequest(ctx, u.ID, models.ActorTraveler, "")
+	r, _, err := s.RequestErasure(ctx, u.ID, models.Actor{ID: u.ID, Kind: models.ActorTraveler}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,10 +27,10 @@ func toAPIAccount(u *models.User) apiAccount {
 
 // createAccount creates an account as the calling admin and logs it.
 func (s *Server) createAccount(c echo.Context, email, name, role, password string) (*models.User, error) {
-	if strings.TrimSpace(name) == "" {
-		return nil, newError(http.StatusUnprocessableEntity, "name_required", "Give the account a name.")
+	err := models.CheckAccountName(name)
+	if err == nil {
+		err = models.CheckPassword(password, email, name)
 	}
-	err := models.CheckPassword(password, email, name)
 	var u *models.User
 	if err == nil {
 		u, err = s.store.CreateUser(c.Request().Context(), email, name, models.Role(role), password)
@@ -75,12 +75,12 @@ func (s *Server) apiPatchUser(c echo.Context) error {
 	if req.Role == nil && req.Disabled == nil {
 		return newError(http.StatusUnprocessableEntity, "nothing_to_change", "Change the role, or disable or enable the account.")
 	}
-	reason := strings.Join(strings.Fields(req.Reason), " ")
-	if reason == "" {
-		reason = apiReason
+	if strings.TrimSpace(req.Reason) == "" {
+		req.Reason = apiReason
 	}
-	if len([]rune(reason)) > MaxReasonChars {
-		return newError(http.StatusUnprocessableEntity, "reason_too_long", "Keep the reason under 500 characters.")
+	reason, err := models.CheckReason(req.Reason)
+	if err != nil {
+		return err
 	}
 	ctx := c.Request().Context()
 	u, me := subjectOf(c), currentUser(c)
@@ -188,7 +188,7 @@ func (s *Server) consoleChangeRole(c echo.Context) error {
 	if !role.Valid() {
 		return s.accountsFail(c, "role:"+u.ID, "role-"+u.ID, "Choose traveler, support or admin.", nil)
 	}
-	reason, err := requireReason(c.FormValue("reason"))
+	reason, err := models.CheckReason(c.FormValue("reason"))
 	if err != nil {
 		return s.accountsFail(c, "role:"+u.ID, "rr-"+u.ID, userMessage(err), nil)
 	}
@@ -203,7 +203,7 @@ func (s *Server) consoleChangeRole(c echo.Context) error {
 func (s *Server) consoleSetDisabled(disabled bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		u, me := subjectOf(c), currentUser(c)
-		reason, err := requireReason(c.FormValue("reason"))
+		reason, err := models.CheckReason(c.FormValue("reason"))
 		if err != nil {
 			return s.accountsFail(c, "toggle:"+u.ID, "dr-"+u.ID, userMessage(err), nil)
 		}
@@ -221,7 +221,7 @@ func (s *Server) consoleSetDisabled(disabled bool) echo.HandlerFunc {
 
 func (s *Server) consoleResetPassword(c echo.Context) error {
 	u, me := subjectOf(c), currentUser(c)
-	reason, err := requireReason(c.FormValue("reason"))
+	reason, err := models.CheckReason(c.FormValue("reason"))
 	if err != nil {
 		return s.accountsFail(c, "password:"+u.ID, "pr-"+u.ID, userMessage(err), nil)
 	}

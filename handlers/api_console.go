@@ -11,21 +11,6 @@ import (
 	"concierge/models"
 )
 
-// MaxReasonChars bounds the reason staff give for a change.
-const MaxReasonChars = 500
-
-// requireReason checks the reason every staff write must carry.
-func requireReason(reason string) (string, error) {
-	reason = strings.Join(strings.Fields(reason), " ")
-	if reason == "" {
-		return "", newError(http.StatusUnprocessableEntity, "reason_required", "Give a reason for this change; it is kept in the audit trail.")
-	}
-	if len([]rune(reason)) > MaxReasonChars {
-		return "", newError(http.StatusUnprocessableEntity, "reason_too_long", "Keep the reason under 500 characters.")
-	}
-	return reason, nil
-}
-
 func (s *Server) apiSearchUsers(c echo.Context) error {
 	found, err := s.store.SearchUsers(c.Request().Context(), c.QueryParam("q"), 50)
 	if err != nil {
@@ -55,7 +40,7 @@ func (s *Server) apiCreateNote(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	reason, err := requireReason(req.Reason)
+	reason, err := models.CheckReason(req.Reason)
 	if err != nil {
 		return err
 	}
@@ -84,7 +69,7 @@ func (s *Server) apiUpdateNote(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	reason, err := requireReason(req.Reason)
+	reason, err := models.CheckReason(req.Reason)
 	if err != nil {
 		return err
 	}
@@ -114,7 +99,7 @@ func (s *Server) apiDeleteNote(c echo.Context) error {
 	reason := strings.TrimSpace(req.Reason)
 	if u.ID != subject.ID || u.Role.IsStaff() {
 		var err error
-		if reason, err = requireReason(req.Reason); err != nil {
+		if reason, err = models.CheckReason(req.Reason); err != nil {
 			return err
 		}
 	} else if reason == "" {
@@ -195,13 +180,13 @@ func (s *Server) apiExport(c echo.Context) error {
 func (s *Server) apiRequestErasure(c echo.Context) error {
 	u := currentUser(c)
 	ctx := c.Request().Context()
-	status := http.StatusCreated
-	if _, err := s.store.PendingErasureRequest(ctx, u.ID); err == nil {
-		status = http.StatusOK
-	}
-	r, err := s.store.CreateErasureRequest(ctx, u.ID, models.ActorTraveler, "")
+	r, created, err := s.store.RequestErasure(ctx, u.ID, actorOf(u), travelerErasureReason)
 	if err != nil {
 		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
 	}
 	s.log.Info("erasure requested", "request_id", requestID(c), "erasure_request", r.ID)
 	return c.JSON(status, map[string]string{"id": r.ID, "status": r.Status})
@@ -241,21 +226,7 @@ func (s *Server) apiErasureRequests(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"requests": out})
 }
 
-// erasureWhy reads and checks an erasure's reason code and ticket.
-func erasureWhy(reason, ticket string) (models.ErasureWhy, error) {
-	why := models.ErasureWhy{Reason: strings.TrimSpace(reason), Ticket: strings.TrimSpace(ticket)}
-	if models.CheckErasureReason(why.Reason) != nil {
-		return why, newError(http.StatusUnprocessableEntity, "bad_reason",
-			"Choose the reason from the list: "+strings.Join(models.ErasureReasons, ", ")+".")
-	}
-	if models.CheckTicket(why.Ticket) != nil {
-		return why, newError(http.StatusUnprocessableEntity, "bad_ticket",
-			"A ticket is a reference of up to 40 letters, digits and dashes, such as DSR-2041; leave it empty if there is none.")
-	}
-	return why, nil
-}
-
-// erase runs an erasure and maps its failures.
+// erase runs an erasure and logs it.
 func (s *Server) erase(c echo.Context, userID string, why models.ErasureWhy) (*models.ErasureReceipt, error) {
 	u := currentUser(c)
 	rec, err := s.store.EraseUser(c.Request().Context(), userID, actorOf(u), why)
@@ -263,11 +234,10 @@ func (s *Server) erase(c echo.Context, userID string, why models.ErasureWhy) (*m
 	case err != nil && rec == nil:
 		return nil, err
 	case err != nil:
-		// The rows are gone and the receipt is stored; scrubbing or the
-		// verification did not finish, which is ours to look into.
+		// The rows are gone and the receipt is stored (the error is an
+		// ErrErasureIncomplete, a 500): log which request it was.
 		s.log.Error("erasure incomplete", "request_id", requestID(c), "erasure_request", rec.RequestID, "err", err)
-		return nil, newError(http.StatusInternalServerError, "erasure_incomplete",
-			"The data was deleted, but cleaning the database files did not finish. The receipt is stored; try again later.")
+		return nil, err
 	}
 	s.log.Info("user erased", "request_id", requestID(c), "erasure_request", rec.RequestID, "executed_by", u.ID, "reason", why.Reason)
 	return rec, nil
@@ -281,7 +251,7 @@ func (s *Server) apiErase(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	why, err := erasureWhy(req.Reason, req.Ticket)
+	why, err := models.NewErasureWhy(req.Reason, req.Ticket)
 	if err != nil {
 		return err
 	}

@@ -6,17 +6,14 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/memory/prompt"
 	"concierge/models"
 )
-
-// MaxMessageChars bounds one chat message.
-const MaxMessageChars = 4000
 
 // IdempotencyKeyHeader is the request header that makes a message send
 // idempotent.
@@ -69,16 +66,14 @@ func (s *Server) apiCreateSession(c echo.Context) error {
 	return c.JSON(http.StatusCreated, map[string]string{"id": cs.ID, "status": cs.Status})
 }
 
-// validateMessage checks a chat message before it is stored.
+// validateMessage checks a chat message before it is stored: a request
+// without one is malformed; the size limit is the store's rule.
 func validateMessage(content string) (string, error) {
 	content = strings.TrimSpace(content)
 	if content == "" {
 		return "", newError(http.StatusUnprocessableEntity, "invalid", "Write a message first.")
 	}
-	if utf8.RuneCountInString(content) > MaxMessageChars {
-		return "", newError(http.StatusRequestEntityTooLarge, "too_large", "Messages are limited to 4,000 characters.")
-	}
-	return content, nil
+	return content, models.CheckMessageSize(content)
 }
 
 // apiMemoryResult is the memory part of a turn's answer.
@@ -175,9 +170,9 @@ func (s *Server) apiGetTurns(c echo.Context) error {
 	// injected is what the instructions carried, as the agent recorded it;
 	// absent for snapshots older than that record.
 	type injected struct {
-		Notes        []memory.InjectedNote `json:"notes"`
+		Notes        []prompt.InjectedNote `json:"notes"`
 		SessionBlock bool                  `json:"session_block"`
-		Tokens       memory.SectionTokens  `json:"tokens"`
+		Tokens       prompt.SectionTokens  `json:"tokens"`
 	}
 	type request struct {
 		Instructions string           `json:"instructions"`

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 
@@ -46,9 +45,6 @@ func sessionTitle(title string) (string, error) {
 	title = strings.Join(strings.Fields(title), " ")
 	if title == "" {
 		return "", newError(http.StatusUnprocessableEntity, "invalid", "Give the conversation a name.")
-	}
-	if utf8.RuneCountInString(title) > models.MaxSessionTitleChars {
-		return "", newError(http.StatusUnprocessableEntity, "too_long", "Keep the name under 80 characters.")
 	}
 	return title, nil
 }

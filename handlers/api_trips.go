@@ -39,12 +39,12 @@ func (s *Server) tripView(c echo.Context, t memory.Trip) (apiTrip, error) {
 // default for the traveler's own.
 func tripReason(c echo.Context, given, own string) (string, error) {
 	if ownerCall(c) {
-		if r, err := requireReason(given); err == nil {
+		if r, err := models.CheckReason(given); err == nil {
 			return r, nil
 		}
 		return own, nil
 	}
-	return requireReason(given)
+	return models.CheckReason(given)
 }
 
 func (s *Server) apiListTrips(c echo.Context) error {
@@ -177,12 +177,12 @@ func (s *Server) apiPutProfile(c echo.Context) error {
 	if err := decodeJSON(c, &req); err != nil {
 		return err
 	}
-	reason, err := requireReason(req.Reason)
+	reason, err := models.CheckReason(req.Reason)
 	if err != nil {
 		return err
 	}
 	if req.Profile == nil {
-		return newError(http.StatusUnprocessableEntity, memory.EBADPROFILE, "Send the profile as a JSON object.")
+		return newError(http.StatusUnprocessableEntity, "invalid", "Send the profile as a JSON object, under \"profile\".")
 	}
 	subject := subjectOf(c)
 	if err := s.store.SetProfile(c.Request().Context(), subject.ID, req.Profile, actorOf(currentUser(c)), reason); err != nil {

@@ -150,18 +150,12 @@ func (s *Server) loginPage(c echo.Context) error {
 	return render(c, http.StatusOK, views.LoginPage(p, f))
 }
 
-// loginFailure says what went wrong without telling which part was wrong,
-// nor whether an account has that email: every answer is the same for an
-// unknown email and a known one.
-func loginFailure(err error) *Error {
-	if wait := lockWait(err); wait != "" {
-		return newError(http.StatusTooManyRequests, "locked",
-			"Too many failed sign-ins from here with this email. Try again in "+wait+".")
-	}
-	if errors.Is(err, models.ErrBadCredentials) {
-		return newError(http.StatusUnauthorized, "bad_credentials", "That email and password do not match.")
-	}
-	return nil
+// signInRefused reports whether err is a sign-in's refusal (wrong email or
+// password, or locked), which the login page shows in its form; toError
+// words it the same for an unknown email and a known one.
+func signInRefused(err error) bool {
+	var locked *models.LockedError
+	return errors.As(err, &locked) || errors.Is(err, models.ErrBadCredentials)
 }
 
 // lockWait is how long a locked sign-in waits ("59s"), or "" when err is
@@ -178,10 +172,10 @@ func (s *Server) login(c echo.Context) error {
 	email, password := c.FormValue("email"), c.FormValue("password")
 	u, err := s.store.Authenticate(c.Request().Context(), email, password, c.RealIP(), s.cfg.LoginPolicy)
 	if err != nil {
-		e := loginFailure(err)
-		if e == nil {
+		if !signInRefused(err) {
 			return err
 		}
+		e, _ := toError(err)
 		s.log.Info("login refused", "request_id", requestID(c), "reason", e.Code)
 		// Post/redirect/get: the sign-in page shows the error at the
 		// password, the email kept, and a reload sends nothing again.
@@ -260,9 +254,6 @@ func (s *Server) apiToken(c echo.Context) error {
 	}
 	u, err := s.store.Authenticate(c.Request().Context(), req.Email, req.Password, c.RealIP(), s.cfg.LoginPolicy)
 	if err != nil {
-		if e := loginFailure(err); e != nil {
-			return e
-		}
 		return err
 	}
 	token, _, err := s.store.CreateAPIToken(c.Request().Context(), u.ID, s.cfg.TokenTTL)
@@ -305,12 +296,6 @@ func (s *Server) changePassword(c echo.Context, current, next string, done func(
 	}
 	err := s.store.ChangePassword(c.Request().Context(), me, current, next, c.RealIP(), s.cfg.LoginPolicy, keep)
 	if err != nil {
-		if errors.Is(err, models.ErrBadCredentials) {
-			return newError(http.StatusForbidden, "bad_credentials", "The current password is not right.")
-		}
-		if e := loginFailure(err); e != nil {
-			return e
-		}
 		return err
 	}
 	s.log.Info("password changed", "request_id", requestID(c), "user_id", me.ID)
@@ -322,9 +307,8 @@ func (s *Server) accountChangePassword(c echo.Context) error {
 	err := s.changePassword(c, c.FormValue("current"), c.FormValue("new"), func() error {
 		return c.Redirect(http.StatusSeeOther, "/account/tokens?done=password")
 	})
-	var e *Error
-	if errors.As(err, &e) {
-		return c.Redirect(http.StatusSeeOther, "/account/tokens?error="+url.QueryEscape(e.Message))
+	if signInRefused(err) || errors.Is(err, models.ErrWrongPassword) {
+		return c.Redirect(http.StatusSeeOther, "/account/tokens?error="+url.QueryEscape(userMessage(err)))
 	}
 	return err
 }

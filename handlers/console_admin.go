@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"errors"
 	"math"
 	"net/http"
 	"sort"
@@ -207,10 +208,10 @@ func (s *Server) consoleExecuteErasure(c echo.Context) error {
 		return s.refuseForm(c, "/console/erasure", formFlash{Form: "erase:" + req.ID, Field: field + req.ID, Message: msg,
 			Values: map[string]string{"reason": reason, "ticket": ticket}})
 	}
-	why, err := erasureWhy(reason, ticket)
+	why, err := models.NewErasureWhy(reason, ticket)
 	if err != nil {
 		field := "er-reason-"
-		if e, _ := toError(err); e != nil && strings.Contains(e.Code, "ticket") {
+		if errors.Is(err, models.ErrBadTicket) {
 			field = "er-ticket-"
 		}
 		return fail(field, userMessage(err))

@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"concierge/memory"
+	"concierge/memory/prompt"
 	"concierge/models"
 	"concierge/views"
 )
@@ -100,7 +101,7 @@ func (s *Server) preview(ctx context.Context, customerID, message string) (views
 		if n.Pinned {
 			pv.PinnedInjected++
 		}
-		if t, ok := texts[n.ID]; ok && n.Section == memory.SectionGlobal {
+		if t, ok := texts[n.ID]; ok && n.Section == prompt.SectionGlobal {
 			pv.Injected = append(pv.Injected, t)
 		}
 	}
@@ -245,7 +246,7 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 		vm.ProfileError, vm.ProfileJSON, vm.ProfileReason = msg, raw, reasonIn
 		return render(c, http.StatusUnprocessableEntity, views.CustomerPageView(s.page(c, u.Name, "customers"), vm))
 	}
-	reason, err := requireReason(reasonIn)
+	reason, err := models.CheckReason(reasonIn)
 	if err != nil {
 		return fail(userMessage(err))
 	}
@@ -274,7 +275,7 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 
 func (s *Server) consoleCreateErasure(c echo.Context) error {
 	u := subjectOf(c)
-	if _, err := s.store.CreateErasureRequest(c.Request().Context(), u.ID, models.ActorAdmin, ""); err != nil {
+	if _, _, err := s.store.RequestErasure(c.Request().Context(), u.ID, actorOf(currentUser(c)), ""); err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/console/erasure")

@@ -57,7 +57,7 @@ func (s *Server) consoleAddNote(c echo.Context) error {
 		vm.NewNote = views.NoteRow{CustomerID: u.ID, CSRF: vm.CSRF, Text: text, Keywords: splitKeywords(kw), Pinned: pinned, Reason: reasonIn, Error: msg}
 		return render(c, http.StatusUnprocessableEntity, views.CustomerPageView(s.page(c, u.Name, "customers"), vm))
 	}
-	reason, err := requireReason(reasonIn)
+	reason, err := models.CheckReason(reasonIn)
 	if err != nil {
 		return fail(userMessage(err))
 	}
@@ -107,7 +107,7 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 		announce(c, "", "#"+at+n.ID)
 		return render(c, inlineErrorStatus(c), views.NoteItem(row))
 	}
-	reason, err := requireReason(reasonIn)
+	reason, err := models.CheckReason(reasonIn)
 	if err != nil {
 		return fail("reason-", userMessage(err))
 	}
@@ -146,7 +146,7 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	reason, err := requireReason(c.FormValue("reason"))
+	reason, err := models.CheckReason(c.FormValue("reason"))
 	if err != nil {
 		row := noteRow(n.UserID, n, csrfToken(c))
 		row.Mode, row.Error = "delete", userMessage(err)

@@ -9,6 +9,7 @@ import (
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/memory/prompt"
 	"concierge/models"
 	"concierge/views"
 )
@@ -133,7 +134,7 @@ func (s *Server) consoleTurn(c echo.Context) error {
 }
 
 // tokenSections lists the sections of the instructions with their tokens.
-func tokenSections(t memory.SectionTokens) []views.TokenSection {
+func tokenSections(t prompt.SectionTokens) []views.TokenSection {
 	out := []views.TokenSection{{Name: "base", Tokens: t.Base}, {Name: "profile", Tokens: t.Profile}, {Name: "memories", Tokens: t.Memories}}
 	if t.Summary > 0 {
 		out = append(out, views.TokenSection{Name: "summary", Tokens: t.Summary})

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -82,6 +83,14 @@ var domainStatus = map[string]int{
 	memory.ENOTFAILED:     http.StatusConflict,
 	memory.EOWNACCOUNT:    http.StatusConflict,
 	memory.EBADEXPIRY:     http.StatusUnprocessableEntity,
+	memory.ENOREASON:      http.StatusUnprocessableEntity,
+	memory.EREASONTOOLONG: http.StatusUnprocessableEntity,
+	memory.ENONAME:        http.StatusUnprocessableEntity,
+	memory.ETOOLONG:       http.StatusUnprocessableEntity,
+	memory.ETOOLARGE:      http.StatusRequestEntityTooLarge,
+	memory.EBADREASON:     http.StatusUnprocessableEntity,
+	memory.EBADTICKET:     http.StatusUnprocessableEntity,
+	memory.EERASEPARTIAL:  http.StatusInternalServerError,
 }
 
 // userMessage is the message a person sees for err, through the same
@@ -98,6 +107,7 @@ func toError(err error) (e *Error, internal bool) {
 	var he *echo.HTTPError
 	var de *memory.Error
 	var me *agent.ModelError
+	var locked *models.LockedError
 	switch {
 	case errors.As(err, &e):
 		return e, e.Status >= 500
@@ -109,13 +119,26 @@ func toError(err error) (e *Error, internal bool) {
 		return newError(http.StatusServiceUnavailable, "overloaded", "Concierge is answering many travelers right now. Try again in a few seconds; nothing was stored."), false
 	case errors.Is(err, agent.ErrDraining):
 		return newError(http.StatusServiceUnavailable, "restarting", "Concierge is restarting. Try again in a few seconds; nothing was stored."), false
+	case errors.As(err, &locked):
+		// Sign-in refusals never tell which part was wrong, nor whether an
+		// account has that email.
+		wait := time.Until(locked.Until).Round(time.Second)
+		if wait < time.Second {
+			wait = time.Second
+		}
+		return newError(http.StatusTooManyRequests, "locked",
+			"Too many failed sign-ins from here with this email. Try again in "+wait.String()+"."), false
+	case errors.Is(err, models.ErrBadCredentials):
+		return newError(http.StatusUnauthorized, "bad_credentials", "That email and password do not match."), false
+	case errors.Is(err, models.ErrWrongPassword):
+		return newError(http.StatusForbidden, "bad_credentials", "The current password is not right."), false
 	case errors.As(err, &de):
 		if status, ok := domainStatus[de.Code]; ok {
 			msg := de.Message
 			if de.Note != nil {
 				msg = noteRefusalMessage(de.Note)
 			}
-			return &Error{Status: status, Code: de.Code, Message: msg, Turn: de.Turn}, false
+			return &Error{Status: status, Code: de.Code, Message: msg, Turn: de.Turn}, status >= 500
 		}
 	case errors.As(err, &me):
 		// The user's message is stored before the model is called.

@@ -316,10 +316,14 @@ func (s *Server) myMemoryExport(c echo.Context) error {
 	return c.Blob(http.StatusOK, echo.MIMEApplicationJSONCharsetUTF8, body)
 }
 
+// travelerErasureReason is kept with a traveler's own erasure request, from
+// the page and the API alike.
+const travelerErasureReason = "requested by the traveler"
+
 // myMemoryErase records the traveler's request to erase their account.
 func (s *Server) myMemoryErase(c echo.Context) error {
 	u := currentUser(c)
-	r, err := s.store.CreateErasureRequest(c.Request().Context(), u.ID, "traveler", "requested by the traveler")
+	r, _, err := s.store.RequestErasure(c.Request().Context(), u.ID, actorOf(u), travelerErasureReason)
 	if err != nil {
 		return err
 	}

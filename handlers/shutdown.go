@@ -3,9 +3,9 @@ package handlers
 import (
 	"context"
 	"errors"
-	"net/http"
 	"sync/atomic"
 
+	"concierge/agent"
 	"concierge/memory"
 )
 
@@ -47,7 +47,7 @@ func restartingError(turn int) error {
 		return &memory.Error{Code: memory.EANSWERING, Turn: turn,
 			Message: "Your message is stored; Concierge is restarting before it could answer. Send it again with the same Idempotency-Key in a moment to get its answer."}
 	}
-	return newError(http.StatusServiceUnavailable, "restarting", "Concierge is restarting. Try again in a few seconds; nothing was stored.")
+	return agent.ErrDraining
 }
 
 // storedTurn remembers the turn a request's message was stored as (0: not

@@ -5,16 +5,6 @@ import (
 	"testing"
 )
 
-func BenchmarkBuildInstructions(b *testing.B) {
-	st := NewState(johnProfile(), manyGlobal(200), []Note{{ID: "s", Text: "Is vegetarian.", LastUpdateDate: "2026-01-01"}}, nil)
-	opt := InjectOptions{Counter: NewTokenCounter("gpt-4o"), Today: "2026-01-01", LatestMessage: "Find me a quiet hotel in Lyon with late checkout", Trimmed: true}
-	BuildInstructions(st, opt) // warm the encoding, as a running server has
-	b.ReportAllocs()
-	for b.Loop() {
-		BuildInstructions(st, opt)
-	}
-}
-
 func BenchmarkConsolidateRules(b *testing.B) {
 	global := manyGlobal(200)
 	var session []Note
@@ -28,15 +18,5 @@ func BenchmarkConsolidateRules(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		ConsolidateRules(global, session, ConsolidateOptions{Today: "2026-11-21"})
-	}
-}
-
-func BenchmarkTrim(b *testing.B) {
-	msgs := chat(400)[:1000]
-	opt := TrimOptions{MaxUserTurns: 8, TokenBudget: 8000, ReserveForAnswer: 1000, Counter: NewTokenCounter("gpt-4o")}
-	Trim(msgs, opt)
-	b.ReportAllocs()
-	for b.Loop() {
-		Trim(msgs, opt)
 	}
 }

@@ -33,6 +33,19 @@ const (
 	EINTERNAL      = "internal"
 )
 
+// Error codes of the rules for staff changes, accounts, conversations,
+// messages and erasure.
+const (
+	ENOREASON      = "reason_required"    // a staff change carries no reason for the audit trail
+	EREASONTOOLONG = "reason_too_long"    // a staff change's reason is over its limit
+	ENONAME        = "name_required"      // an account needs a name
+	ETOOLONG       = "too_long"           // a conversation's title is over its limit
+	ETOOLARGE      = "too_large"          // a chat message is over its limit
+	EBADREASON     = "bad_reason"         // an erasure's reason is not one of the listed codes
+	EBADTICKET     = "bad_ticket"         // an erasure's ticket is not an opaque reference
+	EERASEPARTIAL  = "erasure_incomplete" // the rows are gone; scrubbing or verifying did not finish
+)
+
 // Error is a domain failure with a code and a message written for people
 // (never holding message or note text). Sentinels such as
 // models.ErrNotFound are *Error values, so errors.Is and errors.As both

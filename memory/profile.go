@@ -32,21 +32,27 @@ func IsPrivateField(key string) bool {
 	return strings.HasSuffix(k, "_id") || strings.HasSuffix(k, "_ids") || strings.HasSuffix(k, "_number")
 }
 
-// profileYAML renders the profile, plus the recent trips under
-// recent_trips, as the YAML inside the front matter: private keys dropped
-// at any depth and every string (keys included) neutralised before the
-// library marshals it, keys sorted, two-space indentation. An empty profile
-// renders as nothing.
-func profileYAML(st State) string {
-	// The same traveler's profile is rendered on every model round, and
-	// neutralising each string costs far more than a lookup: renderings
-	// are remembered by an exact text of the profile and trips (see
-	// profileKey), never by a hash, so two different profiles never share
-	// one.
+// Profiles remembers recent profile renderings. The same traveler's
+// profile is rendered on every model round, and neutralising each string
+// costs far more than a lookup: renderings are remembered by an exact text
+// of the profile and trips (see profileKey), never by a hash, so two
+// different profiles never share one. Create one per process (NewProfiles)
+// and pass it in (prompt.InjectOptions.Profiles); it is safe for
+// concurrent use.
+type Profiles struct{ memo *Memo[string, string] }
+
+// NewProfiles returns an empty rendering cache.
+func NewProfiles() *Profiles { return &Profiles{memo: NewMemo[string, string](1024)} }
+
+// YAML is renderProfileYAML(st), remembered; a nil *Profiles renders every time.
+func (p *Profiles) YAML(st State) string {
+	if p == nil {
+		return renderProfileYAML(st)
+	}
 	var key strings.Builder
 	profileKey(&key, map[string]any(st.Profile))
 	fmt.Fprintf(&key, "\x00%#v", st.Trips)
-	return profileMemo.Get(key.String(), func() string { return renderProfileYAML(st) })
+	return p.memo.Get(key.String(), func() string { return renderProfileYAML(st) })
 }
 
 // profileKey writes v exactly: mappings in key order and lists item by
@@ -77,10 +83,11 @@ func profileKey(b *strings.Builder, v any) {
 	}
 }
 
-// profileMemo holds recent profile renderings (see profileYAML).
-var profileMemo = NewMemo[string, string](1024)
-
-// renderProfileYAML is profileYAML without the memo.
+// renderProfileYAML renders the profile, plus the recent trips under
+// recent_trips, as the YAML inside the front matter: private keys dropped
+// at any depth and every string (keys included) neutralised before the
+// library marshals it, keys sorted, two-space indentation. An empty profile
+// renders as nothing.
 func renderProfileYAML(st State) string {
 	root := make(map[string]any, len(st.Profile)+1)
 	for k, v := range st.Profile {

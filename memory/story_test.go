@@ -55,52 +55,6 @@ func TestCookbookStory(t *testing.T) {
 	}
 }
 
-// TestAmnesiaStory: a peanut allergy stated at turn 2 survives a 4-turn
-// window at turn 12 through the SESSION block, and is pinned afterwards.
-func TestAmnesiaStory(t *testing.T) {
-	allergy := Note{ID: "s-peanut", Text: "Allergic to peanuts.", Keywords: []string{"allergy", "food"}, Scope: ScopeDurable, LastUpdateDate: "2026-11-21", Source: SourceAssistant}
-	msgs := chat(12)
-	tests := []struct {
-		name        string
-		window      int
-		wantTrimmed bool
-		wantSession bool
-	}{
-		{"4-turn window trims", 4, true, true},
-		{"wide window keeps everything", 20, false, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			kept, trimmed := Trim(msgs, TrimOptions{MaxUserTurns: tt.window, TokenBudget: 4000, ReserveForAnswer: 500, Counter: NewTokenCounter("gpt-4o")})
-			if trimmed != tt.wantTrimmed {
-				t.Fatalf("trimmed = %v, want %v", trimmed, tt.wantTrimmed)
-			}
-			inHistory := slices.ContainsFunc(kept, func(m Message) bool { return strings.Contains(m.Content, "peanuts") })
-			instr := BuildInstructions(NewState(johnProfile(), johnGlobal(), []Note{allergy}, nil),
-				InjectOptions{Today: "2026-11-21", Trimmed: trimmed, LatestMessage: "Book dinner near the hotel"})
-			inSession := strings.Contains(instr.Text, "SESSION:\n- Allergic to peanuts. [durable]")
-			if injected := slices.Contains(instr.Notes, InjectedNote{ID: allergy.ID, Section: SectionSession}); injected != inSession || instr.Session != inSession {
-				t.Errorf("structure says session=%v, allergy injected=%v; the text says %v", instr.Session, injected, inSession)
-			}
-			if inSession != tt.wantSession {
-				t.Errorf("SESSION block has the allergy = %v, want %v", inSession, tt.wantSession)
-			}
-			if !inHistory && !inSession {
-				t.Errorf("the allergy reached the model neither in history nor in instructions")
-			}
-		})
-	}
-	r := ConsolidateRules(johnGlobal(), []Note{allergy}, ConsolidateOptions{Today: "2026-11-21"})
-	i := slices.IndexFunc(r.Global, func(n Note) bool { return n.ID == allergy.ID })
-	if i != 0 || !r.Global[i].Pinned {
-		t.Fatalf("after consolidation the allergy is %+v, want the first note, pinned", r.Global)
-	}
-	next := BuildInstructions(NewState(nil, r.Global, nil, nil), InjectOptions{Today: "2026-11-22", GlobalBudget: 1}).Text
-	if !strings.Contains(next, "- Allergic to peanuts. [updated 2026-11-21; pinned]") {
-		t.Errorf("next session misses the pinned allergy:\n%s", next)
-	}
-}
-
 // TestMovingCityStory: "Lives in Pune." then "Lives in Bengaluru." →
 // Bengaluru active, Pune superseded and kept in history, same order always.
 func TestMovingCityStory(t *testing.T) {

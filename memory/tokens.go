@@ -48,26 +48,38 @@ func EncodingFor(model string) string {
 // NewTokenCounter returns the token counter for model: the real tiktoken
 // encoding for OpenAI families (o200k_base for gpt-4o, gpt-4.1, gpt-5 and the
 // o-series; cl100k_base for gpt-4 and gpt-3.5) and, for any other model, a
-// conservative estimate of one token per three bytes, rounded up. Counters
-// are shared per encoding, remember recent counts and are safe for
-// concurrent use.
+// conservative estimate of one token per three bytes, rounded up. Each
+// counter remembers its own recent counts (create one per process and pass
+// it in) and is safe for concurrent use.
 func NewTokenCounter(model string) TokenCounter {
 	switch EncodingFor(model) {
 	case EncodingO200k:
-		return o200kCounter()
+		return newTiktokenCounter(o200kCodec())
 	case EncodingCl100k:
-		return cl100kCounter()
+		return newTiktokenCounter(cl100kCodec())
 	}
 	return estimateCounter{}
 }
 
 // The encodings are built once per process on first use: building one
 // compiles its split expression and loads a vocabulary of 100k–200k entries,
-// far too slow to repeat per request. They are immutable caches, not state.
+// far too slow to repeat per request. They are immutable, not state: the
+// counts a counter remembers are its own.
 var (
-	o200kCounter  = sync.OnceValue(func() TokenCounter { return newTiktokenCounter(tokenizer.O200kBase) })
-	cl100kCounter = sync.OnceValue(func() TokenCounter { return newTiktokenCounter(tokenizer.Cl100kBase) })
+	o200kCodec  = sync.OnceValue(func() tokenizer.Codec { return codecFor(tokenizer.O200kBase) })
+	cl100kCodec = sync.OnceValue(func() tokenizer.Codec { return codecFor(tokenizer.Cl100kBase) })
 )
+
+// codecFor builds enc, nil when it cannot be built (the counter then falls
+// back to the estimate; the encodings are embedded, so this is not
+// expected).
+func codecFor(enc tokenizer.Encoding) tokenizer.Codec {
+	c, err := tokenizer.Get(enc)
+	if err != nil {
+		return nil
+	}
+	return c
+}
 
 // EstimateTokens is the one token estimate, for every count without a
 // real encoding (a model tiktoken does not know, the offline model without
@@ -115,11 +127,7 @@ type longKey struct {
 	len  int
 }
 
-func newTiktokenCounter(enc tokenizer.Encoding) *tiktokenCounter {
-	c, err := tokenizer.Get(enc)
-	if err != nil {
-		c = nil // fall back to the estimate; the encodings are embedded, so this is not expected
-	}
+func newTiktokenCounter(c tokenizer.Codec) *tiktokenCounter {
 	return &tiktokenCounter{codec: c, memo: NewMemo[string, int](memoLimit), seed: maphash.MakeSeed(), longMemo: NewMemo[longKey, int](longMemoLimit)}
 }
 

@@ -230,41 +230,6 @@ func (t Trip) Title() string {
 	return "a trip"
 }
 
-// writeTrips renders the trip part of the <memories> block: the open trips
-// by handle when the conversation has none, else the TRIP block with the
-// trip's notes (those not expired). It returns the tokens of the lines it
-// wrote, and adds the notes to out.Notes.
-func writeTrips(b *strings.Builder, st State, opt InjectOptions, counter TokenCounter, out *Instructions) int {
-	tokens := 0
-	if st.Trip == nil {
-		if len(st.OpenTrips) == 0 {
-			return 0
-		}
-		line := "OPEN TRIPS (this conversation is attached to none):"
-		for i, t := range st.OpenTrips {
-			line += " [" + TripHandle(i) + "] " + t.describe() + ";"
-		}
-		line = strings.TrimSuffix(line, ";") + "\n"
-		b.WriteString(line)
-		return counter.Count(line)
-	}
-	handle := ""
-	for i, t := range st.OpenTrips {
-		if t.ID == st.Trip.ID {
-			handle = " [" + TripHandle(i) + "]"
-		}
-	}
-	head := SectionTrip + handle + " (this conversation's trip): " + st.Trip.describe() + "\n"
-	b.WriteString(head)
-	tokens += counter.Count(head)
-	for _, n := range st.TripNotes {
-		if expired(n, opt.Today) {
-			continue
-		}
-		line := "- " + Neutralize(n.Text) + " [this trip]\n"
-		b.WriteString(line)
-		tokens += counter.Count(line)
-		out.Notes = append(out.Notes, InjectedNote{ID: n.ID, Section: SectionTrip, Pinned: n.Pinned})
-	}
-	return tokens
-}
+// Describe is the trip's one-line description in the TRIP block (see
+// describe), for memory/prompt.
+func (t Trip) Describe() string { return t.describe() }

@@ -111,6 +111,10 @@ type Tool struct {
 // SaveNoteToolName is the name of the only tool the chat model is given.
 const SaveNoteToolName = "save_memory_note"
 
+// SearchToolName is the tool that searches the trimmed part of the
+// current conversation (memory/longchat).
+const SearchToolName = "search_conversation"
+
 // SaveNoteArgs are the arguments of a save_memory_note call.
 type SaveNoteArgs struct {
 	Text     string   `json:"text"`

@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
@@ -183,8 +182,10 @@ var ErasureReasons = []string{ErasureDataSubjectRequest, ErasureAccountClosure, 
 
 // ErrBadErasureReason and ErrBadTicket refuse an erasure's reason or ticket.
 var (
-	ErrBadErasureReason = errors.New("the erasure reason is not one of the listed codes")
-	ErrBadTicket        = errors.New("the ticket must be 1–40 letters, digits and dashes")
+	ErrBadErasureReason = &memory.Error{Code: memory.EBADREASON,
+		Message: "Choose the reason from the list: " + strings.Join(ErasureReasons, ", ") + "."}
+	ErrBadTicket = &memory.Error{Code: memory.EBADTICKET,
+		Message: "A ticket is a reference of up to 40 letters, digits and dashes, such as DSR-2041; leave it empty if there is none."}
 )
 
 // MaxTicketChars bounds an erasure's ticket reference.
@@ -223,6 +224,13 @@ func CheckTicket(ticket string) error {
 type ErasureWhy struct {
 	Reason string
 	Ticket string
+}
+
+// NewErasureWhy is the ErasureWhy of an admin's reason code and ticket as
+// typed (spaces around them dropped), checked.
+func NewErasureWhy(reason, ticket string) (ErasureWhy, error) {
+	why := ErasureWhy{Reason: strings.TrimSpace(reason), Ticket: strings.TrimSpace(ticket)}
+	return why, why.Check()
 }
 
 // Check validates both parts.

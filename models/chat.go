@@ -162,14 +162,15 @@ type UserMessage struct {
 	// IdempotencyKey, when set, makes the send idempotent: a second send
 	// with the same key returns the stored message instead of a new one.
 	IdempotencyKey string
-	// Lease is the caller's answer lease; nil when it holds none (then the
-	// session must not be leased by anyone else).
-	Lease *AnswerLease
-	// TakeLease, when positive and Lease is nil, takes the session's answer
-	// lease for that long in the same transaction that stores the message
-	// (Submitted.Lease): one commit instead of two on every turn.
+	// TakeLease is how long the session's answer lease is taken for, in
+	// the same transaction that stores the message (Submitted.Lease): one
+	// commit instead of two on every turn. It must be positive.
 	TakeLease time.Duration
 }
+
+// ErrNoLeaseTime refuses a submission without TakeLease: every stored user
+// message is answered under the lease its submission took.
+var ErrNoLeaseTime = errors.New("models: a user message is submitted with TakeLease")
 
 // Submitted is what SubmitUserMessage stored or found.
 type Submitted struct {
@@ -192,6 +193,15 @@ type Submitted struct {
 // result); with ErrKeyReused when the key stored different text; and with
 // ErrSessionClosed when the session no longer takes messages.
 func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Submitted, error) {
+	if um.TakeLease <= 0 {
+		return nil, ErrNoLeaseTime
+	}
+	return s.submit(ctx, um, nil)
+}
+
+// submit is SubmitUserMessage for a caller holding lease (nil: none; then
+// um.TakeLease takes one, or, zero, only tests' lease-less submissions).
+func (s *Store) submit(ctx context.Context, um UserMessage, lease *AnswerLease) (*Submitted, error) {
 	var out *Submitted
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		cs, err := s.lockSessionTx(tx, um.SessionID)
@@ -199,7 +209,6 @@ func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Submitt
 			return err
 		}
 		now := s.SharedNow()
-		lease := um.Lease
 		var took map[string]any
 		if lease == nil && um.TakeLease > 0 {
 			if !leaseAllows(&cs.ChatSession, nil, now) {

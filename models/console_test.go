@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"concierge/memory"
+	"concierge/memory/prompt"
 	"concierge/models"
 	"concierge/models/dbtest"
 )
@@ -118,7 +119,7 @@ func TestMemoryHealth(t *testing.T) {
 		cs, _ := s.CreateChatSession(ctx, u.ID)
 		tea := []memory.Note{{ID: "n1", Text: "Likes tea.", LastUpdateDate: "2026-01-01"}}
 		for turn, global := range [][]memory.Note{nil, nil, tea} {
-			in := memory.BuildInstructions(memory.NewState(nil, global, nil, nil), memory.InjectOptions{})
+			in := prompt.BuildInstructions(memory.NewState(nil, global, nil, nil), prompt.InjectOptions{})
 			sn := &models.TurnSnapshot{SessionID: cs.ID, UserID: u.ID, Turn: turn + 1, Round: 1, Model: "m",
 				Instructions: in.Text, Messages: "[]", Response: "{}"}
 			sn.SetInjection(in)

@@ -17,6 +17,12 @@ import (
 // ErrSelfErasure is returned when an admin tries to erase their own account.
 var ErrSelfErasure = &memory.Error{Code: memory.ESELFERASURE, Message: "You cannot erase your own account."}
 
+// ErrErasureIncomplete is in the chain of EraseUser's error when the rows
+// are gone and the receipt is stored, but scrubbing or the verification did
+// not finish: ours to look into, not the admin's.
+var ErrErasureIncomplete = &memory.Error{Code: memory.EERASEPARTIAL,
+	Message: "The data was deleted, but cleaning the database files did not finish. The receipt is stored; try again later."}
+
 // ErasureReceipt is what remains after a user is erased: who asked, who
 // executed, when, and how many rows each table lost. It holds no personal
 // content: not the user's id, name, email or anything they said.
@@ -153,14 +159,14 @@ func (s *Store) EraseUser(ctx context.Context, userID string, executedBy Actor, 
 		return nil, fmt.Errorf("models: erase user %s: %w", userID, err)
 	}
 	if err := s.scrubAfterErasure(ctx); err != nil {
-		return &rec, err
+		return &rec, fmt.Errorf("%w: %w", ErrErasureIncomplete, err)
 	}
 	hits, err := s.ScanTables(ctx, userID)
 	if err != nil {
-		return &rec, fmt.Errorf("models: verify erasure: %w", err)
+		return &rec, fmt.Errorf("%w: models: verify erasure: %w", ErrErasureIncomplete, err)
 	}
 	if len(hits) > 0 {
-		return &rec, fmt.Errorf("models: verify erasure: rows still reference the user in %s", strings.Join(sortedKeys(hits), ", "))
+		return &rec, fmt.Errorf("%w: models: verify erasure: rows still reference the user in %s", ErrErasureIncomplete, strings.Join(sortedKeys(hits), ", "))
 	}
 	return &rec, nil
 }

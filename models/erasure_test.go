@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,7 +85,7 @@ func seedEverything(t *testing.T, s *models.Store, email, name, canary string) s
 	must(err)
 	_, err = s.CreateWebSession(ctx, u.ID, time.Hour, 0)
 	must(err)
-	_, err = s.CreateErasureRequest(ctx, u.ID, models.ActorTraveler, "please forget me, "+name)
+	_, _, err = s.RequestErasure(ctx, u.ID, models.Actor{ID: u.ID, Kind: models.ActorTraveler}, "please forget me, "+name)
 	must(err)
 	return seeded{user: u, canary: canary}
 }
@@ -239,5 +240,51 @@ func TestEraseTenThousandMessages(t *testing.T) {
 			t.Errorf("rows_deleted = %v", rec.RowsDeleted)
 		}
 		t.Logf("erased a traveler with 10,000 messages and 5,000 snapshots in %v (incl. scrub and verification)", elapsed)
+	})
+}
+
+// TestErasureRequestRules: a traveler asks for their own account only, an
+// admin for anyone's but their own, nobody else; asking twice returns the
+// one pending request, also when two ask at once.
+func TestErasureRequestRules(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		ctx := t.Context()
+		u, err := s.CreateUser(ctx, "er-rules@example.com", "Er Rules", models.RoleTraveler, "pw-long-enough-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		admin := models.Actor{ID: models.NewID(), Kind: models.ActorAdmin}
+		if _, _, err := s.RequestErasure(ctx, u.ID, models.Actor{ID: models.NewID(), Kind: models.ActorTraveler}, ""); !errors.Is(err, models.ErrNotFound) {
+			t.Errorf("another traveler asks: %v, want ErrNotFound", err)
+		}
+		if _, _, err := s.RequestErasure(ctx, admin.ID, admin, ""); !errors.Is(err, models.ErrSelfErasure) {
+			t.Errorf("an admin asks for their own account: %v, want ErrSelfErasure", err)
+		}
+		if _, _, err := s.RequestErasure(ctx, u.ID, models.Actor{ID: models.NewID(), Kind: models.ActorSupport}, ""); memory.ErrorCode(err) != memory.EINVALID {
+			t.Errorf("support asks: %v, want invalid", err)
+		}
+		var wg sync.WaitGroup
+		ids := make([]string, 2)
+		made := make([]bool, 2)
+		for i := range 2 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r, created, err := s.RequestErasure(ctx, u.ID, models.Actor{ID: u.ID, Kind: models.ActorTraveler}, "")
+				if err != nil {
+					t.Errorf("request %d: %v", i, err)
+					return
+				}
+				ids[i], made[i] = r.ID, created
+			}()
+		}
+		wg.Wait()
+		if ids[0] != ids[1] || made[0] == made[1] {
+			t.Errorf("two requests at once: ids %v created %v, want one request created once", ids, made)
+		}
+		r, created, err := s.RequestErasure(ctx, u.ID, admin, "")
+		if err != nil || created || r.ID != ids[0] || r.RequestedBy != models.ActorTraveler {
+			t.Errorf("admin asks after the traveler: %v created=%v %+v, want the traveler's request", err, created, r)
+		}
 	})
 }

@@ -40,7 +40,7 @@ func TestSubmitUserMessage(t *testing.T) {
 		if err != nil || !existed || again.ID != m1.ID {
 			t.Errorf("same key: %+v %v %v, want the stored message", again, existed, err)
 		}
-		if _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "two", IdempotencyKey: "k1"}); !errors.Is(err, models.ErrKeyReused) {
+		if _, err := s.SubmitHolding(ctx, models.UserMessage{SessionID: cs.ID, Content: "two", IdempotencyKey: "k1"}, nil); !errors.Is(err, models.ErrKeyReused) {
 			t.Errorf("key reused for other text: %v, want ErrKeyReused", err)
 		}
 		// Without a key, the same text as the unanswered last message is a retry.
@@ -54,13 +54,13 @@ func TestSubmitUserMessage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "three"}); !errors.Is(err, models.ErrBusy) {
+		if _, err := s.SubmitHolding(ctx, models.UserMessage{SessionID: cs.ID, Content: "three"}, nil); !errors.Is(err, models.ErrBusy) {
 			t.Errorf("while another holds the lease: %v, want ErrBusy", err)
 		}
 		if memory.ErrorCode(models.ErrBusy) != memory.ENOTSTORED {
 			t.Errorf("ErrBusy's code = %q, want %q", memory.ErrorCode(models.ErrBusy), memory.ENOTSTORED)
 		}
-		m3, _, err := submit(s, models.UserMessage{SessionID: cs.ID, Content: "three", Lease: lease})
+		m3, _, err := submitHolding(s, models.UserMessage{SessionID: cs.ID, Content: "three"}, lease)
 		if err != nil || m3.Turn != 3 {
 			t.Errorf("the holder: %+v %v, want turn 3", m3, err)
 		}
@@ -71,9 +71,15 @@ func TestSubmitUserMessage(t *testing.T) {
 	})
 }
 
-// submit is SubmitUserMessage's message and whether it existed.
+// submit is a lease-less submission's message and whether it existed.
 func submit(s *models.Store, um models.UserMessage) (*models.Message, bool, error) {
-	sub, err := s.SubmitUserMessage(ctx, um)
+	return submitHolding(s, um, nil)
+}
+
+// submitHolding is the message of a submission by lease's holder and
+// whether it existed.
+func submitHolding(s *models.Store, um models.UserMessage, lease *models.AnswerLease) (*models.Message, bool, error) {
+	sub, err := s.SubmitHolding(ctx, um, lease)
 	if err != nil {
 		return nil, false, err
 	}
@@ -87,6 +93,9 @@ func submit(s *models.Store, um models.UserMessage) (*models.Message, bool, erro
 func TestSubmitTakesLease(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		_, cs := openSession(t, s)
+		if _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "hello"}); !errors.Is(err, models.ErrNoLeaseTime) {
+			t.Errorf("submit without a lease time: %v, want ErrNoLeaseTime", err)
+		}
 		sub, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "hello", TakeLease: time.Minute})
 		if err != nil || sub.Lease == nil || sub.Message.Turn != 1 {
 			t.Fatalf("submit taking the lease: %+v %v", sub, err)
@@ -144,7 +153,7 @@ func TestConcurrentSubmitsGetUniqueTurns(t *testing.T) {
 		errs := make(chan error, 20)
 		for i := range 20 {
 			wg.Go(func() {
-				_, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: fmt.Sprint("m", i), IdempotencyKey: fmt.Sprint("k", i)})
+				_, err := s.SubmitHolding(ctx, models.UserMessage{SessionID: cs.ID, Content: fmt.Sprint("m", i), IdempotencyKey: fmt.Sprint("k", i)}, nil)
 				errs <- err
 			})
 		}

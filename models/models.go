@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"concierge/memory"
+	"concierge/memory/prompt"
 )
 
 // Role is what an account may do.
@@ -191,9 +191,9 @@ type TurnSnapshot struct {
 	PromptTokens     int
 	CompletionTokens int
 	CreatedAt        time.Time
-	// What the instructions carried, as memory.BuildInstructions reported it
-	// (migration 6): InjectedNotes is a JSON array of memory.InjectedNote,
-	// SectionTokens a JSON memory.SectionTokens, MemoryInjected whether any
+	// What the instructions carried, as prompt.BuildInstructions reported it
+	// (migration 6): InjectedNotes is a JSON array of prompt.InjectedNote,
+	// SectionTokens a JSON prompt.SectionTokens, MemoryInjected whether any
 	// note went in, SessionBlock whether the SESSION block did. Older
 	// snapshots have MemoryInjected backfilled and the JSON columns empty.
 	InjectedNotes  string
@@ -211,7 +211,7 @@ type TurnSnapshot struct {
 }
 
 // ShareStatic sets apart the first head and last tail bytes of the
-// instructions, text the same for every traveler (memory.Instructions'
+// instructions, text the same for every traveler (prompt.Instructions'
 // StaticHead and StaticTail), to be stored once for all snapshots.
 func (sn *TurnSnapshot) ShareStatic(head, tail int) {
 	if head < 0 || tail < 0 || head+tail > len(sn.Instructions) || sn.head != "" || sn.tail != "" {
@@ -229,7 +229,7 @@ type PromptText struct {
 }
 
 // SetInjection records on the snapshot what its instructions carried.
-func (sn *TurnSnapshot) SetInjection(in memory.Instructions) {
+func (sn *TurnSnapshot) SetInjection(in prompt.Instructions) {
 	notes, _ := json.Marshal(in.Notes)
 	if in.Notes == nil {
 		notes = []byte("[]")
@@ -241,10 +241,10 @@ func (sn *TurnSnapshot) SetInjection(in memory.Instructions) {
 
 // Injection reads back what SetInjection recorded; ok is false for a
 // snapshot written before the structure was stored.
-func (sn *TurnSnapshot) Injection() (notes []memory.InjectedNote, tokens memory.SectionTokens, ok bool) {
+func (sn *TurnSnapshot) Injection() (notes []prompt.InjectedNote, tokens prompt.SectionTokens, ok bool) {
 	if sn.SectionTokens == "" || json.Unmarshal([]byte(sn.SectionTokens), &tokens) != nil ||
 		json.Unmarshal([]byte(sn.InjectedNotes), &notes) != nil {
-		return nil, memory.SectionTokens{}, false
+		return nil, prompt.SectionTokens{}, false
 	}
 	return notes, tokens, true
 }

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"time"
 
+	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
+
 	"concierge/memory"
 )
 
@@ -227,22 +230,49 @@ func (s *Store) ExportUserData(ctx context.Context, userID string) (*Export, err
 	return out, nil
 }
 
-// CreateErasureRequest records a request to erase a user; a user has at most
-// one pending request, which is returned when it exists.
-func (s *Store) CreateErasureRequest(ctx context.Context, userID, requestedBy, reason string) (*ErasureRequest, error) {
-	var existing ErasureRequest
-	err := s.db.WithContext(ctx).Where("user_id = ? AND status = ?", userID, ErasurePending).Take(&existing).Error
-	if err == nil {
-		return &existing, nil
+// RequestErasure records by's request to erase the account userID. The
+// rules: a traveler asks for their own account; an admin asks for anyone's
+// but their own (ErrSelfErasure); nobody else asks. A user has at most one
+// pending request: when there is one it is returned with created false (the
+// look and the insert are one write transaction). An admin then executes
+// it with EraseUser; the traveler may withdraw it before that
+// (CancelErasureRequest). reason is an optional note kept with the request
+// until the erasure clears it.
+func (s *Store) RequestErasure(ctx context.Context, userID string, by Actor, reason string) (r *ErasureRequest, created bool, err error) {
+	switch {
+	case by.Kind == ActorTraveler && by.ID != "" && by.ID != userID:
+		return nil, false, fmt.Errorf("models: erasure request by another traveler: %w", ErrNotFound)
+	case by.Kind == ActorAdmin && by.ID == userID:
+		return nil, false, ErrSelfErasure
+	case by.Kind != ActorTraveler && by.Kind != ActorAdmin:
+		return nil, false, memory.Errorf(memory.EINVALID, "Only the traveler or an admin asks for an erasure.")
 	}
-	if notFound(err) != ErrNotFound {
-		return nil, fmt.Errorf("models: erasure request: %w", err)
+	err = s.write(ctx, func(tx *gorm.DB) error {
+		// The account's row is taken first (on SQLite the one writer
+		// serialises already), so two requests at once find one another.
+		user := tx
+		if s.postgres {
+			user = tx.Clauses(clause.Locking{Strength: "UPDATE"})
+		}
+		if err := user.Select("id").Where("id = ?", userID).Take(&User{}).Error; err != nil {
+			return notFound(err)
+		}
+		var existing ErasureRequest
+		err := tx.Where("user_id = ? AND status = ?", userID, ErasurePending).Take(&existing).Error
+		if err == nil {
+			r = &existing
+			return nil
+		}
+		if notFound(err) != ErrNotFound {
+			return err
+		}
+		r, created = &ErasureRequest{ID: s.newID(), UserID: userID, RequestedBy: by.Kind, Status: ErasurePending, Reason: reason, CreatedAt: s.now()}, true
+		return tx.Create(r).Error
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("models: erasure request: %w", err)
 	}
-	r := &ErasureRequest{ID: s.newID(), UserID: userID, RequestedBy: requestedBy, Status: ErasurePending, Reason: reason, CreatedAt: s.now()}
-	if err := s.db.WithContext(ctx).Create(r).Error; err != nil {
-		return nil, fmt.Errorf("models: erasure request: %w", err)
-	}
-	return r, nil
+	return r, created, nil
 }
 
 // PendingErasureRequest returns a user's pending erasure request.

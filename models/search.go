@@ -8,6 +8,7 @@ import (
 	"gorm.io/gorm"
 
 	"concierge/memory"
+	"concierge/memory/longchat"
 )
 
 // searchMigration indexes the user and assistant messages of every
@@ -59,11 +60,11 @@ const indexAllMessages = `INSERT INTO message_fts(docid, content) SELECT rowid, 
 
 // SearchMessages finds the user and assistant messages of one session,
 // before turn beforeTurn, that hold any of terms (as word prefixes; terms
-// come from memory.SearchTerms and are letters and digits only), newest
+// come from longchat.SearchTerms and are letters and digits only), newest
 // first, at most limit. Only that session is ever searched. The caller
-// ranks them (memory.RankFragments weighs each term by its rarity among
+// ranks them (longchat.RankFragments weighs each term by its rarity among
 // them), so limit is meant to hold every match of a long conversation.
-func (s *Store) SearchMessages(ctx context.Context, sessionID string, beforeTurn int, terms []string, limit int) ([]memory.Fragment, error) {
+func (s *Store) SearchMessages(ctx context.Context, sessionID string, beforeTurn int, terms []string, limit int) ([]longchat.Fragment, error) {
 	if len(terms) == 0 || beforeTurn <= 1 {
 		return nil, nil
 	}
@@ -83,9 +84,9 @@ func (s *Store) SearchMessages(ctx context.Context, sessionID string, beforeTurn
 	if err != nil {
 		return nil, fmt.Errorf("models: search messages of %s: %w", sessionID, err)
 	}
-	out := make([]memory.Fragment, 0, len(rows))
+	out := make([]longchat.Fragment, 0, len(rows))
 	for _, m := range rows {
-		out = append(out, memory.Fragment{Turn: m.Turn, Role: memory.Role(m.Role), Text: m.Content, Seq: m.Seq})
+		out = append(out, longchat.Fragment{Turn: m.Turn, Role: memory.Role(m.Role), Text: m.Content, Seq: m.Seq})
 	}
 	return out, nil
 }

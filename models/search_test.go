@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"testing"
 
-	"concierge/memory"
+	"concierge/memory/longchat"
 	"concierge/models"
 	"concierge/models/dbtest"
 )
@@ -34,7 +34,7 @@ func TestSearchMessages(t *testing.T) {
 		add(other.ID, "user", "I liked the hotel in Rome.", 1)
 		add(bobs.ID, "user", "I liked the hotel Lutetia too.", 2)
 
-		terms := memory.SearchTerms("which hotel did I like")
+		terms := longchat.SearchTerms("which hotel did I like")
 		got, err := s.SearchMessages(ctx, mine.ID, 8, terms, 50)
 		if err != nil {
 			t.Fatal(err)

@@ -221,12 +221,15 @@ type KeptCredential struct {
 
 // ChangePassword changes the password of the account u, which must give its
 // current one: checked like a sign-in from address under policy (counted,
-// locked and delayed alike, ErrBadCredentials when wrong), then the new
+// locked and delayed alike, ErrWrongPassword when wrong), then the new
 // one by the password policy (a *PasswordError). Every other web session
 // and API token of the account is ended; keep stays. The change is audited
 // as the account's own act; no password is recorded.
 func (s *Store) ChangePassword(ctx context.Context, u *User, current, next, address string, policy LoginPolicy, keep KeptCredential) error {
 	if _, err := s.Authenticate(ctx, u.Email, current, address, policy); err != nil {
+		if errors.Is(err, ErrBadCredentials) {
+			return ErrWrongPassword
+		}
 		return err
 	}
 	if err := CheckPassword(next, u.Email, u.Name); err != nil {

@@ -407,7 +407,7 @@ func TestLeanWritesMigration(t *testing.T) {
 			}
 		}
 		key := "k1"
-		if _, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "Two nights", IdempotencyKey: key}); err != nil {
+		if _, err := s.SubmitHolding(ctx, models.UserMessage{SessionID: cs.ID, Content: "Two nights", IdempotencyKey: key}, nil); err != nil {
 			t.Fatal(err)
 		}
 		twin := &models.Message{ID: models.NewID(), SessionID: cs.ID, UserID: u.ID, Seq: 99, Turn: 99, Role: "user",

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"gorm.io/gorm"
 
@@ -46,8 +47,12 @@ var ErrNoPendingErasure = &memory.Error{Code: memory.ENOTFOUND, Message: "There 
 // MaxSessionTitleChars bounds a conversation's title.
 const MaxSessionTitleChars = 80
 
-// RenameChatSession gives one of a user's conversations a new title.
+// RenameChatSession gives one of a user's conversations a new title,
+// refusing one over MaxSessionTitleChars (ErrTitleTooLong).
 func (s *Store) RenameChatSession(ctx context.Context, userID, id, title string) (*ChatSession, error) {
+	if utf8.RuneCountInString(title) > MaxSessionTitleChars {
+		return nil, ErrTitleTooLong
+	}
 	res := s.db.WithContext(ctx).Model(&ChatSession{}).Where("id = ? AND user_id = ?", id, userID).Update("title", title)
 	if res.Error != nil {
 		return nil, fmt.Errorf("models: rename chat session %s: %w", id, res.Error)

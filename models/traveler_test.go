@@ -90,7 +90,7 @@ func TestRenameAndCancelErasure(t *testing.T) {
 		if err := s.CancelErasureRequest(ctx, u.ID); !errors.Is(err, models.ErrNotFound) {
 			t.Errorf("cancel without a request: %v, want ErrNotFound", err)
 		}
-		if _, err := s.CreateErasureRequest(ctx, u.ID, models.ActorTraveler, ""); err != nil {
+		if _, _, err := s.RequestErasure(ctx, u.ID, models.Actor{ID: u.ID, Kind: models.ActorTraveler}, ""); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.CancelErasureRequest(ctx, u.ID); err != nil {

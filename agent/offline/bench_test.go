@@ -7,6 +7,7 @@ import (
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/memory/prompt"
 )
 
 // history is a conversation of n traveler turns with the model's replies,
@@ -26,7 +27,7 @@ func history(b *testing.B, n int) []memory.Message {
 // of history, with the real token counter the agent uses.
 func BenchmarkComplete(b *testing.B) {
 	m := New(memory.NewTokenCounter("gpt-4o-mini"))
-	instr := memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01", Trimmed: true}).Text
+	instr := prompt.BuildInstructions(johnState(), prompt.InjectOptions{Today: "2026-12-01", Trimmed: true}).Text
 	for _, turns := range []int{10, 100} {
 		req := agent.Request{Instructions: instr, Messages: history(b, turns), Tools: []memory.Tool{memory.SaveNoteTool()}}
 		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {

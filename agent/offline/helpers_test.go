@@ -7,6 +7,8 @@ import (
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/memory/longchat"
+	"concierge/memory/prompt"
 )
 
 // wordCounter is a stand-in tokenizer: one token per word.
@@ -51,10 +53,10 @@ func (c *chat) say(text string) string {
 	c.turn++
 	c.history = append(c.history, memory.Message{Role: memory.RoleUser, Content: text, Turn: c.turn})
 	for round := 1; round <= 4; round++ {
-		kept, trimmed := memory.Trim(c.history, memory.TrimOptions{MaxUserTurns: memory.DefaultMaxUserTurns, TokenBudget: 12000})
+		kept, trimmed := longchat.Trim(c.history, longchat.TrimOptions{MaxUserTurns: longchat.DefaultMaxUserTurns, TokenBudget: 12000})
 		st := c.state
 		st.Session = c.saved
-		instr := memory.BuildInstructions(st, memory.InjectOptions{Today: "2026-12-01", LatestMessage: text, Trimmed: trimmed}).Text
+		instr := prompt.BuildInstructions(st, prompt.InjectOptions{Today: "2026-12-01", LatestMessage: text, Trimmed: trimmed}).Text
 		tools := c.tools
 		if round == 4 {
 			tools = nil

@@ -19,6 +19,7 @@ import (
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/memory/longchat"
 )
 
 // Model is the offline model. It is safe for concurrent use.
@@ -117,11 +118,11 @@ func (v *view) picker(t *table) func([]string, map[string]string) string {
 	}
 }
 
-func frontFragments(m *memory.Message) []memory.Fragment {
+func frontFragments(m *memory.Message) []longchat.Fragment {
 	if m == nil {
 		return nil
 	}
-	return []memory.Fragment{{Turn: m.Turn, Role: m.Role, Text: m.Content}}
+	return []longchat.Fragment{{Turn: m.Turn, Role: m.Role, Text: m.Content}}
 }
 
 // afterTools answers once the server has run this turn's tool calls: what

@@ -11,6 +11,8 @@ import (
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/memory/longchat"
+	"concierge/memory/prompt"
 )
 
 var saveTool = memory.SaveNoteTool()
@@ -305,10 +307,10 @@ func johnState() memory.State {
 }
 
 // TestReadsBuiltInstructions builds real instructions with
-// memory.BuildInstructions and checks the model reads every fact back from
+// prompt.BuildInstructions and checks the model reads every fact back from
 // them: the injection carries the facts.
 func TestReadsBuiltInstructions(t *testing.T) {
-	instr := memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01", LatestMessage: "What do you know about me?", Trimmed: true}).Text
+	instr := prompt.BuildInstructions(johnState(), prompt.InjectOptions{Today: "2026-12-01", LatestMessage: "What do you know about me?", Trimmed: true}).Text
 	resp := complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user("What do you know about me?")}})
 	checkReply(t, resp.Content,
 		[]string{"Here's what I know about you, John", "San Francisco", "United MileagePlus Gold", "Marriott Bonvoy Titanium", "Istanbul–Paris from 10 May 2024",
@@ -317,7 +319,7 @@ func TestReadsBuiltInstructions(t *testing.T) {
 		[]string{"C-1001", "X1234567", "UA123", "2024-05-10", "you prefer aisle seats;"})
 
 	// Without trimming there is no SESSION block: the trip-only note is not claimed.
-	instr = memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01"}).Text
+	instr = prompt.BuildInstructions(johnState(), prompt.InjectOptions{Today: "2026-12-01"}).Text
 	resp = complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user("What do you know about me?")}})
 	checkReply(t, resp.Content, []string{"You prefer aisle seats"}, []string{"window"})
 }
@@ -463,7 +465,7 @@ func TestAllergyAppliedToFood(t *testing.T) {
 		"What snacks are there on the train?",
 		"Recommend somewhere to eat after the show.",
 	}
-	instr := memory.BuildInstructions(johnState(), memory.InjectOptions{Today: "2026-12-01"}).Text
+	instr := prompt.BuildInstructions(johnState(), prompt.InjectOptions{Today: "2026-12-01"}).Text
 	for _, p := range phrasings {
 		t.Run(p, func(t *testing.T) {
 			resp := complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user(p)}, Tools: []memory.Tool{saveTool}})
@@ -484,7 +486,7 @@ func TestAllergyAppliedToFood(t *testing.T) {
 }
 
 func TestSearchConversation(t *testing.T) {
-	search := memory.SearchTool()
+	search := longchat.SearchTool()
 	window := []memory.Message{
 		{Role: memory.RoleUser, Content: "Can you suggest beaches?", Turn: 30},
 		{Role: memory.RoleAssistant, Content: "A few options.", Turn: 30},
@@ -502,7 +504,7 @@ func TestSearchConversation(t *testing.T) {
 	}
 
 	results := []string{
-		memory.SearchResult([]memory.Fragment{{Turn: 5, Role: memory.RoleAssistant, Text: "Here are some beaches."},
+		longchat.SearchResult([]longchat.Fragment{{Turn: 5, Role: memory.RoleAssistant, Text: "Here are some beaches."},
 			{Turn: 2, Role: memory.RoleUser, Text: "I loved the Casa Azul hotel in Candolim, it was perfect."}}),
 		`[{"turn":"2","role":"user","text":"I loved the Casa Azul hotel in Candolim, it was perfect."}]`,
 		`{"results":[{"turn":2,"content":"I loved the Casa Azul hotel in Candolim, it was perfect."}]}`,
@@ -519,7 +521,7 @@ func TestSearchConversation(t *testing.T) {
 
 	empty := append(append([]memory.Message{}, window...),
 		memory.Message{Role: memory.RoleAssistant, ToolCalls: resp.ToolCalls},
-		memory.Message{Role: memory.RoleTool, ToolCallID: resp.ToolCalls[0].ID, Content: memory.SearchResult(nil)})
+		memory.Message{Role: memory.RoleTool, ToolCallID: resp.ToolCalls[0].ID, Content: longchat.SearchResult(nil)})
 	checkReply(t, complete(t, agent.Request{Messages: empty, Tools: []memory.Tool{search}}).Content, []string{"remind me"}, nil)
 
 	// Not offered (nothing was trimmed): no call, and it asks to be reminded.

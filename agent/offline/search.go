@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"concierge/memory"
+	"concierge/memory/longchat"
 )
 
 // searchQuery returns the words to look for when the traveler asks about
@@ -59,12 +60,12 @@ func (t *table) searchQuery(v *view) (query string, found *memory.Message) {
 
 // fragments reads a search_conversation result flexibly: any object with a
 // text (or content) string anywhere in the JSON is a fragment.
-func fragments(raw string) []memory.Fragment {
+func fragments(raw string) []longchat.Fragment {
 	var doc any
 	if json.Unmarshal([]byte(raw), &doc) != nil {
 		return nil
 	}
-	var out []memory.Fragment
+	var out []longchat.Fragment
 	var walk func(any)
 	walk = func(x any) {
 		switch x := x.(type) {
@@ -84,7 +85,7 @@ func fragments(raw string) []memory.Fragment {
 				return
 			}
 			role, _ := x["role"].(string)
-			f := memory.Fragment{Text: text, Role: memory.Role(cmp.Or(role, string(memory.RoleUser)))}
+			f := longchat.Fragment{Text: text, Role: memory.Role(cmp.Or(role, string(memory.RoleUser)))}
 			switch n := x["turn"].(type) {
 			case float64:
 				f.Turn = int(n)
@@ -99,10 +100,10 @@ func fragments(raw string) []memory.Fragment {
 	return out
 }
 
-// answerEarlier quotes the fragment memory.RankFragments puts first for
+// answerEarlier quotes the fragment longchat.RankFragments puts first for
 // the query, the same ranking the server gives search results.
-func (t *table) answerEarlier(frags []memory.Fragment, query string, pick func([]string, map[string]string) string) string {
-	ranked := memory.RankFragments(query, frags, nil)
+func (t *table) answerEarlier(frags []longchat.Fragment, query string, pick func([]string, map[string]string) string) string {
+	ranked := longchat.RankFragments(query, frags, nil)
 	if len(ranked) == 0 {
 		return pick(t.file.Replies["earlier_missing"], nil)
 	}

@@ -1,4 +1,4 @@
-package memory
+package longchat
 
 import (
 	"cmp"
@@ -8,11 +8,9 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
-)
 
-// SearchToolName is the tool that searches the trimmed part of the
-// current conversation.
-const SearchToolName = "search_conversation"
+	"concierge/memory"
+)
 
 // Search limits: fragments per result, their tokens together, and the
 // tokens of any one fragment.
@@ -32,9 +30,9 @@ const SearchCandidates = MaxSearchFragments * searchCandidatesFactor
 
 // SearchTool is search_conversation as the model is given it: offered only
 // once earlier turns of the conversation left the window.
-func SearchTool() Tool {
-	return Tool{
-		Name: SearchToolName,
+func SearchTool() memory.Tool {
+	return memory.Tool{
+		Name: memory.SearchToolName,
 		Description: "Look up something said earlier in THIS conversation that is no longer in the messages you can see. " +
 			"Use it when the traveler refers back to an earlier detail (a hotel they liked, a flight number they pasted, " +
 			"\"the second option you showed me\") and you cannot find it above. Give a few distinctive words as the query. " +
@@ -72,21 +70,21 @@ func ParseSearchArgs(raw string) (string, error) {
 }
 
 // searchStop are words that say how the traveler asks, not what about.
-var searchStop = setOf("earlier", "before", "said", "say", "tell", "told", "mention", "mentioned",
+var searchStop = memory.SetOf("earlier", "before", "said", "say", "tell", "told", "mention", "mentioned",
 	"remember", "recall", "again", "ago", "conversation", "chat", "message", "you", "your", "about",
 	"where", "how", "why", "there", "here", "one", "ones", "thing", "things", "was", "were", "please",
 	"start", "beginning", "first", "name", "remind")
 
 // searchStart are the words of a query about the start of the conversation.
-var searchStart = setOf("start", "beginning", "first")
+var searchStart = memory.SetOf("start", "beginning", "first")
 
 // SearchTerms are the query's distinctive words, folded to prefixes the
 // full-text engines match (lowercase letters and digits only, so they carry
 // no query syntax): "Which hotels did I like?" → [hotel lik].
 func SearchTerms(query string) []string {
 	var out []string
-	for _, w := range words(query) {
-		if stopwords[w] || searchStop[w] || negators[w] {
+	for _, w := range memory.Words(query) {
+		if memory.IsStopword(w) || searchStop[w] || memory.IsNegator(w) {
 			continue
 		}
 		p := searchPrefix(w)
@@ -126,10 +124,10 @@ func searchPrefix(w string) string {
 
 // Fragment is one earlier message of the conversation, as found by search.
 type Fragment struct {
-	Turn int    `json:"turn"`
-	Role Role   `json:"role"`
-	Text string `json:"text"`
-	Seq  int    `json:"-"` // order in the transcript; newer is larger
+	Turn int         `json:"turn"`
+	Role memory.Role `json:"role"`
+	Text string      `json:"text"`
+	Seq  int         `json:"-"` // order in the transcript; newer is larger
 }
 
 // RankFragments orders candidates by the rarity of the query terms they
@@ -142,13 +140,13 @@ type Fragment struct {
 // query asks about the start. It keeps at most MaxSearchFragments within
 // MaxSearchTokens (a long message is cut to MaxFragmentTokens). Every text
 // is neutralised: fragments are data, never instructions.
-func RankFragments(query string, cands []Fragment, counter TokenCounter) []Fragment {
-	counter = counterOr(counter)
+func RankFragments(query string, cands []Fragment, counter memory.TokenCounter) []Fragment {
+	counter = memory.CounterOr(counter)
 	terms := SearchTerms(query)
 	holds := make([][]bool, len(cands))
 	df := make([]int, len(terms))
 	for i, f := range cands {
-		ws := words(f.Text)
+		ws := memory.Words(f.Text)
 		holds[i] = make([]bool, len(terms))
 		for j, t := range terms {
 			if slices.ContainsFunc(ws, func(w string) bool { return strings.HasPrefix(w, t) }) {
@@ -157,7 +155,7 @@ func RankFragments(query string, cands []Fragment, counter TokenCounter) []Fragm
 			}
 		}
 	}
-	qw := words(query)
+	qw := memory.Words(query)
 	own := slices.ContainsFunc(qw, func(w string) bool { return w == "i" || w == "my" || w == "me" })
 	oldest := slices.ContainsFunc(qw, func(w string) bool { return searchStart[w] })
 	type scored struct {
@@ -177,7 +175,7 @@ func RankFragments(query string, cands []Fragment, counter TokenCounter) []Fragm
 			continue
 		}
 		tier := 0
-		if own && f.Role == RoleUser {
+		if own && f.Role == memory.RoleUser {
 			tier = 1
 			if !strings.HasSuffix(strings.TrimSpace(f.Text), "?") {
 				tier = 2 // "the place I told you about" is something I said, not asked
@@ -203,7 +201,7 @@ func RankFragments(query string, cands []Fragment, counter TokenCounter) []Fragm
 		if len(out) == MaxSearchFragments {
 			break
 		}
-		text := cutToTokens(Neutralize(s.f.Text), MaxFragmentTokens, counter)
+		text := cutToTokens(memory.Neutralize(s.f.Text), MaxFragmentTokens, counter)
 		n := counter.Count(text)
 		if total+n > MaxSearchTokens {
 			continue
@@ -217,7 +215,7 @@ func RankFragments(query string, cands []Fragment, counter TokenCounter) []Fragm
 
 // cutToTokens shortens text to about max tokens, on a word boundary, with
 // an ellipsis.
-func cutToTokens(text string, max int, counter TokenCounter) string {
+func cutToTokens(text string, max int, counter memory.TokenCounter) string {
 	if counter.Count(text) <= max {
 		return text
 	}

@@ -1,4 +1,4 @@
-package memory
+package longchat
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"concierge/memory"
 	"concierge/memory/guard"
 )
 
@@ -65,11 +66,11 @@ type SummaryPlan struct {
 // none). A summary is first written when the rule says it pays, and then
 // rewritten only after SummaryRefreshTurns more turns left the window and
 // the rule pays for them too — never on every turn.
-func PlanSummary(dropped []Message, through, remaining int, counter TokenCounter) SummaryPlan {
-	counter = counterOr(counter)
+func PlanSummary(dropped []memory.Message, through, remaining int, counter memory.TokenCounter) SummaryPlan {
+	counter = memory.CounterOr(counter)
 	last, total, fresh, freshTurns := 0, 0, 0, map[int]bool{}
 	for _, m := range dropped {
-		if m.Role != RoleUser && m.Role != RoleAssistant || m.Content == "" {
+		if m.Role != memory.RoleUser && m.Role != memory.RoleAssistant || m.Content == "" {
 			continue
 		}
 		n := counter.Count(m.Content) + messageOverhead
@@ -106,8 +107,8 @@ var (
 // traveler's own sentences that carry safety constraints, identity and
 // circumstances, decisions and open questions, each tagged with its turn,
 // small talk left out, within MaxSummaryTokens (safety first).
-func ExtractiveSummary(dropped []Message, counter TokenCounter) string {
-	counter = counterOr(counter)
+func ExtractiveSummary(dropped []memory.Message, counter memory.TokenCounter) string {
+	counter = memory.CounterOr(counter)
 	type line struct {
 		kind int
 		turn int
@@ -116,7 +117,7 @@ func ExtractiveSummary(dropped []Message, counter TokenCounter) string {
 	var lines []line
 	seen := map[string]int{} // a sentence said again keeps one line, with its latest turn
 	for _, m := range dropped {
-		if m.Role != RoleUser {
+		if m.Role != memory.RoleUser {
 			continue
 		}
 		for _, s := range sentences(m.Content) {
@@ -127,7 +128,7 @@ func ExtractiveSummary(dropped []Message, counter TokenCounter) string {
 			if k < 0 {
 				continue
 			}
-			key := strings.Join(words(s), " ")
+			key := strings.Join(memory.Words(s), " ")
 			if i, ok := seen[key]; ok {
 				lines[i].turn = m.Turn
 				continue
@@ -165,7 +166,7 @@ func sentenceKind(s string) int {
 	contains := func(cues []string) bool {
 		return slices.ContainsFunc(cues, func(c string) bool { return strings.Contains(low, c) })
 	}
-	ws := words(low)
+	ws := memory.Words(low)
 	firstPerson := slices.ContainsFunc(ws, func(w string) bool {
 		return w == "i" || w == "i'm" || w == "my" || w == "we" || w == "we're" || w == "our" || w == "me" || w == "us"
 	})
@@ -226,27 +227,27 @@ var summarySchema = map[string]any{
 
 // SummaryRequest is the structured call that asks a model to update the
 // summary with the messages that left the window since it was written.
-func SummaryRequest(previous string, dropped []Message) JSONRequest {
+func SummaryRequest(previous string, dropped []memory.Message) memory.JSONRequest {
 	type msg struct {
-		Turn int    `json:"turn"`
-		Role Role   `json:"role"`
-		Text string `json:"text"`
+		Turn int         `json:"turn"`
+		Role memory.Role `json:"role"`
+		Text string      `json:"text"`
 	}
 	var ms []msg
 	for _, m := range dropped {
-		if (m.Role == RoleUser || m.Role == RoleAssistant) && m.Content != "" {
+		if (m.Role == memory.RoleUser || m.Role == memory.RoleAssistant) && m.Content != "" {
 			ms = append(ms, msg{m.Turn, m.Role, m.Content})
 		}
 	}
 	user, _ := json.Marshal(map[string]any{"previous_summary": previous, "messages": ms})
-	return JSONRequest{Name: "conversation_summary", System: summaryPrompt, User: string(user), Schema: summarySchema, MaxTokens: MaxSummaryTokens * 2}
+	return memory.JSONRequest{Name: "conversation_summary", System: summaryPrompt, User: string(user), Schema: summarySchema, MaxTokens: MaxSummaryTokens * 2}
 }
 
 // RenderModelSummary checks a model-written summary and renders it as the
-// lines injected into the instructions. Lines that ScreenText refuses are
+// lines injected into the instructions. Lines that memory.ScreenText refuses are
 // left out; an answer that is not the schema's object is an error.
-func RenderModelSummary(raw string, counter TokenCounter) (string, error) {
-	counter = counterOr(counter)
+func RenderModelSummary(raw string, counter memory.TokenCounter) (string, error) {
+	counter = memory.CounterOr(counter)
 	var s struct {
 		Identity      []string `json:"identity"`
 		Safety        []string `json:"safety"`
@@ -262,7 +263,7 @@ func RenderModelSummary(raw string, counter TokenCounter) (string, error) {
 	total := 0
 	for i, list := range [][]string{s.Safety, s.Identity, s.Decisions, s.OpenQuestions} {
 		for _, l := range list {
-			l = collapseSpace(l)
+			l = strings.Join(strings.Fields(l), " ")
 			if l == "" {
 				continue
 			}

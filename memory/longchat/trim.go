@@ -1,4 +1,6 @@
-package memory
+package longchat
+
+import "concierge/memory"
 
 // DefaultMaxUserTurns is how many user turns Trim keeps when
 // TrimOptions.MaxUserTurns is not set.
@@ -10,21 +12,21 @@ const messageOverhead = 4
 
 // TrimOptions parameterise Trim.
 type TrimOptions struct {
-	MaxUserTurns     int          // user turns kept; 0 means DefaultMaxUserTurns
-	TokenBudget      int          // tokens for the whole history; 0 means no token limit
-	ReserveForAnswer int          // tokens of TokenBudget left free for the answer
-	Counter          TokenCounter // nil means the byte estimate
+	MaxUserTurns     int                 // user turns kept; 0 means DefaultMaxUserTurns
+	TokenBudget      int                 // tokens for the whole history; 0 means no token limit
+	ReserveForAnswer int                 // tokens of TokenBudget left free for the answer
+	Counter          memory.TokenCounter // nil means the byte estimate
 }
 
 // Trim returns the history to send to the model and whether anything was cut.
 // A turn is a user message and everything after it up to the next user
 // message. Trim keeps the last MaxUserTurns turns, then drops whole turns,
 // oldest first, until the history fits TokenBudget-ReserveForAnswer; the
-// latest turn is always kept, even over budget. Tool results are never
+// latest turn is always kept, even over budget. memory.Tool results are never
 // separated from the assistant message that called them: results without a
 // call, and calls without results, are dropped defensively, so the history
 // never starts with a tool message. The input is not modified.
-func Trim(msgs []Message, opt TrimOptions) (kept []Message, trimmed bool) {
+func Trim(msgs []memory.Message, opt TrimOptions) (kept []memory.Message, trimmed bool) {
 	maxTurns := opt.MaxUserTurns
 	if maxTurns <= 0 {
 		maxTurns = DefaultMaxUserTurns
@@ -36,7 +38,7 @@ func Trim(msgs []Message, opt TrimOptions) (kept []Message, trimmed bool) {
 	var starts []int
 	userTurns := 0
 	for i, m := range clean {
-		if m.Role == RoleUser {
+		if m.Role == memory.RoleUser {
 			starts = append(starts, i)
 			userTurns++
 		} else if i == 0 {
@@ -50,7 +52,7 @@ func Trim(msgs []Message, opt TrimOptions) (kept []Message, trimmed bool) {
 
 	if opt.TokenBudget > 0 && len(starts) > 0 {
 		limit := opt.TokenBudget - opt.ReserveForAnswer
-		counter := counterOr(opt.Counter)
+		counter := memory.CounterOr(opt.Counter)
 		// Walk back from the newest turn, so only the turns that may be
 		// kept are ever counted.
 		total := 0
@@ -80,7 +82,7 @@ func Trim(msgs []Message, opt TrimOptions) (kept []Message, trimmed bool) {
 }
 
 // messageCost is the token cost of one message: content, tool calls and overhead.
-func messageCost(m Message, c TokenCounter) int {
+func messageCost(m memory.Message, c memory.TokenCounter) int {
 	n := messageOverhead + c.Count(m.Content)
 	for _, tc := range m.ToolCalls {
 		n += c.Count(tc.Name) + c.Count(tc.Arguments) + messageOverhead
@@ -93,19 +95,19 @@ func messageCost(m Message, c TokenCounter) int {
 // result. Unmatched results are dropped; unanswered calls are removed from
 // their message, and the message too when nothing else remains. It copies
 // only when it has to change something, and reports whether it did.
-func pairToolCalls(msgs []Message) ([]Message, bool) {
+func pairToolCalls(msgs []memory.Message) ([]memory.Message, bool) {
 	if toolCallsPaired(msgs) {
 		return msgs, false
 	}
 	changed := false
-	out := make([]Message, 0, len(msgs))
+	out := make([]memory.Message, 0, len(msgs))
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
-		if m.Role == RoleTool {
+		if m.Role == memory.RoleTool {
 			changed = true
 			continue // not reached through a call: an orphan
 		}
-		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
+		if m.Role != memory.RoleAssistant || len(m.ToolCalls) == 0 {
 			out = append(out, m)
 			continue
 		}
@@ -115,16 +117,16 @@ func pairToolCalls(msgs []Message) ([]Message, bool) {
 			calls[tc.ID] = true
 		}
 		answered := map[string]bool{}
-		var results []Message
+		var results []memory.Message
 		j := i + 1
-		for ; j < len(msgs) && msgs[j].Role == RoleTool; j++ {
+		for ; j < len(msgs) && msgs[j].Role == memory.RoleTool; j++ {
 			id := msgs[j].ToolCallID
 			if calls[id] && !answered[id] {
 				answered[id] = true
 				results = append(results, msgs[j])
 			}
 		}
-		var keptCalls []ToolCall
+		var keptCalls []memory.ToolCall
 		for _, tc := range m.ToolCalls {
 			if answered[tc.ID] {
 				keptCalls = append(keptCalls, tc)
@@ -147,17 +149,17 @@ func pairToolCalls(msgs []Message) ([]Message, bool) {
 }
 
 // toolCallsPaired is the fast check that msgs needs no repair.
-func toolCallsPaired(msgs []Message) bool {
+func toolCallsPaired(msgs []memory.Message) bool {
 	for i := 0; i < len(msgs); i++ {
 		m := msgs[i]
-		if m.Role == RoleTool {
+		if m.Role == memory.RoleTool {
 			return false
 		}
-		if m.Role != RoleAssistant || len(m.ToolCalls) == 0 {
+		if m.Role != memory.RoleAssistant || len(m.ToolCalls) == 0 {
 			continue
 		}
 		j := i + 1
-		for ; j < len(msgs) && msgs[j].Role == RoleTool; j++ {
+		for ; j < len(msgs) && msgs[j].Role == memory.RoleTool; j++ {
 		}
 		results := msgs[i+1 : j]
 		if len(results) != len(m.ToolCalls) {

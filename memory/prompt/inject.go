@@ -1,4 +1,4 @@
-package memory
+package prompt
 
 import (
 	"cmp"
@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"concierge/memory/guard"
+	"concierge/memory"
 )
 
 // DefaultGlobalBudget is the token budget for GLOBAL notes when
@@ -16,14 +16,17 @@ const DefaultGlobalBudget = 600
 
 // InjectOptions parameterise BuildInstructions.
 type InjectOptions struct {
-	Counter       TokenCounter // counts tokens per section and against GlobalBudget; nil means the byte estimate
-	GlobalBudget  int          // tokens for GLOBAL notes; 0 means DefaultGlobalBudget
-	Today         string       // YYYY-MM-DD; anchors recency and expiry
-	LatestMessage string       // the traveler's latest message; drives relevance
-	Trimmed       bool         // earlier turns were trimmed away: inject the SESSION notes
-	RecencyOnly   bool         // rank GLOBAL notes by recency alone, ignoring relevance (an evaluation baseline)
-	Summary       string       // summary of the turns that left the window; injected as its own block
-	Tools         []string     // names of the tools the call offers; the base instructions describe exactly these
+	Counter       memory.TokenCounter // counts tokens per section and against GlobalBudget; nil means the byte estimate
+	GlobalBudget  int                 // tokens for GLOBAL notes; 0 means DefaultGlobalBudget
+	Today         string              // YYYY-MM-DD; anchors recency and expiry
+	LatestMessage string              // the traveler's latest message; drives relevance
+	Trimmed       bool                // earlier turns were trimmed away: inject the SESSION notes
+	RecencyOnly   bool                // rank GLOBAL notes by recency alone, ignoring relevance (an evaluation baseline)
+	Summary       string              // summary of the turns that left the window; injected as its own block
+	Tools         []string            // names of the tools the call offers; the base instructions describe exactly these
+	// Profiles remembers profile renderings across calls; nil renders
+	// the profile every time.
+	Profiles *memory.Profiles
 }
 
 // The two lists of the <memories> block, as InjectedNote.Section names them.
@@ -121,16 +124,16 @@ func toolLines(tools []string) string {
 	var b strings.Builder
 	for _, name := range tools {
 		switch name {
-		case SaveNoteToolName:
+		case memory.SaveNoteToolName:
 			b.WriteString(`- save_memory_note keeps a fact the traveler stated about themselves for later conversations: only what they said explicitly, with scope "this_trip" when it holds for this trip only, never sensitive data.` + "\n")
-		case UpdateTripToolName:
+		case memory.UpdateTripToolName:
 			b.WriteString("- update_trip records the trip this conversation plans (where, when, who, why, budget, status) as the traveler states it; it attaches an open trip only when the traveler names it or confirms it.\n")
-		case ForgetToolName:
+		case memory.ForgetToolName:
 			b.WriteString("- forget_memory_note forgets a remembered note when the traveler asks you to; name it by the handle in brackets before it (e.g. [n4k2z]).\n")
-		case SearchToolName:
+		case memory.SearchToolName:
 			b.WriteString("- search_conversation finds what was said earlier in this conversation, in turns you can no longer see: use it before asking the traveler to repeat themselves.\n")
 		default:
-			b.WriteString("- " + Neutralize(name) + " is available; its description says what it is for.\n")
+			b.WriteString("- " + memory.Neutralize(name) + " is available; its description says what it is for.\n")
 		}
 	}
 	return b.String()
@@ -161,12 +164,12 @@ const noNotesLine = "- (none yet)\n"
 // fields), the <memories> block (GLOBAL notes within the budget and, when
 // opt.Trimmed, the SESSION notes), the <conversation_summary> block when
 // opt.Summary is set, and the <memory_policy> block, and
-// reports which notes went in and the tokens of each section. Note text
+// reports which notes went in and the tokens of each section. memory.Note text
 // and profile values are neutralised so they cannot open or close a block
 // or impersonate a role. The same state and options always give the same
 // result.
-func BuildInstructions(st State, opt InjectOptions) Instructions {
-	counter := counterOr(opt.Counter)
+func BuildInstructions(st memory.State, opt InjectOptions) Instructions {
+	counter := memory.CounterOr(opt.Counter)
 	out := Instructions{GlobalBudget: opt.GlobalBudget}
 	if out.GlobalBudget <= 0 {
 		out.GlobalBudget = DefaultGlobalBudget
@@ -174,11 +177,11 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 
 	base := baseIntro + baseAbilities + toolLines(opt.Tools) + baseWork
 	out.StaticHead = len(base)
-	if validDate(opt.Today) {
+	if memory.ValidDate(opt.Today) {
 		base += "\n- Today is " + opt.Today + "."
 	}
 	base += "\n\n"
-	profile := "<user_profile>\n---\n" + profileYAML(st) + "---\n</user_profile>\n\n"
+	profile := "<user_profile>\n---\n" + opt.Profiles.YAML(st) + "---\n</user_profile>\n\n"
 	const policy = "<memory_policy>\n" + memoryPolicy + "\n</memory_policy>\n"
 
 	var mem strings.Builder
@@ -186,12 +189,12 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 	const memOpen, memClose = "<memories>\n" + SectionGlobal + ":\n", "</memories>\n\n"
 	mem.WriteString(memOpen)
 	memTokens := counter.Count(memOpen) + counter.Count(memClose)
-	handles := slices.Contains(opt.Tools, ForgetToolName)
+	handles := slices.Contains(opt.Tools, memory.ForgetToolName)
 	// A correction said in this conversation wins at once: the global
-	// notes it contradicts are left out (see OverriddenNotes).
+	// notes it contradicts are left out (see memory.OverriddenNotes).
 	globals := st.Global
-	if ov := OverriddenNotes(st.Global, st.Session); len(ov) > 0 {
-		globals = make([]Note, 0, len(st.Global))
+	if ov := memory.OverriddenNotes(st.Global, st.Session); len(ov) > 0 {
+		globals = make([]memory.Note, 0, len(st.Global))
 		for _, n := range st.Global {
 			if !ov[n.ID] {
 				globals = append(globals, n)
@@ -207,7 +210,7 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 	for _, p := range picks {
 		n := &globals[p.idx]
 		if handles {
-			p.line = "- [" + Handle(n.ID) + "] " + strings.TrimPrefix(p.line, "- ")
+			p.line = "- [" + memory.Handle(n.ID) + "] " + strings.TrimPrefix(p.line, "- ")
 			p.cost = counter.Count(p.line)
 		}
 		mem.WriteString(p.line)
@@ -216,7 +219,7 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 	}
 	if opt.Trimmed {
 		for _, n := range st.Session {
-			if expired(n, opt.Today) {
+			if memory.Expired(n, opt.Today) {
 				continue
 			}
 			if !out.Session {
@@ -227,7 +230,7 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 			}
 			line := sessionLine(n)
 			if handles {
-				line = "- [" + Handle(n.ID) + "] " + strings.TrimPrefix(line, "- ")
+				line = "- [" + memory.Handle(n.ID) + "] " + strings.TrimPrefix(line, "- ")
 			}
 			mem.WriteString(line)
 			out.Tokens.SessionNotes += counter.Count(line)
@@ -235,12 +238,12 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 		}
 	}
 	memTokens += writeTrips(&mem, st, opt, counter, &out)
-	if ov := SessionProfileOverrides(st.Profile, st.Session); len(ov) > 0 {
+	if ov := memory.SessionProfileOverrides(st.Profile, st.Session); len(ov) > 0 {
 		const head = "OVERRIDES (said in this conversation; they win over the profile):\n"
 		mem.WriteString(head)
 		memTokens += counter.Count(head)
 		for _, o := range ov {
-			line := "- " + Neutralize(o.Field) + ": " + Neutralize(o.Proposed) + " (the profile says " + Neutralize(o.Current) + ")\n"
+			line := "- " + memory.Neutralize(o.Field) + ": " + memory.Neutralize(o.Proposed) + " (the profile says " + memory.Neutralize(o.Current) + ")\n"
 			mem.WriteString(line)
 			memTokens += counter.Count(line)
 		}
@@ -264,12 +267,12 @@ func BuildInstructions(st State, opt InjectOptions) Instructions {
 }
 
 // sessionLine renders one SESSION note: "- text [this trip]".
-func sessionLine(n Note) string {
+func sessionLine(n memory.Note) string {
 	scope := "durable"
-	if n.Scope == ScopeThisTrip {
+	if n.Scope == memory.ScopeThisTrip {
 		scope = "this trip"
 	}
-	return "- " + Neutralize(n.Text) + " [" + scope + "]\n"
+	return "- " + memory.Neutralize(n.Text) + " [" + scope + "]\n"
 }
 
 // writeSummary renders the <conversation_summary> block, each line
@@ -279,22 +282,22 @@ func writeSummary(b *strings.Builder, summary string) {
 	b.WriteString("<conversation_summary>\nEarlier in this conversation (condensed; the turns themselves are no longer shown):\n")
 	for _, l := range strings.Split(summary, "\n") {
 		if l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- ")); l != "" {
-			b.WriteString("- " + Neutralize(l) + "\n")
+			b.WriteString("- " + memory.Neutralize(l) + "\n")
 		}
 	}
 	b.WriteString("</conversation_summary>\n\n")
 }
 
 // globalLine renders one GLOBAL note: "- text [updated 2024-06-01; pinned]".
-func globalLine(n Note) string {
+func globalLine(n memory.Note) string {
 	var tags []string
-	if validDate(n.LastUpdateDate) {
+	if memory.ValidDate(n.LastUpdateDate) {
 		tags = append(tags, "updated "+n.LastUpdateDate)
 	}
 	if n.Pinned {
 		tags = append(tags, "pinned")
 	}
-	line := "- " + Neutralize(n.Text)
+	line := "- " + memory.Neutralize(n.Text)
 	if len(tags) > 0 {
 		line += " [" + strings.Join(tags, "; ") + "]"
 	}
@@ -314,9 +317,9 @@ const maxMisses = 8
 // others by score (recency relative to opt.Today plus relevance to
 // opt.LatestMessage) while their rendered lines fit opt.GlobalBudget. A note
 // that does not fit is skipped and shorter ones may still go in.
-func SelectGlobal(notes []Note, opt InjectOptions) []Note {
+func SelectGlobal(notes []memory.Note, opt InjectOptions) []memory.Note {
 	picks := selectGlobal(notes, opt)
-	out := make([]Note, len(picks))
+	out := make([]memory.Note, len(picks))
 	for i, p := range picks {
 		out[i] = notes[p.idx]
 	}
@@ -332,17 +335,17 @@ type pick struct {
 
 // selectGlobal is SelectGlobal by index, with the rendered lines and their
 // token costs, so each line is built and counted once.
-func selectGlobal(notes []Note, opt InjectOptions) []pick {
+func selectGlobal(notes []memory.Note, opt InjectOptions) []pick {
 	budget := opt.GlobalBudget
 	if budget <= 0 {
 		budget = DefaultGlobalBudget
 	}
-	counter := counterOr(opt.Counter)
+	counter := memory.CounterOr(opt.Counter)
 	msg := messageTerms(opt.LatestMessage)
 	if opt.RecencyOnly {
 		msg = messageTerms("")
 	}
-	today, hasToday := dayNumber(opt.Today)
+	today, hasToday := memory.DayNumber(opt.Today)
 
 	// Candidates refer to notes by index: no pointers, no write barriers.
 	type scored struct {
@@ -357,7 +360,7 @@ func selectGlobal(notes []Note, opt InjectOptions) []pick {
 		if hasToday && n.ExpiresOn != "" && n.ExpiresOn < opt.Today || strings.TrimSpace(n.Text) == "" {
 			continue
 		}
-		day, ok := dayNumber(n.LastUpdateDate)
+		day, ok := memory.DayNumber(n.LastUpdateDate)
 		score := 2 * relevanceScore(*n, msg)
 		if ok {
 			score += recencyScore(day, today, hasToday)
@@ -434,7 +437,7 @@ type terms struct {
 // at three points. Matching a stem at a word start ("hotel" in "Hotels",
 // "stay" in "staying") is far cheaper than tokenising every note on every
 // turn; there are at most 64 terms.
-func relevanceScore(n Note, msg *terms) int {
+func relevanceScore(n memory.Note, msg *terms) int {
 	if len(msg.list) == 0 {
 		return 0
 	}
@@ -501,118 +504,14 @@ var asciiWord = func() (t [256]byte) {
 // message, three letters or longer, in order of first appearance.
 func messageTerms(msg string) *terms {
 	t := &terms{}
-	for _, w := range words(msg) {
-		if stopwords[w] || negators[w] {
+	for _, w := range memory.Words(msg) {
+		if memory.IsStopword(w) || memory.IsNegator(w) {
 			continue
 		}
-		if s := stem(w); len(s) >= 3 && len(t.list) < 64 && !slices.Contains(t.list, s) {
+		if s := memory.Stem(w); len(s) >= 3 && len(t.list) < 64 && !slices.Contains(t.list, s) {
 			t.first[s[0]] |= 1 << len(t.list)
 			t.list = append(t.list, s)
 		}
 	}
 	return t
-}
-
-// dayNumber parses a YYYY-MM-DD date into days since 1970-01-01, without
-// the cost of time.Parse (it runs for every note on every turn).
-func dayNumber(s string) (int, bool) {
-	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
-		return 0, false
-	}
-	num := func(part string) (int, bool) {
-		n := 0
-		for i := 0; i < len(part); i++ {
-			c := part[i]
-			if c < '0' || c > '9' {
-				return 0, false
-			}
-			n = n*10 + int(c-'0')
-		}
-		return n, true
-	}
-	y, ok1 := num(s[0:4])
-	m, ok2 := num(s[5:7])
-	d, ok3 := num(s[8:10])
-	if !ok1 || !ok2 || !ok3 || m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
-		return 0, false
-	}
-	// Days from civil (Howard Hinnant's algorithm).
-	if m <= 2 {
-		y--
-	}
-	era := y / 400
-	yoe := y - era*400
-	mp := (m + 9) % 12
-	doy := (153*mp+2)/5 + d - 1
-	doe := yoe*365 + yoe/4 - yoe/100 + doy
-	return era*146097 + doe - 719468, true
-}
-
-func daysIn(y, m int) int {
-	switch m {
-	case 2:
-		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
-			return 29
-		}
-		return 28
-	case 4, 6, 9, 11:
-		return 30
-	}
-	return 31
-}
-
-func validDate(s string) bool {
-	_, ok := dayNumber(s)
-	return ok
-}
-
-// expired reports whether n expired before today. Without a valid today
-// nothing expires.
-func expired(n Note, today string) bool {
-	return n.ExpiresOn != "" && validDate(today) && n.ExpiresOn < today
-}
-
-// Neutralize makes untrusted text (a note, a profile value) safe to place
-// inside a block. It reads the text through the guard's normaliser (see
-// Normalize), so look-alikes are caught as surely as the real thing:
-// invisible format characters go; whitespace runs, newlines included,
-// become one space; every angle bracket and every character that folds to
-// one (˂ ‹ ⟨ ＜ ᐸ …) becomes a single guillemet, so no tag — </memories>,
-// <memory_policy>, <system>, <|im_start|> — survives in any script; runs of
-// three or more dashes (a front-matter marker) become one em dash; a role
-// prefix such as "system:" or "ѕуѕtеm:" (or a section header, "SESSION:")
-// loses its colon; code fences and "###" headings are flattened.
-func Neutralize(s string) string {
-	if isPlain(s) {
-		return s // the common case: an ordinary sentence, nothing to do
-	}
-	return guard.Neutralize(s)
-}
-
-// isPlain reports whether s is printable ASCII with single inner spaces and
-// none of the characters Neutralize rewrites.
-func isPlain(s string) bool {
-	if s == "" || s[0] == ' ' || s[len(s)-1] == ' ' {
-		return s == ""
-	}
-	prevSpace := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c < 0x20 || c >= 0x7F:
-			return false
-		case c == '<' || c == '>' || c == ':' || c == '`' || c == '#' || c == '|' || c == '[':
-			return false
-		case c == '-' && i+1 < len(s) && s[i+1] == '-':
-			return false
-		case c == ' ':
-			if prevSpace {
-				return false
-			}
-			prevSpace = true
-			continue
-		}
-		prevSpace = false
-	}
-	return true
 }
