@@ -68,7 +68,9 @@ func (s *Store) CreateUser(ctx context.Context, email, name string, role Role, p
 	if n > 0 {
 		return nil, fmt.Errorf("models: create user %s: %w (%w)", email, ErrEmailTaken, ErrConflict)
 	}
-	if err := s.db.WithContext(ctx).Create(u).Error; err != nil {
+	// A new account has no language yet: the column keeps its default,
+	// also on a database from before migration 30.
+	if err := s.db.WithContext(ctx).Omit("Language").Create(u).Error; err != nil {
 		return nil, fmt.Errorf("models: create user: %w", err)
 	}
 	return u, nil
