@@ -6,6 +6,7 @@ import (
 
 	"concierge/memory"
 	"concierge/memory/prompt"
+	"concierge/models"
 )
 
 // TurnContext is what, besides the traveler's state, shapes the
@@ -55,5 +56,9 @@ func (a *Agent) PreviewInstructions(ctx context.Context, userID, message string)
 		return memory.State{}, prompt.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
 	}
 	st := memory.NewState(profile, global, nil, trips)
-	return st, a.Instructions(st, TurnContext{LatestMessage: message, Tools: roundTools(false, a.cfg.MaxRounds <= 1)}), nil
+	// A new conversation belongs to no trip yet, and sees the open ones.
+	if err := a.withTrip(ctx, &models.ChatSession{UserID: userID}, &st); err != nil {
+		return memory.State{}, prompt.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
+	}
+	return st, a.Instructions(st, TurnContext{LatestMessage: message, Tools: withForget(roundTools(false, a.cfg.MaxRounds <= 1), global, nil)}), nil
 }
