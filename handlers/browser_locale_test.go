@@ -76,9 +76,9 @@ func TestBrowserPagesInSpanishAndRussian(t *testing.T) {
 			ctx := browsertest.New(t, 120*time.Second)
 			emulate(t, ctx, size.width, size.height, size.phone)
 			browserSignIn(t, ctx, e, "john@example.com")
-			for _, tt := range []struct{ lang, heading, month, until, trips, tripDays string }{
-				{"es", "Lo que Concierge recuerda", " dic ", "hasta el 31 dic 2027", "Tus viajes", "3 dic 2027 – 9 dic 2027"},
-				{"ru", "Что помнит Concierge", " дек. ", "до 31 дек. 2027 г.", "Ваши поездки", "3 дек. 2027 г. – 9 дек. 2027 г."},
+			for _, tt := range []struct{ lang, heading, month, until, trips, tripDays, planning string }{
+				{"es", "Lo que Concierge recuerda", " dic ", "hasta el 31 dic 2027", "Tus viajes", "3 dic 2027 – 9 dic 2027", "en preparación"},
+				{"ru", "Что помнит Concierge", " дек. ", "до 31 дек. 2027 г.", "Ваши поездки", "3 дек. 2027 г. – 9 дек. 2027 г.", "планируется"},
 			} {
 				err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/account/tokens"), chromedp.WaitVisible(`[data-testid="language-form"]`),
 					chromedp.SetValue(`#language-choice`, tt.lang), chromedp.Click(`[data-testid="language-save"]`),
@@ -116,8 +116,8 @@ func TestBrowserPagesInSpanishAndRussian(t *testing.T) {
 						if until := text(t, ctx, `[data-testid="note-until"]`); until != tt.until {
 							t.Errorf("%s memory page: end date badge %q, want %q", tt.lang, until, tt.until)
 						}
-						if trip := text(t, ctx, `[data-testid="trips"]`); !strings.Contains(trip, tt.trips) || !strings.Contains(trip, tt.tripDays) {
-							t.Errorf("%s memory page: trips section %q, want %q and %q", tt.lang, trip, tt.trips, tt.tripDays)
+						if trip := text(t, ctx, `[data-testid="trips"]`); !strings.Contains(trip, tt.trips) || !strings.Contains(trip, tt.tripDays) || !strings.Contains(trip, tt.planning) {
+							t.Errorf("%s memory page: trips section %q, want %q, %q and %q", tt.lang, trip, tt.trips, tt.tripDays, tt.planning)
 						}
 					}
 					checkFits(t, ctx, tt.lang+" "+pg.name, int(size.width))
