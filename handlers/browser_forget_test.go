@@ -15,7 +15,7 @@ import (
 // TestBrowserForgetAndUntil: in Chromium, with the built-in model on
 // SQLite and PostgreSQL, "forget" shows a Forgot chip whose Undo brings the
 // note back, and on the memory page the traveler gives a note an end date
-// ("until 31 March 2027" shown) and clears it.
+// ("until 31 Mar 2027" shown) and clears it.
 func TestBrowserForgetAndUntil(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		e := newEnvWith(t, envOptions{store: s})
@@ -69,7 +69,7 @@ func TestBrowserForgetAndUntil(t *testing.T) {
 		if err != nil {
 			t.Fatalf("set an end date: %v", err)
 		}
-		if got := text(t, ctx, row+` [data-testid="note-until"]`); got != "until 31 March 2027" {
+		if got := text(t, ctx, row+` [data-testid="note-until"]`); got != "until 31 Mar 2027" {
 			t.Errorf("until badge = %q", got)
 		}
 		err = chromedp.Do(ctx,

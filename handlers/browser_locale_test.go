@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"net/http"
 	"os"
 	"regexp"
 	"strings"
@@ -16,12 +17,10 @@ import (
 // pageWords is the text of the page a person reads as the interface: the
 // body's visible text without the traveler's data (messages, answers,
 // notes, titles, profile values), which stay in the language they were
-// written in. The memory page's trips section (views/memory_trips.templ,
-// issue 24, merged after this test was written) is not translated yet and
-// is left out until it is.
+// written in.
 const pageWords = `(() => {
   const copy = document.body.cloneNode(true);
-  copy.querySelectorAll('[data-testid="trips"], .answer, .user-text, .note-text, .note-quote, .chip-text, .session-title, .chat-title, .facts dd, [data-testid="note-source-link"], [data-testid="viewer"], .panel-notes li, code, .mono, script, .visually-hidden[data-testid="announce"]').forEach(e => e.remove());
+  copy.querySelectorAll('[data-testid="trip-title"], [data-testid="trip-note-text"], [data-testid="trip-conversation"], .answer, .user-text, .note-text, .note-quote, .chip-text, .session-title, .chat-title, .facts dd, [data-testid="note-source-link"], [data-testid="viewer"], .panel-notes li, code, .mono, script, .visually-hidden[data-testid="announce"]').forEach(e => e.remove());
   return copy.innerText;
 })()`
 
@@ -58,19 +57,28 @@ func englishLeft(t *testing.T, words, lang string) []string {
 // account page, then Russian, at a laptop's and a phone's size. Each of
 // the translated pages — the chat, a conversation, the memory page, the
 // account page — says <html lang> of the choice, shows none of the
-// English catalogue's words, and writes dates the language's way; the
-// screenshots are saved.
+// English catalogue's words, and writes dates the language's way (a
+// note's end date and a trip's days included); the screenshots are saved.
 func TestBrowserPagesInSpanishAndRussian(t *testing.T) {
 	e := newEnv(t)
 	sessionID := closedConversation(t, e)
+	john, tok := e.userID("john@example.com"), e.token("john@example.com")
+	if status, out := e.apiCall("POST", "/api/v1/users/"+john+"/trips", tok,
+		`{"destination":"Lisbon","start_date":"2027-12-03","end_date":"2027-12-09","status":"planning"}`); status != http.StatusCreated {
+		t.Fatalf("add a trip: %d %v", status, out)
+	}
+	if status, out := e.apiCall("POST", "/api/v1/users/"+john+"/notes", tok,
+		`{"text":"I prefer window seats on this winter's flights.","expires_on":"2027-12-31"}`); status != http.StatusCreated {
+		t.Fatalf("add a note with an end date: %d %v", status, out)
+	}
 	for _, size := range viewports {
 		t.Run(size.name, func(t *testing.T) {
 			ctx := browsertest.New(t, 120*time.Second)
 			emulate(t, ctx, size.width, size.height, size.phone)
 			browserSignIn(t, ctx, e, "john@example.com")
-			for _, tt := range []struct{ lang, heading, month string }{
-				{"es", "Lo que Concierge recuerda", " dic "},
-				{"ru", "Что помнит Concierge", " дек. "},
+			for _, tt := range []struct{ lang, heading, month, until, trips, tripDays, planning string }{
+				{"es", "Lo que Concierge recuerda", " dic ", "hasta el 31 dic 2027", "Tus viajes", "3 dic 2027 – 9 dic 2027", "en preparación"},
+				{"ru", "Что помнит Concierge", " дек. ", "до 31 дек. 2027 г.", "Ваши поездки", "3 дек. 2027 г. – 9 дек. 2027 г.", "планируется"},
 			} {
 				err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/account/tokens"), chromedp.WaitVisible(`[data-testid="language-form"]`),
 					chromedp.SetValue(`#language-choice`, tt.lang), chromedp.Click(`[data-testid="language-save"]`),
@@ -104,6 +112,12 @@ func TestBrowserPagesInSpanishAndRussian(t *testing.T) {
 						}
 						if dates := text(t, ctx, `[data-testid="notes"]`); !strings.Contains(dates, tt.month) {
 							t.Errorf("%s memory page: dates are not written in %s: %q", tt.lang, tt.lang, dates)
+						}
+						if until := text(t, ctx, `[data-testid="note-until"]`); until != tt.until {
+							t.Errorf("%s memory page: end date badge %q, want %q", tt.lang, until, tt.until)
+						}
+						if trip := text(t, ctx, `[data-testid="trips"]`); !strings.Contains(trip, tt.trips) || !strings.Contains(trip, tt.tripDays) || !strings.Contains(trip, tt.planning) {
+							t.Errorf("%s memory page: trips section %q, want %q, %q and %q", tt.lang, trip, tt.trips, tt.tripDays, tt.planning)
 						}
 					}
 					checkFits(t, ctx, tt.lang+" "+pg.name, int(size.width))

@@ -117,7 +117,7 @@ func travelerNotes(notes []memory.Note) []views.TravelerNote {
 	out := make([]views.TravelerNote, len(notes))
 	for i, n := range notes {
 		out[i] = views.TravelerNote{ID: n.ID, Text: n.Text, Date: travelerDay(n.LastUpdateDate), Source: travelerSource(n.Source),
-			Pinned: n.Pinned, ThisTrip: n.Scope == memory.ScopeThisTrip, ExpiresOn: n.ExpiresOn, Until: untilDay(n.ExpiresOn)}
+			Pinned: n.Pinned, ThisTrip: n.Scope == memory.ScopeThisTrip, ExpiresOn: n.ExpiresOn}
 	}
 	return out
 }

@@ -20,14 +20,10 @@ func (s *Server) myTrips(c echo.Context) ([]views.TravelerTrip, error) {
 	}
 	out := make([]views.TravelerTrip, 0, len(trips))
 	for _, t := range trips {
-		v := views.TravelerTrip{ID: t.ID, Name: t.Title(), Destination: t.Destination, Status: string(t.Status), Open: t.Status.Open()}
-		switch {
-		case t.StartDate != "" && t.EndDate != "":
-			v.Dates = t.StartDate + " – " + t.EndDate
-		case t.StartDate != "":
-			v.Dates = "from " + t.StartDate
-		default:
-			v.Dates = "dates not set"
+		v := views.TravelerTrip{ID: t.ID, Destination: t.Destination, StartDate: t.StartDate, EndDate: t.EndDate,
+			Status: string(t.Status), Open: t.Status.Open()}
+		if t.Name != "" || t.Destination != "" || t.Route != "" {
+			v.Name = t.Title()
 		}
 		notes, err := s.store.TripNotes(ctx, t.ID)
 		if err != nil {
@@ -41,18 +37,11 @@ func (s *Server) myTrips(c echo.Context) ([]views.TravelerTrip, error) {
 			return nil, err
 		}
 		for _, cs := range sessions {
-			v.Conversations = append(v.Conversations, views.TripConversation{ID: cs.ID, Title: cmpOr(cs.Title, "a conversation")})
+			v.Conversations = append(v.Conversations, views.TripConversation{ID: cs.ID, Title: cs.Title})
 		}
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-func cmpOr(a, b string) string {
-	if strings.TrimSpace(a) != "" {
-		return a
-	}
-	return b
 }
 
 // myTripEdit renames or cancels one of the traveler's trips.

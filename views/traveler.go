@@ -1,5 +1,7 @@
 package views
 
+import "context"
+
 // The view models of the traveler's pages: the chat and "What Concierge
 // remembers". Handlers build them; the components in chat.templ and
 // memory.templ only display them.
@@ -72,8 +74,8 @@ type TravelerNote struct {
 	// EditedBy is who rewrote the text since ("support", "you"), or "".
 	EditedBy string
 	// ExpiresOn is the last day the note holds (YYYY-MM-DD), "" for none;
-	// Until says it for people ("31 March 2027").
-	ExpiresOn, Until string
+	// the component writes it in the request's language.
+	ExpiresOn string
 }
 
 // NoteOrigin is the conversation and message a note came from.
@@ -138,15 +140,21 @@ type RemembersView struct {
 }
 
 // TravelerTrip is one trip on the memory page: what it is, its notes and
-// the conversations that planned it.
+// the conversations that planned it. The component writes the dates, the
+// status and a missing name in the request's language.
 type TravelerTrip struct {
-	ID, Name, Destination, Dates, Status string
-	Open                                 bool // planning or booked: can be cancelled
-	Notes                                []string
-	Conversations                        []TripConversation
+	ID, Destination string
+	Name            string // "" while the trip has no name, destination or route
+	// StartDate and EndDate are YYYY-MM-DD, "" when not set.
+	StartDate, EndDate string
+	Status             string // a memory.TripStatus: planning, booked, travelled, cancelled
+	Open               bool   // planning or booked: can be cancelled
+	Notes              []string
+	Conversations      []TripConversation
 }
 
-// TripConversation links a conversation of a trip.
+// TripConversation links a conversation of a trip; Title is "" while it
+// has none.
 type TripConversation struct{ ID, Title string }
 
 // NoteForm is the add-a-note form or a note's edit form, with what the
@@ -187,4 +195,24 @@ func BlockedNotice(category string) string {
 		return "Not saved: your long-term memory is full. Delete some notes on the memory page."
 	}
 	return "A note was not saved because it was not in a form Concierge can keep."
+}
+
+// tripName is the trip's name, or "Unnamed trip" in the request's language.
+func tripName(ctx context.Context, t TravelerTrip) string {
+	if t.Name == "" {
+		return T(ctx, "trips.untitled")
+	}
+	return t.Name
+}
+
+// tripDates are the trip's days in the request's language: both, the
+// first only, or that none is set.
+func tripDates(ctx context.Context, t TravelerTrip) string {
+	switch {
+	case t.StartDate != "" && t.EndDate != "":
+		return T(ctx, "trips.dates", "Start", Day(ctx, t.StartDate), "End", Day(ctx, t.EndDate))
+	case t.StartDate != "":
+		return T(ctx, "trips.from", "Start", Day(ctx, t.StartDate))
+	}
+	return T(ctx, "trips.no_dates")
 }

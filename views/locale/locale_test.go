@@ -190,6 +190,7 @@ func TestCatalogueCoversEveryString(t *testing.T) {
 		"source.seed", "source.assistant", "source.consolidation", "source.staff", "source.import", "source.traveler", "source.other",
 		"login.ended.erased", "login.ended.disabled", "login.ended.password_reset", "login.ended.password_changed",
 		"memory.note.edited_by_support", "memory.note.edited_by_you",
+		"trips.status.planning", "trips.status.booked", "trips.status.travelled", "trips.status.cancelled",
 		"nav.customers", "nav.review", "nav.audit", "nav.health", "nav.erasure", "nav.accounts", "nav.chat", "nav.memory"} {
 		if _, ok := en[id]; !ok {
 			t.Errorf("en.yaml lacks %q", id)
