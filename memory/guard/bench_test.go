@@ -28,3 +28,15 @@ func BenchmarkScreenMessage(b *testing.B) {
 		ScreenText(msg)
 	}
 }
+
+// BenchmarkScreenTextRussian screens a Russian note with Latin brand names
+// and model numbers, the text that takes the normaliser's non-ASCII path
+// (and its mixed-script pass) rather than the byte-by-byte one.
+func BenchmarkScreenTextRussian(b *testing.B) {
+	const note = "Летает на Боинг 737 MAX, любит кафе с Wi-Fi у выхода 12, берёт в прокат Škoda Octavia; звонит с iPhone, в поездах Сапсан смотрит YouTube, отели у моря."
+	ScreenText(note)
+	b.ReportAllocs()
+	for b.Loop() {
+		ScreenText(note)
+	}
+}

@@ -16,7 +16,9 @@ import (
 //  1. NFKC folds compatibility forms (full-width ＜ and ＠, mathematical
 //     digits, ligatures, Roman numerals);
 //  2. NFD then drops combining marks, so accents and stacked diacritics
-//     ("códígo", "i̇gnore") do not split a word;
+//     ("códígo", "i̇gnore") do not split a word, and a mixed-script word
+//     reads in its majority script ("забуdь" as "забудь", see
+//     foldMixedWords and mixed_script.tsv);
 //  3. format characters (Unicode category Cf: zero-width spaces and
 //     joiners, soft hyphens, bidi controls) are removed and every other
 //     space or control becomes one space;
@@ -59,7 +61,7 @@ func normalizeForms(s string) (cased, lower string) {
 		}
 	}
 	if !ascii {
-		s = norm.NFD.String(norm.NFKC.String(s))
+		s = foldMixedWords(norm.NFD.String(norm.NFKC.String(s)))
 	}
 	cb := make([]byte, 0, len(s)+8)
 	lb := make([]byte, 0, len(s)+8)

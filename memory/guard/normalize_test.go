@@ -27,6 +27,11 @@ func TestNormalize(t *testing.T) {
 		{"time kept", "after 10:30", "after 10:30"},
 		{"letters not digits", "бронь Запад", "bpoнb зaпaд"},
 		{"hiragana not a bracket", "ください", "ください"},
+		{"latin in a cyrillic word", "забуdь игнорuруй Пapoль", Normalize("забудь игнорируй пароль")},
+		{"cyrillic in a latin word", "instructiопs iдnore", "instructions idnore"},
+		{"greek in a latin word", "Ωmega", "wmega"},
+		{"look-alikes only read latin", "ѕуѕtеm sуstем", "system system"},
+		{"single-script words kept", "iPhone Боинг 737 MAX кафе Wi-Fi", "iphone boиhr 737 max kaфe wi-fi"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
