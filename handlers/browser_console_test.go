@@ -136,6 +136,7 @@ func TestBrowserSupportEditsNote(t *testing.T) {
 	// The preview follows without a reload: its meter after the note grew,
 	// its instructions after an opening message is typed (relevance puts
 	// the comparing note first; the edited aisle note was first by recency).
+	// Note lines carry a handle ("- [n4k2z] …") while the forget tool is offered.
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](fmt.Sprintf(`document.querySelector('[data-testid="preview-note-tokens"]').textContent.trim() !== %q`, meter),
 		chromedp.WithPollingTimeout(10*time.Second))); err != nil {
 		t.Errorf("the preview meter stayed at %s tokens after the note grew: %v", meter, err)
@@ -144,7 +145,7 @@ func TestBrowserSupportEditsNote(t *testing.T) {
 		htmxProcessed(`#preview-message`),
 		chromedp.SendKeys(`#preview-message`, "compare options for me"),
 		chromedp.Poll[chromedp.Void](`(function(){ var t = document.querySelector('[data-testid="preview-instructions"]').textContent;
-			var a = t.indexOf('- Likes to compare'), b = t.indexOf('- Prefers aisle'); return a >= 0 && b >= 0 && a < b; })()`, chromedp.WithPollingTimeout(10*time.Second)),
+			var a = t.search(/\n- (\[\w+\] )?Likes to compare/), b = t.search(/\n- (\[\w+\] )?Prefers aisle/); return a >= 0 && b >= 0 && a < b; })()`, chromedp.WithPollingTimeout(10*time.Second)),
 	)
 	if err != nil {
 		t.Errorf("the preview did not follow the opening message: %v", err)
