@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"net/url"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	"golang.org/x/crypto/bcrypt"
 
 	"concierge/models"
@@ -190,5 +192,25 @@ func TestDeadlineLockedSQLiteWriter(t *testing.T) {
 	}
 	if _, err := s.UserByID(ctx, u.ID); err != nil {
 		t.Errorf("read beside a stuck writer: %v", err)
+	}
+}
+
+// TestClosedConnectionIsUnavailable: a statement on a connection pgx has
+// already closed (the server went away between checkout and use) fails
+// with "conn closed"; that is the database being away, answered 503 and
+// retried, never a 500.
+func TestClosedConnectionIsUnavailable(t *testing.T) {
+	ctx := context.Background()
+	conn, err := pgconn.Connect(ctx, dbtest.PostgresURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.Close(ctx)
+	_, err = conn.Exec(ctx, "SELECT 1").ReadAll()
+	if err == nil {
+		t.Fatal("a statement on a closed connection passed")
+	}
+	if wrapped := fmt.Errorf("models: submit message to s1: %w", err); !models.IsUnavailable(wrapped) {
+		t.Fatalf("%v is not classed as the database being away", wrapped)
 	}
 }

@@ -81,7 +81,10 @@ func unavailable(err error) bool {
 	if err == nil {
 		return false
 	}
-	if errors.Is(err, errDeadline) || errors.Is(err, errStoreClosed) || errors.Is(err, driver.ErrBadConn) {
+	// pgconn.ErrConnClosed: the pooled connection was closed under the
+	// statement (the server went away between checkout and use).
+	if errors.Is(err, errDeadline) || errors.Is(err, errStoreClosed) || errors.Is(err, driver.ErrBadConn) ||
+		errors.Is(err, pgconn.ErrConnClosed) {
 		return true
 	}
 	var se sqlite3.Error
