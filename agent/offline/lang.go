@@ -1,0 +1,85 @@
+package offline
+
+import (
+	"strings"
+	"unicode"
+)
+
+// The languages the built-in model reads and answers in. Anything else is
+// answered in English, saying which languages it speaks (langOther).
+const (
+	langEN    = "en"
+	langES    = "es"
+	langRU    = "ru"
+	langOther = "other" // a script the model does not read: nothing is guessed from it
+)
+
+// spanishMarks are words that, in a Latin-script message, say Spanish
+// rather than English; a message with more of them than English ones is
+// read as Spanish.
+var spanishMarks = map[string]bool{
+	"hola": true, "soy": true, "estoy": true, "quiero": true, "prefiero": true, "para": true,
+	"gracias": true, "una": true, "los": true, "las": true, "que": true, "por": true, "con": true,
+	"mi": true, "mis": true, "y": true, "es": true, "el": true, "del": true, "en": true, "de": true,
+	"necesito": true, "viajo": true, "siempre": true, "nunca": true, "tengo": true,
+	"vivo": true, "me": true, "gusta": true, "qué": true, "sabes": true, "sobre": true, "mí": true,
+}
+
+var englishMarks = map[string]bool{
+	"i": true, "i'm": true, "my": true, "the": true, "and": true, "to": true, "a": true, "is": true,
+	"for": true, "of": true, "in": true, "me": true, "want": true, "prefer": true, "what": true,
+	"you": true, "please": true, "with": true, "on": true, "we": true, "our": true,
+}
+
+// messageLanguage says which language text is in: ru for Cyrillic, es or
+// en for Latin script by the function words it uses, other for a script
+// the model does not read. fallback (the account's language, from the
+// instructions) decides a message too short to tell.
+func messageLanguage(text, fallback string) string {
+	var latin, cyrillic, otherScript int
+	for _, r := range text {
+		switch {
+		case !unicode.IsLetter(r):
+		case unicode.Is(unicode.Latin, r):
+			latin++
+		case unicode.Is(unicode.Cyrillic, r):
+			cyrillic++
+		default:
+			otherScript++
+		}
+	}
+	switch {
+	case latin+cyrillic+otherScript == 0:
+		return orEnglish(fallback)
+	case cyrillic >= latin && cyrillic >= otherScript:
+		return langRU
+	case otherScript > latin:
+		return langOther
+	}
+	if strings.ContainsAny(text, "ñ¿¡áíóúÑ") {
+		return langES
+	}
+	es, en := 0, 0
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
+		if spanishMarks[w] {
+			es++
+		}
+		if englishMarks[w] {
+			en++
+		}
+	}
+	switch {
+	case es > en:
+		return langES
+	case en > es:
+		return langEN
+	}
+	return orEnglish(fallback)
+}
+
+func orEnglish(lang string) string {
+	if lang == langES || lang == langRU {
+		return lang
+	}
+	return langEN
+}

@@ -1,0 +1,21 @@
+package offline
+
+import "testing"
+
+func TestMessageLanguage(t *testing.T) {
+	for _, c := range []struct{ text, fallback, want string }{
+		{"Hola, soy vegetariana y prefiero asientos de ventana.", "en", langES},
+		{"Quiero un hotel en Madrid para marzo.", "en", langES},
+		{"Я вегетарианец и предпочитаю место у окна.", "en", langRU},
+		{"I prefer window seats.", "es", langEN},
+		{"我喜欢靠窗的座位。", "en", langOther},
+		{"أفضل المقعد بجانب النافذة", "en", langOther},
+		{"ok", "ru", langRU},
+		{"Lisboa", "es", langES},
+		{"", "", langEN},
+	} {
+		if got := messageLanguage(c.text, c.fallback); got != c.want {
+			t.Errorf("messageLanguage(%q, %q) = %q, want %q", c.text, c.fallback, got, c.want)
+		}
+	}
+}
