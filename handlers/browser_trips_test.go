@@ -20,10 +20,21 @@ func TestBrowserTripAcrossConversations(t *testing.T) {
 	ctx := browsertest.New(t, 60*time.Second)
 	acceptDialogs(ctx)
 	browserSignIn(t, ctx, e, "priya@example.com")
+	// /chat opens the conversation still open, composer and all: the new
+	// one is known by its own address, or the next message would be typed
+	// into the old page as it navigates away and its answer counted against
+	// the wrong transcript.
 	start := func() {
 		t.Helper()
-		if err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/chat"), chromedp.Click(`[data-testid="start-session"], [data-testid="new-session"]`),
-			chromedp.WaitVisible(`[data-testid="composer"]`)); err != nil {
+		if err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/chat"), chromedp.WaitVisible(`[data-testid="chat-page"]`)); err != nil {
+			t.Fatalf("open the chat: %v", err)
+		}
+		from, _ := chromedp.Run(ctx, chromedp.Location())
+		if err := chromedp.Do(ctx, chromedp.Click(`[data-testid="start-session"], [data-testid="new-session"]`)); err != nil {
+			t.Fatalf("start a conversation: %v", err)
+		}
+		waitNewPage(t, ctx, from)
+		if err := chromedp.Do(ctx, chromedp.WaitVisible(`[data-testid="composer"]`)); err != nil {
 			t.Fatalf("start a conversation: %v", err)
 		}
 	}
