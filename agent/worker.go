@@ -271,7 +271,7 @@ func (w *Worker) sweepLoop(ctx context.Context) {
 }
 
 // Sweep closes idle sessions, deletes expired transcripts and credentials,
-// ends trips (EndTrips: booked trips past their end become travelled,
+// ends trips (EndTrips: planning and booked trips past their end become travelled,
 // ended trips' notes are deleted), and deletes notes past their end date
 // and notes forgotten in ended conversations.
 //

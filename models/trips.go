@@ -91,9 +91,12 @@ func (s *Store) OpenTrips(ctx context.Context, userID string) ([]memory.Trip, er
 	return domainTrips(rows), nil
 }
 
+// openStatuses are the statuses of a trip still to be taken.
+var openStatuses = []string{string(memory.TripPlanning), string(memory.TripBooked)}
+
 func openTripsTx(tx *gorm.DB, userID string) ([]Trip, error) {
 	var rows []Trip
-	err := tx.Where("user_id = ? AND status IN ?", userID, []string{string(memory.TripPlanning), string(memory.TripBooked)}).
+	err := tx.Where("user_id = ? AND status IN ?", userID, openStatuses).
 		Order("created_at, id").Find(&rows).Error
 	return rows, err
 }
@@ -527,17 +530,21 @@ func (t *Trips) endNotesTx(tx *gorm.DB, trip *Trip, actor Actor, why string) err
 const DefaultTripGrace = 7 * 24 * time.Hour
 
 // EndTrips is the sweep's part for trips, on day today (YYYY-MM-DD of the
-// shared clock): a booked trip whose end date passed becomes travelled;
-// the notes of a trip whose end date is more than grace behind, or that
-// was cancelled, are deleted with an audit event. It returns how many
-// trips it changed.
+// shared clock): a planning or booked trip whose end date passed becomes
+// travelled (a trip still "planning" after it ended was taken without
+// being marked booked here); the notes of a trip whose end date is more
+// than grace behind, or that was cancelled, are deleted with an audit
+// event. It returns how many trips it changed. Instances sweeping at the
+// same moment each re-read a due trip inside the traveler's write, so a
+// trip is changed, and audited, once: the others find nothing left to do
+// and do not count it.
 func (t *Trips) EndTrips(ctx context.Context, today time.Time, grace time.Duration, limit int) (int, error) {
 	day := today.UTC().Format(memory.DateLayout)
 	cutoff := today.UTC().Add(-grace).Format(memory.DateLayout)
 	var due []Trip
 	err := t.n.s.db.WithContext(ctx).
-		Where("(status = ? AND end_date <> '' AND end_date < ?) OR (notes_ended_at IS NULL AND (status = ? OR (end_date <> '' AND end_date < ?)))",
-			string(memory.TripBooked), day, string(memory.TripCancelled), cutoff).
+		Where("(status IN ? AND end_date <> '' AND end_date < ?) OR (notes_ended_at IS NULL AND (status = ? OR (end_date <> '' AND end_date < ?)))",
+			openStatuses, day, string(memory.TripCancelled), cutoff).
 		Order("end_date, id").Limit(limit).Find(&due).Error
 	if err != nil {
 		return 0, fmt.Errorf("models: trips due: %w", err)
@@ -545,23 +552,27 @@ func (t *Trips) EndTrips(ctx context.Context, today time.Time, grace time.Durati
 	sys := Actor{Kind: ActorSystem}
 	done := 0
 	for i := range due {
+		changed := false
 		err := t.n.write(ctx, due[i].UserID, func(tx *gorm.DB) error {
+			changed = false // a retried write starts over
 			var trip Trip
 			if err := tx.Where("id = ?", due[i].ID).Take(&trip).Error; err != nil {
 				return notFound(err)
 			}
-			if trip.Status == string(memory.TripBooked) && trip.EndDate != "" && trip.EndDate < day {
+			if memory.TripStatus(trip.Status).Open() && trip.EndDate != "" && trip.EndDate < day {
 				before := tripPayload(&trip)
 				trip.Status = string(memory.TripTravelled)
 				if err := t.saveTx(tx, &trip, before, sys, "end date passed", ""); err != nil {
 					return err
 				}
+				changed = true
 			}
 			if trip.NotesEndedAt == nil && (trip.Status == string(memory.TripCancelled) || trip.EndDate != "" && trip.EndDate < cutoff) {
 				why := "trip ended"
 				if trip.Status == string(memory.TripCancelled) {
 					why = "trip cancelled"
 				}
+				changed = true
 				return t.endNotesTx(tx, &trip, sys, why)
 			}
 			return nil
@@ -569,7 +580,9 @@ func (t *Trips) EndTrips(ctx context.Context, today time.Time, grace time.Durati
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return done, fmt.Errorf("models: end trip %s: %w", due[i].ID, err)
 		}
-		done++
+		if err == nil && changed {
+			done++
+		}
 	}
 	if done > 0 {
 		t.n.s.checkpoint(ctx)

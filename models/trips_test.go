@@ -200,3 +200,100 @@ func TestTripDeleteRemovesNotesEverywhere(t *testing.T) {
 		}
 	})
 }
+
+// TestTripEndsOnceAcrossInstances: a planning trip whose end date passed
+// becomes travelled in the sweep, and its notes go after the grace; two
+// instances sweeping at the same moment change, audit and count each
+// trip once. A trip ending today, or without an end date, stays planning.
+func TestTripEndsOnceAcrossInstances(t *testing.T) {
+	dbtest.BackendsTwice(t, func(t *testing.T, a, b *models.Store) {
+		u, err := a.CreateUser(ctx, "sweep-trip@example.com", "Sweep", models.RoleTraveler, "secret-pass")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sys := models.Actor{Kind: models.ActorSystem}
+		mk := func(dest, start, end string) string {
+			t.Helper()
+			tr, _, err := a.Notes(memory.Limits{}).Trips().Create(ctx, u.ID, memory.Trip{Destination: dest, StartDate: start, EndDate: end}, sys, "test")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tr.ID
+		}
+		past := mk("Porto", "2027-03-01", "2027-03-05")
+		today := mk("Faro", "2027-03-08", "2027-03-10")
+		undated := mk("Braga", "", "")
+		c, _ := a.CreateChatSession(ctx, u.ID)
+		if err := a.Notes(memory.Limits{}).Trips().Attach(ctx, u.ID, c.ID, past, models.Actor{Kind: models.ActorTraveler, ID: u.ID}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := a.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession, Prov: models.Provenance{SessionID: c.ID},
+			Note: memory.Note{Text: "Wants a river view on this trip.", Keywords: []string{"hotel"}, Scope: memory.ScopeThisTrip, Source: memory.SourceAssistant}},
+			models.Actor{Kind: models.ActorAssistant}, "stated"); err != nil {
+			t.Fatal(err)
+		}
+		sweep := func(day time.Time) int {
+			t.Helper()
+			var wg sync.WaitGroup
+			counts, errs := make([]int, 2), make([]error, 2)
+			for i, s := range []*models.Store{a, b} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					counts[i], errs[i] = s.Notes(memory.Limits{}).Trips().EndTrips(ctx, day, models.DefaultTripGrace, 100)
+				}()
+			}
+			wg.Wait()
+			if errs[0] != nil || errs[1] != nil {
+				t.Fatalf("sweeps: %v / %v", errs[0], errs[1])
+			}
+			return counts[0] + counts[1]
+		}
+		events := func(action, reason string) int64 {
+			var n int64
+			a.DB().Model(&models.AuditEvent{}).Where("user_id = ? AND action = ? AND reason LIKE ?", u.ID, action, reason+"%").Count(&n)
+			return n
+		}
+		status := func(id string) memory.TripStatus {
+			tr, err := a.TripByID(ctx, u.ID, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return memory.TripStatus(tr.Status)
+		}
+
+		if got := sweep(time.Date(2027, 3, 10, 12, 0, 0, 0, time.UTC)); got != 1 {
+			t.Errorf("first sweeps changed %d trips together, want 1", got)
+		}
+		if got := status(past); got != memory.TripTravelled {
+			t.Errorf("past planning trip is %q, want travelled", got)
+		}
+		for _, id := range []string{today, undated} {
+			if got := status(id); got != memory.TripPlanning {
+				t.Errorf("trip %s is %q, want planning", id, got)
+			}
+		}
+		if got := events("trip.update", "end date passed"); got != 1 {
+			t.Errorf("%d 'end date passed' events, want 1", got)
+		}
+		if tr, _ := a.TravelledTrips(ctx, u.ID, memory.MaxTrips); len(tr) != 1 || tr[0].ID != past {
+			t.Errorf("travelled trips = %v, want Porto", tr)
+		}
+		if n, _ := a.TripNotes(ctx, past); len(n) != 1 {
+			t.Errorf("within the grace: %d trip notes, want 1", len(n))
+		}
+		// After the grace the notes go, once.
+		if got := sweep(time.Date(2027, 3, 13, 12, 0, 0, 0, time.UTC)); got != 2 {
+			t.Errorf("sweeps after the grace changed %d trips, want 2 (Faro travelled, Porto's notes ended)", got)
+		}
+		if n, _ := a.TripNotes(ctx, past); len(n) != 0 {
+			t.Errorf("after the grace: %d trip notes, want none", len(n))
+		}
+		if got := events("trip.notes_ended", "trip ended"); got != 1 {
+			t.Errorf("%d trip.notes_ended events, want 1", got)
+		}
+		if got := sweep(time.Date(2027, 3, 14, 12, 0, 0, 0, time.UTC)); got != 0 {
+			t.Errorf("a later sweep changed %d trips, want 0", got)
+		}
+	})
+}
