@@ -388,11 +388,11 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 		var trimmed bool
 		kept, trimmed = longchat.Trim(history, longchat.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
 			TokenBudget: a.cfg.HistoryBudget, ReserveForAnswer: a.cfg.ReserveForAnswer, Counter: a.counter})
-		tools := withForget(roundTools(trimmed, round == a.cfg.MaxRounds), global, session)
 		st := memory.NewState(profile, global, session, trips)
 		if err := a.withTrip(ctx, cs, &st); err != nil {
 			return nil, err
 		}
+		tools := withForget(roundTools(trimmed, round == a.cfg.MaxRounds), global, session, st.TripNotes)
 		instructions := a.Instructions(st,
 			TurnContext{LatestMessage: userMsg.Content, Trimmed: trimmed, Summary: cs.Summary, Tools: tools})
 		req := Request{Model: a.cfg.Model, Instructions: instructions.Text, Messages: modelView(kept), Tools: tools, MaxTokens: a.cfg.ReserveForAnswer}

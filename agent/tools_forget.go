@@ -12,10 +12,11 @@ import (
 )
 
 // withForget offers forget_memory_note beside the round's other tools
-// whenever there is something to forget: a global note or a note of this
-// session. A round with no tools (the last) stays without.
-func withForget(tools []memory.Tool, global, session []memory.Note) []memory.Tool {
-	if len(tools) == 0 || len(global)+len(session) == 0 {
+// whenever there is something to forget: a global note, a note of this
+// session or a note of its trip. A round with no tools (the last) stays
+// without.
+func withForget(tools []memory.Tool, notes ...[]memory.Note) []memory.Tool {
+	if len(tools) == 0 || !slices.ContainsFunc(notes, func(l []memory.Note) bool { return len(l) > 0 }) {
 		return tools
 	}
 	return append(slices.Clone(tools), memory.ForgetTool())
@@ -40,9 +41,10 @@ func (r forgetResult) String() string {
 const needsConfirmation = "needs_confirmation"
 
 // forgetCall runs one forget_memory_note call: the handle is looked up only
-// among the notes this round injected and this session's notes (so a
-// handle never reaches another traveler's note nor one the model was not
-// shown), a pinned note needs a confirmation given in a later turn than the
+// among the notes this round injected (global and trip notes) and this
+// session's notes (so a handle never reaches another traveler's note, nor
+// another trip's, nor one the model was not shown), a pinned note needs a
+// confirmation given in a later turn than the
 // request, and the note is forgotten as the traveler's own act through
 // models.Notes, with their message as provenance.
 func (a *Agent) forgetCall(ctx context.Context, cs *models.ChatSession, userMsg *models.Message, call memory.ToolCall, injected []prompt.InjectedNote) (string, *memory.Note) {
@@ -64,6 +66,13 @@ func (a *Agent) forgetCall(ctx context.Context, cs *models.ChatSession, userMsg 
 		if memory.Handle(n.ID) == args.Handle {
 			found = append(found, n)
 		}
+	}
+	if cs.TripID != "" {
+		trip, err := a.store.TripNotes(ctx, cs.TripID)
+		if err != nil {
+			return forgetResult{Error: "unavailable", Message: "Memory could not be read; tell the traveler to try again."}.String(), nil
+		}
+		global = append(global, trip...)
 	}
 	for _, n := range global {
 		if shown[n.ID] && memory.Handle(n.ID) == args.Handle {

@@ -228,16 +228,24 @@ func (t *Trips) UpdateFromChat(ctx context.Context, userID, sessionID string, a 
 	return out, nil
 }
 
-// Attach attaches a conversation to one of the traveler's open trips (the
-// traveler picked it in the chat's side panel).
+// Attach puts a conversation on one of the traveler's open trips, or on
+// none when tripID is "": the traveler's pick in the chat's side panel (and
+// POST /api/v1/sessions/{id}/trip). Picking the trip it is on changes
+// nothing. Taking an open conversation off its trip, or moving it to
+// another, is the traveler's correction of a wrong attach: the this_trip
+// notes said in this conversation go with it (back to the conversation, or
+// to the new trip), those of the trip's other conversations stay with the
+// trip. A conversation that has ended keeps its trip (ErrSessionClosed).
 func (t *Trips) Attach(ctx context.Context, userID, sessionID, tripID string, actor Actor) error {
 	err := t.n.write(ctx, userID, func(tx *gorm.DB) error {
 		var trip Trip
-		if err := tx.Where("id = ? AND user_id = ?", tripID, userID).Take(&trip).Error; err != nil {
-			return notFound(err)
-		}
-		if !memory.TripStatus(trip.Status).Open() {
-			return ErrTripNotOpen
+		if tripID != "" {
+			if err := tx.Where("id = ? AND user_id = ?", tripID, userID).Take(&trip).Error; err != nil {
+				return notFound(err)
+			}
+			if !memory.TripStatus(trip.Status).Open() {
+				return ErrTripNotOpen
+			}
 		}
 		var cs ChatSession
 		if err := tx.Where("id = ? AND user_id = ?", sessionID, userID).Take(&cs).Error; err != nil {
@@ -246,12 +254,47 @@ func (t *Trips) Attach(ctx context.Context, userID, sessionID, tripID string, ac
 		if cs.TripID == tripID {
 			return nil
 		}
+		if cs.TripID != "" {
+			if err := t.detachTx(tx, userID, sessionID, cs.TripID, actor); err != nil {
+				return err
+			}
+		}
+		if tripID == "" {
+			return nil
+		}
 		return t.attachTx(tx, userID, sessionID, &trip, actor)
 	})
 	if err != nil {
 		return fmt.Errorf("models: attach trip: %w", err)
 	}
 	return nil
+}
+
+// detachTx takes open conversation sessionID off trip tripID and gives it
+// back the this_trip notes it said there, as session notes that end with
+// it.
+func (t *Trips) detachTx(tx *gorm.DB, userID, sessionID, tripID string, actor Actor) error {
+	cs, err := t.n.s.lockSessionTx(tx, sessionID)
+	if err != nil {
+		return err
+	}
+	if cs.Status != SessionOpen {
+		return ErrSessionClosed
+	}
+	res := tx.Model(&ChatSession{}).Where("id = ? AND user_id = ? AND trip_id = ?", sessionID, userID, tripID).Update("trip_id", "")
+	if res.Error != nil {
+		return res.Error
+	}
+	if res.RowsAffected == 0 {
+		return ErrTripAttached
+	}
+	if err := tx.Model(&Note{}).Where("session_id = ? AND user_id = ? AND kind = ? AND trip_id = ? AND status = ?",
+		sessionID, userID, KindTrip, tripID, StatusActive).
+		Updates(map[string]any{"kind": KindSession, "trip_id": ""}).Error; err != nil {
+		return err
+	}
+	return t.n.s.auditTx(tx, AuditEvent{UserID: userID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "trip.detach",
+		Reason: tripID, SessionID: sessionID})
 }
 
 // attachTx attaches a conversation that has no trip to trip, and moves the

@@ -297,3 +297,119 @@ func TestTripEndsOnceAcrossInstances(t *testing.T) {
 		}
 	})
 }
+
+// TestTripPickMovesItsOwnNotes: the side panel's pick takes an open
+// conversation off its trip or moves it to another, with the this_trip
+// notes said in it (those of the trip's other conversations stay); a
+// closed conversation keeps its trip; a cancelled trip cannot be picked.
+func TestTripPickMovesItsOwnNotes(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		u, _ := s.CreateUser(ctx, "pick@example.com", "Pick", models.RoleTraveler, "secret-pass")
+		notes := s.Notes(memory.Limits{})
+		trips := notes.Trips()
+		me := models.Actor{Kind: models.ActorTraveler, ID: u.ID}
+		asst := models.Actor{Kind: models.ActorAssistant}
+		mk := func(dest string) string {
+			t.Helper()
+			tr, _, err := trips.Create(ctx, u.ID, memory.Trip{Destination: dest}, me, "added by the traveler")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tr.ID
+		}
+		wish := func(sid, text string) string {
+			t.Helper()
+			n, err := notes.Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession, Prov: models.Provenance{SessionID: sid},
+				Note: memory.Note{Text: text, Keywords: []string{"hotel"}, Scope: memory.ScopeThisTrip, Source: memory.SourceAssistant}}, asst, "stated")
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n.ID
+		}
+		tripOf := func(sid string) string {
+			t.Helper()
+			cs, err := s.ChatSessionByID(ctx, sid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return cs.TripID
+		}
+		ids := func(nn []memory.Note) string {
+			var out []string
+			for _, n := range nn {
+				out = append(out, n.ID)
+			}
+			return fmt.Sprint(out)
+		}
+		lisbon, oslo := mk("Lisbon"), mk("Oslo")
+		c1, _ := s.CreateChatSession(ctx, u.ID)
+		c2, _ := s.CreateChatSession(ctx, u.ID)
+		for _, c := range []string{c1.ID, c2.ID} {
+			if err := trips.Attach(ctx, u.ID, c, lisbon, me); err != nil {
+				t.Fatal(err)
+			}
+		}
+		mine, theirs := wish(c2.ID, "Wants a rooftop hotel on this trip."), wish(c1.ID, "Wants a quiet room on this trip.")
+
+		if err := trips.Attach(ctx, u.ID, c2.ID, lisbon, me); err != nil {
+			t.Fatalf("picking the trip it is on: %v", err)
+		}
+		if err := trips.Attach(ctx, u.ID, c2.ID, "", me); err != nil {
+			t.Fatalf("take off the trip: %v", err)
+		}
+		if got := tripOf(c2.ID); got != "" {
+			t.Fatalf("conversation 2 on trip %q, want none", got)
+		}
+		if got, want := ids(must(t)(s.TripNotes(ctx, lisbon))), fmt.Sprint([]string{theirs}); got != want {
+			t.Errorf("Lisbon's notes = %s, want %s (conversation 1's only)", got, want)
+		}
+		if got, want := ids(must(t)(s.SessionNotes(ctx, c2.ID))), fmt.Sprint([]string{mine}); got != want {
+			t.Errorf("conversation 2's session notes = %s, want %s", got, want)
+		}
+		if err := trips.Attach(ctx, u.ID, c2.ID, oslo, me); err != nil {
+			t.Fatal(err)
+		}
+		if err := trips.Attach(ctx, u.ID, c2.ID, lisbon, me); err != nil {
+			t.Fatalf("move Oslo → Lisbon: %v", err)
+		}
+		if got := tripOf(c2.ID); got != lisbon {
+			t.Fatalf("conversation 2 on %q, want Lisbon", got)
+		}
+		if got := must(t)(s.TripNotes(ctx, lisbon)); len(got) != 2 {
+			t.Errorf("Lisbon has %d notes after the move back, want 2", len(got))
+		}
+		if got := must(t)(s.TripNotes(ctx, oslo)); len(got) != 0 {
+			t.Errorf("Oslo kept %d notes", len(got))
+		}
+		var detached int64
+		s.DB().Model(&models.AuditEvent{}).Where("user_id = ? AND action = ?", u.ID, "trip.detach").Count(&detached)
+		if detached != 2 {
+			t.Errorf("%d trip.detach events, want 2", detached)
+		}
+
+		if _, err := s.CloseSession(ctx, c1.ID, "ended"); err != nil {
+			t.Fatal(err)
+		}
+		if err := trips.Attach(ctx, u.ID, c1.ID, "", me); !errors.Is(err, models.ErrSessionClosed) {
+			t.Errorf("detach an ended conversation: %v, want ErrSessionClosed", err)
+		}
+		cancelled := memory.TripCancelled
+		if _, err := trips.Edit(ctx, u.ID, oslo, models.TripPatch{UpdateTripArgs: memory.UpdateTripArgs{Status: &cancelled}}, me, "changed by the traveler"); err != nil {
+			t.Fatal(err)
+		}
+		if err := trips.Attach(ctx, u.ID, c2.ID, oslo, me); !errors.Is(err, models.ErrTripNotOpen) {
+			t.Errorf("pick a cancelled trip: %v, want ErrTripNotOpen", err)
+		}
+	})
+}
+
+// must fails the test on a read's error and returns what it read.
+func must(t *testing.T) func([]memory.Note, error) []memory.Note {
+	return func(nn []memory.Note, err error) []memory.Note {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return nn
+	}
+}

@@ -237,7 +237,7 @@ func BuildInstructions(st memory.State, opt InjectOptions) Instructions {
 			out.Notes = append(out.Notes, InjectedNote{ID: n.ID, Section: SectionSession, Pinned: n.Pinned})
 		}
 	}
-	memTokens += writeTrips(&mem, st, opt, counter, &out)
+	memTokens += writeTrips(&mem, st, opt, handles, counter, &out)
 	if ov := memory.SessionProfileOverrides(st.Profile, st.Session); len(ov) > 0 {
 		const head = "OVERRIDES (said in this conversation; they win over the profile):\n"
 		mem.WriteString(head)

@@ -26,6 +26,12 @@ func TestTripBlock(t *testing.T) {
 	if strings.Contains(in.Text, "Old wish") || len(in.Notes) != 1 || in.Notes[0].Section != memory.SectionTrip {
 		t.Errorf("notes = %+v, want n1 in TRIP only", in.Notes)
 	}
+	// With the forget tool offered, a trip note carries its handle as
+	// GLOBAL and SESSION notes do.
+	in = BuildInstructions(st, InjectOptions{Today: "2027-04-20", Tools: []string{memory.ForgetToolName}})
+	if want := "- [" + memory.Handle("n1") + "] Wants a hotel with a rooftop. [this trip]"; !strings.Contains(in.Text, want) {
+		t.Errorf("instructions lack %q:\n%s", want, in.Text)
+	}
 	st.Trip, st.TripNotes = nil, nil
 	in = BuildInstructions(st, InjectOptions{Today: "2027-04-20"})
 	if !strings.Contains(in.Text, "OPEN TRIPS (this conversation is attached to none): [t1] Lisbon") || !strings.Contains(in.Text, "[t2] Oslo (booked)") || strings.Contains(in.Text, "TRIP [") {

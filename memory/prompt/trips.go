@@ -8,9 +8,12 @@ import (
 
 // writeTrips renders the trip part of the <memories> block: the open trips
 // by handle when the conversation has none, else the TRIP block with the
-// trip's notes (those not expired). It returns the tokens of the lines it
-// wrote, and adds the notes to out.Notes.
-func writeTrips(b *strings.Builder, st memory.State, opt InjectOptions, counter memory.TokenCounter, out *Instructions) int {
+// trip's notes (those not expired), each with its note handle when the
+// forget tool is offered, as GLOBAL and SESSION notes have theirs: "forget
+// that" reaches a trip wish too. It returns the tokens of the lines it
+// wrote, and adds the notes to out.Notes (the notes the forget tool may
+// resolve a handle to).
+func writeTrips(b *strings.Builder, st memory.State, opt InjectOptions, handles bool, counter memory.TokenCounter, out *Instructions) int {
 	tokens := 0
 	if st.Trip == nil {
 		if len(st.OpenTrips) == 0 {
@@ -38,6 +41,9 @@ func writeTrips(b *strings.Builder, st memory.State, opt InjectOptions, counter 
 			continue
 		}
 		line := "- " + memory.Neutralize(n.Text) + " [this trip]\n"
+		if handles {
+			line = "- [" + memory.Handle(n.ID) + "] " + strings.TrimPrefix(line, "- ")
+		}
 		b.WriteString(line)
 		tokens += counter.Count(line)
 		out.Notes = append(out.Notes, InjectedNote{ID: n.ID, Section: memory.SectionTrip, Pinned: n.Pinned})
