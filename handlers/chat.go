@@ -294,5 +294,6 @@ func (s *Server) chatPanelFor(c echo.Context, cs *models.ChatSession) (views.Cha
 		panel.Session = travelerNotes(session)
 	}
 	panel.Profile = withOverrides(profileHighlights(profile), profile, append(session, global...))
-	return panel, nil
+	panel.CSRF = csrfToken(c)
+	return panel, s.panelTrips(c, cs, &panel)
 }

@@ -184,20 +184,8 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 			}
 		}
 	}
-	trips, err := s.store.Trips(ctx, u.ID, 20)
-	if err != nil {
+	if vm.Trips, err = s.customerTrips(ctx, u.ID, csrf); err != nil {
 		return vm, err
-	}
-	for _, t := range trips {
-		title := t.Title()
-		if t.Route != "" && t.Route != title {
-			title += " (" + t.Route + ")"
-		}
-		purpose := t.Purpose
-		if t.Status != "" {
-			purpose = strings.TrimPrefix(purpose+" · "+string(t.Status), " · ")
-		}
-		vm.Trips = append(vm.Trips, views.TripRow{Route: title, Dates: t.StartDate + " – " + t.EndDate, Purpose: purpose, Flight: t.Flight, Hotel: t.Hotel})
 	}
 	if vm.Preview, err = s.preview(ctx, u.ID, ""); err != nil {
 		return vm, err

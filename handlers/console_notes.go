@@ -18,7 +18,7 @@ func noteRow(customerID string, n *models.Note, csrf string) views.NoteRow {
 	d := n.Domain()
 	return views.NoteRow{CustomerID: customerID, ID: n.ID, Text: n.Text, Keywords: d.Keywords, Scope: n.Scope,
 		LastUpdate: n.LastUpdateDate, Source: n.Source, Pinned: n.Pinned, Status: n.Status, SessionID: n.SessionID,
-		CSRF: csrf, Editable: n.Kind == models.KindGlobal && n.Status == models.StatusActive, ExpiresOn: n.ExpiresOn, Until: untilDay(n.ExpiresOn)}
+		CSRF: csrf, Editable: (n.Kind == models.KindGlobal || n.Kind == models.KindTrip) && n.Status == models.StatusActive, ExpiresOn: n.ExpiresOn, Until: untilDay(n.ExpiresOn)}
 }
 
 // notesChanged tells the page (htmx) that a note changed, so that the

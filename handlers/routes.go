@@ -42,6 +42,7 @@ func (s *Server) routes() {
 	e.GET("/chat/:id/title", s.chatTitleForm, own) // the rename form (?cancel=1: the title again)
 	e.POST("/chat/:id/title", s.chatRename, own)
 	e.POST("/chat/:id/delete", s.chatDelete, own)
+	e.POST("/chat/:id/trip", s.chatPickTrip, own) // the side panel's trip picker
 
 	e.GET("/memory", s.myMemory, traveler)
 	e.POST("/memory/notes", s.myMemoryAdd, traveler)
@@ -69,6 +70,9 @@ func (s *Server) routes() {
 	e.POST("/console/customers/:id/notes/:note", s.consoleUpdateNote, customer)
 	e.GET("/console/customers/:id/notes/:note/delete", s.consoleNote("delete"), customer)
 	e.POST("/console/customers/:id/notes/:note/delete", s.consoleDeleteNote, customer)
+	e.GET("/console/customers/:id/trips/:trip", s.consoleTrip(""), customer)
+	e.GET("/console/customers/:id/trips/:trip/edit", s.consoleTrip("edit"), customer)
+	e.POST("/console/customers/:id/trips/:trip", s.consoleUpdateTrip, customer)
 	e.GET("/console/customers/:id/audit", s.consoleAudit, customer)
 	e.GET("/console/customers/:id/consolidations", s.consoleConsolidations, customer)
 	e.GET("/console/customers/:id/export", s.consoleExport, s.guard(adminOnly, userParam("id")))

@@ -233,7 +233,7 @@ func (n *Notes) CommitRound(ctx context.Context, l *AnswerLease, r Round) error 
 // long-term one: session notes are the assistant's staging area, and
 // superseded or consumed notes are history.
 var ErrNotEditable = &memory.Error{Code: memory.ENOTEDITABLE,
-	Message: "Only active long-term notes can be edited; delete this one instead."}
+	Message: "Only active long-term and trip notes can be edited; delete this one instead."}
 
 // ErrNothingToChange refuses an edit that changes nothing.
 var ErrNothingToChange = &memory.Error{Code: memory.ENOTHING, Message: "Change the text, the keywords, the pin or the end date."}
@@ -271,7 +271,9 @@ func (n *Notes) editTx(tx *gorm.DB, userID, id string, p NotePatch, actor Actor,
 	if err := tx.Where("id = ? AND user_id = ?", id, userID).Take(&cur).Error; err != nil {
 		return nil, notFound(err)
 	}
-	if cur.Kind != KindGlobal || cur.Status != StatusActive {
+	// A trip's notes are corrected as long-term ones are (staff on the
+	// customer page, the API): the same guard, history and audit.
+	if cur.Kind != KindGlobal && cur.Kind != KindTrip || cur.Status != StatusActive {
 		return nil, ErrNotEditable
 	}
 	if p.Text == nil && p.Keywords == nil && p.Pinned == nil && p.ExpiresOn == nil {
@@ -307,8 +309,8 @@ func (n *Notes) editTx(tx *gorm.DB, userID, id string, p NotePatch, actor Actor,
 		}
 	}
 	out, err := n.s.updateNoteTx(tx, &cur, p, actor, reason)
-	if err != nil || p.Text == nil {
-		return out, err
+	if err != nil || p.Text == nil || cur.Kind != KindGlobal {
+		return out, err // a wish for one trip never suggests a profile change
 	}
 	return out, n.s.suggestProfileTx(tx, out, Provenance{})
 }

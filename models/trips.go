@@ -120,6 +120,17 @@ func (s *Store) TripNotes(ctx context.Context, tripID string) ([]memory.Note, er
 	return domainNotes(rows), nil
 }
 
+// TripNoteRows returns a trip's active notes as stored, oldest first, for
+// the console's note rows.
+func (s *Store) TripNoteRows(ctx context.Context, tripID string) ([]Note, error) {
+	var rows []Note
+	if err := s.db.WithContext(ctx).Where("trip_id = ? AND kind = ? AND status = ?", tripID, KindTrip, StatusActive).
+		Order("created_at, id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("models: trip notes: %w", err)
+	}
+	return rows, nil
+}
+
 // TripSessions returns the conversations that planned a trip, oldest first.
 func (s *Store) TripSessions(ctx context.Context, tripID string) ([]ChatSession, error) {
 	var rows []ChatSession

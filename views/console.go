@@ -100,11 +100,6 @@ type KV struct {
 	Key, Value string
 }
 
-// TripRow is one trip.
-type TripRow struct {
-	Route, Dates, Purpose, Flight, Hotel string
-}
-
 // SessionRow is one chat session in a list.
 type SessionRow struct {
 	ID, Title, Status, Started, LastActivity, CloseReason string
@@ -179,7 +174,7 @@ type CustomerPage struct {
 	NewNote          NoteRow // the add form: values and error
 	OpenSessionID    string
 	SessionNotes     []NoteRow
-	Trips            []TripRow
+	Trips            []CustomerTrip
 	Sessions         []SessionRow
 	Preview          Preview
 	RecentAudit      []AuditRow

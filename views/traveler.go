@@ -96,13 +96,25 @@ type TripNote struct {
 	ThisTrip  bool   // dropped at the end; otherwise offered to long-term memory
 }
 
-// ChatPanel is the side panel: what the assistant knows right now.
+// ChatPanel is the side panel: what the assistant knows right now, and the
+// trip the conversation plans.
 type ChatPanel struct {
 	SessionID string
+	CSRF      string
 	Profile   []TravelerFact
 	Global    []TravelerNote
 	Session   []TravelerNote
 	Ended     bool
+	Trip      *TravelerTrip  // the conversation's trip, nil for none
+	OpenTrips []TravelerTrip // the traveler's planning and booked trips, for the picker
+}
+
+// TripID is the id of the conversation's trip, "" for none.
+func (p ChatPanel) TripID() string {
+	if p.Trip == nil {
+		return ""
+	}
+	return p.Trip.ID
 }
 
 // OutcomeLine is one note's fate at the end of a conversation.
