@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +92,7 @@ func TestBrowserStaffEditsTrip(t *testing.T) {
 	}
 	browsertest.Screenshot(t, ctx, "customer-trip-edit")
 	err = chromedp.Do(ctx,
+		focusOn("treason-"+tripID), // the refusal moves the focus to the reason
 		chromedp.SendKeys(`[data-testid="trip-reason"]`, "Customer called: Porto instead"),
 		htmxProcessed(`[data-testid="trip-save"]`),
 		chromedp.Click(`[data-testid="trip-save"]`),
@@ -108,7 +110,7 @@ func TestBrowserStaffEditsTrip(t *testing.T) {
 	}
 	var ev models.AuditEvent
 	if err := e.store.DB().Where("user_id = ? AND action = ?", uid, "trip.update").Order("created_at DESC").Take(&ev).Error; err != nil ||
-		ev.Reason != "Customer called: Porto instead" || ev.ActorKind != models.ActorStaff || !strings.Contains(ev.Before, "Lisbon") || !strings.Contains(ev.After, "Porto") {
+		ev.Reason != "Customer called: Porto instead" || ev.ActorKind != models.ActorSupport || !strings.Contains(ev.Before, "Lisbon") || !strings.Contains(ev.After, "Porto") {
 		t.Fatalf("audit event = %+v, %v", ev, err)
 	}
 
@@ -119,6 +121,7 @@ func TestBrowserStaffEditsTrip(t *testing.T) {
 		htmxProcessed(note+` [data-testid="note-edit"]`),
 		chromedp.Click(note+` [data-testid="note-edit"]`),
 		chromedp.WaitVisible(`[data-testid="note-edit-form"]`),
+		focusOn("text-"+noteID), // the form takes the focus once swapped in: type after it did
 		chromedp.SetValue(`[data-testid="note-edit-form"] textarea`, rewritten),
 		chromedp.SendKeys(`[data-testid="note-edit-form"] [data-testid="note-reason"]`, "Customer clarified"),
 		htmxProcessed(`[data-testid="note-save"]`),
@@ -157,8 +160,18 @@ func TestBrowserPanelTripPicker(t *testing.T) {
 	_, oslo, _ := tripWithNote(t, e, "Oslo", "")
 	ctx := browsertest.New(t, 90*time.Second)
 	browserSignIn(t, ctx, e, "priya@example.com")
-	if err := chromedp.Do(ctx, chromedp.Click(`[data-testid="start-session"], [data-testid="new-session"]`), chromedp.WaitVisible(`[data-testid="composer"]`), htmxReady()); err != nil {
+	// The chat opens on Priya's latest conversation (the Lisbon one): a new
+	// conversation is a new page, waited for by its address.
+	from, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, htmxReady(), chromedp.Click(`[data-testid="start-session"], [data-testid="new-session"]`)); err != nil {
 		t.Fatalf("start a conversation: %v", err)
+	}
+	waitNewPage(t, ctx, from)
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(`[data-testid="composer"]`), htmxReady()); err != nil {
+		t.Fatalf("new conversation: %v", err)
 	}
 	sid, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname.split("/").pop()`))
 	if err != nil {
@@ -195,7 +208,11 @@ func TestBrowserPanelTripPicker(t *testing.T) {
 	sendMessage(t, ctx, "Show me some hotels.")
 	snaps, _ := e.store.Snapshots(t.Context(), sid)
 	if len(snaps) == 0 || !strings.Contains(snaps[len(snaps)-1].Instructions, "rooftop") {
-		t.Fatal("the model was not given the picked trip's wish")
+		var last string
+		if len(snaps) > 0 {
+			last = snaps[len(snaps)-1].Instructions
+		}
+		t.Fatalf("the model was not given the picked trip's wish (%d snapshots):\n%s", len(snaps), last)
 	}
 	pick("")
 	if got := text(t, ctx, current); !strings.Contains(got, "not part of a trip") {
@@ -223,4 +240,9 @@ func TestBrowserPanelTripPicker(t *testing.T) {
 		t.Fatal(err)
 	}
 	browsertest.Screenshot(t, ctx, "panel-trip-phone")
+}
+
+// focusOn waits until the element with id has the focus.
+func focusOn(id string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](`document.activeElement && document.activeElement.id === ` + strconv.Quote(id))
 }
