@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,6 +92,7 @@ func TestBrowserStaffEditsTrip(t *testing.T) {
 		t.Errorf("the refused form lost what was typed: destination %q", v)
 	}
 	browsertest.Screenshot(t, ctx, "customer-trip-edit")
+	checkAxe(t, ctx, "trip edit form with its error")
 	err = chromedp.Do(ctx,
 		focusOn("treason-"+tripID), // the refusal moves the focus to the reason
 		chromedp.SendKeys(`[data-testid="trip-reason"]`, "Customer called: Porto instead"),
@@ -146,6 +148,7 @@ func TestBrowserStaffEditsTrip(t *testing.T) {
 		t.Fatalf("edit form at phone size: %v", err)
 	}
 	checkFits(t, ctx, "trip edit form", 390)
+	checkAxe(t, ctx, "trip edit form at phone size")
 	browsertest.Screenshot(t, ctx, "customer-trip-phone")
 }
 
@@ -205,6 +208,7 @@ func TestBrowserPanelTripPicker(t *testing.T) {
 		t.Errorf("focus after picking is on %q, want the trip picker", focused)
 	}
 	browsertest.Screenshot(t, ctx, "panel-trip-desktop")
+	checkAxe(t, ctx, "chat with the trip picker")
 	sendMessage(t, ctx, "Show me some hotels.")
 	snaps, _ := e.store.Snapshots(t.Context(), sid)
 	if len(snaps) == 0 || !strings.Contains(snaps[len(snaps)-1].Instructions, "rooftop") {
@@ -236,6 +240,7 @@ func TestBrowserPanelTripPicker(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFits(t, ctx, "chat with the trip picker", 390)
+	checkAxe(t, ctx, "chat with the trip picker at phone size")
 	if err := chromedp.Do(ctx, chromedp.ScrollIntoView(`[data-testid="panel-trip"]`)); err != nil {
 		t.Fatal(err)
 	}
@@ -245,4 +250,17 @@ func TestBrowserPanelTripPicker(t *testing.T) {
 // focusOn waits until the element with id has the focus.
 func focusOn(id string) chromedp.Action[chromedp.Void] {
 	return chromedp.Poll[chromedp.Void](`document.activeElement && document.activeElement.id === ` + strconv.Quote(id))
+}
+
+// checkAxe fails on any serious or critical WCAG 2.2 AA violation of the
+// page as it is now.
+func checkAxe(t *testing.T, ctx context.Context, where string) {
+	t.Helper()
+	vs, err := browsertest.Axe(ctx)
+	if err != nil {
+		t.Fatalf("axe on %s: %v", where, err)
+	}
+	for _, v := range browsertest.Serious(vs) {
+		t.Errorf("%s: %s", where, v)
+	}
 }
