@@ -204,6 +204,9 @@ func TestBrowserPanelTripPicker(t *testing.T) {
 	if got := text(t, ctx, current); !strings.Contains(got, "Lisbon") {
 		t.Errorf("panel after picking Lisbon: %q", got)
 	}
+	if got := text(t, ctx, `[data-testid="panel-trip-notes"]`); !strings.Contains(got, "rooftop") {
+		t.Errorf("the panel lacks the trip's wish: %q", got)
+	}
 	if focused, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.activeElement && document.activeElement.id`)); focused != "panel-trip-select" {
 		t.Errorf("focus after picking is on %q, want the trip picker", focused)
 	}

@@ -12,7 +12,8 @@ import (
 )
 
 // panelTrips fills the side panel's trip part: the conversation's trip
-// and the traveler's open trips, for the picker.
+// with its notes (the wishes said for it here and in its other
+// conversations) and the traveler's open trips, for the picker.
 func (s *Server) panelTrips(c echo.Context, cs *models.ChatSession, panel *views.ChatPanel) error {
 	ctx := c.Request().Context()
 	open, err := s.store.OpenTrips(ctx, cs.UserID)
@@ -38,6 +39,13 @@ func (s *Server) panelTrips(c echo.Context, cs *models.ChatSession, panel *views
 		return err
 	}
 	v := panelTrip(trip.Domain())
+	notes, err := s.store.TripNotes(ctx, trip.ID)
+	if err != nil {
+		return err
+	}
+	for _, n := range notes {
+		v.Notes = append(v.Notes, n.Text)
+	}
 	panel.Trip = &v
 	return nil
 }

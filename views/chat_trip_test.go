@@ -51,7 +51,12 @@ func TestPanelTripPicker(t *testing.T) {
 			}
 		})
 	}
-	doc := render(t, "en", views.ChatPanel{SessionID: "s", Trip: &oslo, OpenTrips: open})
+	withWish := oslo
+	withWish.Notes = []string{"Wants a sauna on this trip."}
+	doc := render(t, "en", views.ChatPanel{SessionID: "s", Trip: &withWish, OpenTrips: open})
+	if got := doc.Find(`[data-testid="panel-trip-notes"] li`).Text(); !strings.Contains(got, "sauna") {
+		t.Errorf("the trip's notes in the panel = %q", got)
+	}
 	var opts []string
 	doc.Find(`[data-testid="panel-trip-select"] option`).Each(func(_ int, s *goquery.Selection) {
 		opts = append(opts, s.AttrOr("value", "?")+"="+strings.TrimSpace(s.Text()))
