@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -82,4 +83,18 @@ func orEnglish(lang string) string {
 		return lang
 	}
 	return langEN
+}
+
+// reAccountLanguage finds the line of the instructions that names the
+// account's language (memory/prompt writes it after the date).
+var reAccountLanguage = regexp.MustCompile(`The account's language is [A-Za-z]+ \((en|es|ru)\)\.`)
+
+// accountLanguage is the language of the traveler's account as the
+// instructions state it, or "" when they do not: the fallback of
+// messageLanguage for a message too short to tell.
+func accountLanguage(instructions string) string {
+	if m := reAccountLanguage.FindStringSubmatch(instructions); m != nil {
+		return m[1]
+	}
+	return ""
 }
