@@ -17,7 +17,7 @@ import (
 // only with HOLDOUT_VERBOSE=1, so tuning sees the aggregate and not the
 // statements it missed.
 func TestHoldoutOffline(t *testing.T) {
-	for _, lang := range []string{"en", "en-2"} {
+	for _, lang := range []string{"en", "en-2", "es", "ru"} {
 		t.Run(lang, func(t *testing.T) {
 			items, err := eval.LoadHoldout(lang)
 			if err != nil {

@@ -23,14 +23,29 @@ type capture struct {
 // capture reads one message and returns the notes a careful model would
 // save: explicit first-person statements, each scoped by its own markers,
 // so the same sentence gets the same scope in every conversation. known
-// holds the lower-cased texts already remembered.
+// holds the lower-cased texts already remembered. A message too short to
+// tell its language is read as English.
 func (t *table) capture(message string, known map[string]bool) capture {
+	return t.captureIn(message, langEN, known)
+}
+
+// captureIn is capture with the account's language as the fallback of
+// messageLanguage. Spanish and Russian go to their clause reader
+// (inflect.go); a script the model does not read leaves nothing.
+func (t *table) captureIn(message, fallback string, known map[string]bool) capture {
 	var c capture
 	if cat, blocked := guard.ScreenText(message); blocked {
 		if c.instruction = cat == memory.CategoryInstruction; c.instruction {
 			return c
 		}
 		c.sensitive = true
+	}
+	switch lang := messageLanguage(message, fallback); lang {
+	case langES, langRU:
+		t.inflectedCapture(lang, message, known, &c)
+		return c
+	case langOther:
+		return c
 	}
 	seen := map[string]bool{}
 	sentences := reSentence.FindAllString(message, -1)
