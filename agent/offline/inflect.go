@@ -64,6 +64,8 @@ type inflected struct {
 	Stopwords      []string          `yaml:"stopwords"`
 	Attributes     []string          `yaml:"attributes"`
 	TripAttributes []string          `yaml:"trip_attributes"`
+	Addressee      []string          `yaml:"addressee"`
+	ObjectAddr     []string          `yaml:"object_addressee"`
 
 	cues map[string]cue // every cue phrase: its third person and kind
 	keys []string       // the cue phrases
@@ -302,7 +304,7 @@ func (lx *inflected) read(low, orig []string, marker memory.Scope, set bool) (in
 		}
 		break
 	}
-	if len(low) == 0 || matchAt(low, 0, lx.HypoOpen) != "" || matchAt(low, 0, lx.QuestionOpen) != "" || slices.Contains(lx.Requests, low[0]) {
+	if len(low) == 0 || has(low, lx.Addressee) || matchAt(low, 0, lx.HypoOpen) != "" || matchAt(low, 0, lx.QuestionOpen) != "" || slices.Contains(lx.Requests, low[0]) {
 		return r, false
 	}
 	// the main verb of "cuando viajo con la familia prefiero…" is the last cue
@@ -354,7 +356,7 @@ func (lx *inflected) read(low, orig []string, marker memory.Scope, set bool) (in
 		r.want = true
 		r.marked = marker != "" || has(before, lx.HabitAdverbs) || lasting && !has(before, lx.Negators)
 	}
-	if len(objLow) == 0 {
+	if len(objLow) == 0 || slices.Contains(lx.ObjectAddr, objLow[0]) { // "prefiero que reserves…" asks someone to act
 		return r, false
 	}
 	if slices.Contains(lx.TripAttributes, firstOr(objLow)) && marker == "" {
