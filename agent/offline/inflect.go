@@ -65,6 +65,14 @@ type inflected struct {
 	Attributes     []string          `yaml:"attributes"`
 	TripAttributes []string          `yaml:"trip_attributes"`
 	Addressee      []string          `yaml:"addressee"`
+	Months         []string          `yaml:"months"`
+	ToWords        []string          `yaml:"to_words"`
+	FromWords      []string          `yaml:"from_words"`
+	NotPlaces      []string          `yaml:"not_places"`
+	Numbers        map[string]int    `yaml:"numbers"`
+	Party          []string          `yaml:"party"`
+	Purposes       map[string]string `yaml:"purposes"`
+	Places         []string          `yaml:"places"`
 	ObjectAddr     []string          `yaml:"object_addressee"`
 
 	cues map[string]cue // every cue phrase: its third person and kind
