@@ -85,6 +85,10 @@ type HoldoutScore struct {
 	FalseSaves []string `json:"-"`
 }
 
+// HoldoutLanguages are the holdout files, by language: en and en-2 (a
+// second English set, written before a later round of tuning), es, ru.
+var HoldoutLanguages = []string{"en", "en-2", "es", "ru"}
+
 // LoadHoldout returns the embedded holdout statements of one language
 // ("en").
 func LoadHoldout(lang string) ([]HoldoutItem, error) {
