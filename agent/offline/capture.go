@@ -58,6 +58,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	for _, s := range sentences {
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(t.normalise(s), "\x00$0"), "\x00")
 		var marker memory.Scope // carried to the later clauses of the sentence
+		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
 		firstPerson := false
 		for i, cl := range clauses {
 			cl = t.stripFillers(cl)
@@ -68,6 +69,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			}
 			if m := t.markerOf(cl); m != "" {
 				marker = m
+				if t.subject(cl) == "" && len(strings.Fields(cl)) <= 4 && t.lex.wantMarked(cl) {
+					fronted = m
+				}
 			}
 			if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
 				firstPerson = false
@@ -88,7 +92,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			}
 			request := t.isRequest(cl)
 			g, read := t.lex.read(cl, firstPerson)
-			read = read && (!request || t.lex.wantMarked(cl))
+			// A want counts when this clause or an earlier one of the
+			// sentence scopes it ("for this trip, I need a car").
+			marked := t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip
+			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
 				continue
@@ -100,7 +107,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
-				if read && (!g.want || t.lex.wantMarked(cl)) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || !g.pick && !g.want && wordsLost(g.note, ruled))) {
+				if read && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || !g.pick && !g.want && wordsLost(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]
 					for _, n := range ruled { // the traveler's words, the rules' keywords
 						g.note.Keywords = slices.Compact(slices.Concat(n.Keywords, g.note.Keywords))
