@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -29,5 +30,52 @@ func TestInflectedTrip(t *testing.T) {
 			t.Errorf("inflectedTrip(%q) = to %q, %s–%s, travellers %q, purpose %q; want %q, %s–%s, %q, %q",
 				c.say, tr["to"], start, end, tr["travellers"], purpose, c.to, c.start, c.end, c.travellers, c.purpose)
 		}
+	}
+}
+
+// TestIssue30Statements: the statements issue 30 quotes are saved in the
+// traveler's language, with lowercase keywords in that language; text in
+// other scripts leaves nothing.
+func TestIssue30Statements(t *testing.T) {
+	for _, c := range []struct {
+		say  string
+		want []string
+	}{
+		{"Hola, soy vegetariana y prefiero asientos de ventana.", []string{"Es vegetariana.", "Prefiere asientos de ventana."}},
+		{"Я вегетарианец и предпочитаю место у окна.", []string{"Вегетарианец.", "Предпочитает место у окна."}},
+		{"Me mudé a Sevilla el mes pasado.", []string{"Vive en Sevilla."}},
+		{"В прошлом месяце я переехала в Казань.", []string{"Живёт в Казани."}},
+		{"Я бросил пить.", []string{"Не пьёт."}},
+		{"He dejado de beber alcohol.", []string{"Ya no bebe alcohol."}},
+		{"Quiero un hotel en Madrid para marzo.", nil},
+		{"我喜欢靠窗的座位。", nil},
+		{"أنا نباتي وأفضل مقعد النافذة.", nil},
+	} {
+		got := model.table.captureIn(c.say, "", nil).notes
+		var texts []string
+		for _, n := range got {
+			checkNoteShape(t, c.say, n)
+			texts = append(texts, n.Text)
+		}
+		if strings.Join(texts, "|") != strings.Join(c.want, "|") {
+			t.Errorf("capture(%q) = %q, want %q", c.say, texts, c.want)
+		}
+	}
+}
+
+// TestAccountLanguage: the offline model reads the account's language back
+// from the line memory/prompt writes.
+func TestAccountLanguage(t *testing.T) {
+	for in, want := range map[string]string{
+		"- Today is 2026-03-02.\n- The account's language is Spanish (es).\n": langES,
+		"- The account's language is Russian (ru).":                            langRU,
+		"- Today is 2026-03-02.":                                               "",
+	} {
+		if got := accountLanguage(in); got != want {
+			t.Errorf("accountLanguage(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := messageLanguage("ok", accountLanguage("- The account's language is Russian (ru).")); got != langRU {
+		t.Errorf("a short message with a Russian account reads as %q", got)
 	}
 }
