@@ -57,7 +57,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	})
 	for _, s := range sentences {
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(t.normalise(s), "\x00$0"), "\x00")
-		var marker memory.Scope // carried to the later clauses of the sentence
+		var marker memory.Scope  // carried to the later clauses of the sentence
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
 		firstPerson := false
 		for i, cl := range clauses {
@@ -107,7 +107,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
-				if read && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || !g.pick && !g.want && wordsLost(g.note, ruled))) {
+				if read && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && !g.want && wordsLost(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]
 					for _, n := range ruled { // the traveler's words, the rules' keywords
 						g.note.Keywords = slices.Compact(slices.Concat(n.Keywords, g.note.Keywords))

@@ -68,8 +68,8 @@ func TestIssue30Statements(t *testing.T) {
 func TestAccountLanguage(t *testing.T) {
 	for in, want := range map[string]string{
 		"- Today is 2026-03-02.\n- The account's language is Spanish (es).\n": langES,
-		"- The account's language is Russian (ru).":                            langRU,
-		"- Today is 2026-03-02.":                                               "",
+		"- The account's language is Russian (ru).":                           langRU,
+		"- Today is 2026-03-02.":                                              "",
 	} {
 		if got := accountLanguage(in); got != want {
 			t.Errorf("accountLanguage(%q) = %q, want %q", in, got, want)

@@ -31,7 +31,7 @@ type call struct {
 type view struct {
 	latest     string
 	account    string // the account's language as the instructions name it ("" when they do not)
-	turn       int // position of the latest user message
+	turn       int    // position of the latest user message
 	prevReply  string
 	lastRole   memory.Role
 	tools      map[string]bool
