@@ -488,8 +488,6 @@ func (lx *inflected) change(tmpl string, obj, objLow []string) (string, bool) {
 			return "", false
 		}
 		return strings.Replace(tmpl, "{nom}", lx.suffixed(objLow[0], lx.Nominative, "")+" "+strings.Join(obj[1:], " "), 1), true
-	case strings.Contains(tmpl, "{x}") && strings.HasSuffix(strings.TrimSuffix(tmpl, "."), "{x}") && strings.Contains(tmpl, "jubilado"):
-		return strings.Replace(tmpl, "{x}", "", 1), true
 	}
 	return strings.Replace(tmpl, "{x}", strings.Join(obj, " "), 1), true
 }
