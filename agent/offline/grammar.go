@@ -55,6 +55,7 @@ type lexicon struct {
 	Auxiliaries    []string          `yaml:"auxiliaries"`
 	Details        string            `yaml:"details"`
 	NoteNegations  []string          `yaml:"note_negations"`
+	Needs          []string          `yaml:"needs"`
 
 	stop    map[string]bool
 	base    map[string]string // a third-person verb's form after "you": flies → fly
@@ -255,13 +256,17 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			if len(rest) > 0 && rest[0] == "now" {
 				rest = rest[1:]
 			}
+			habitual := false // "I'm always cold on planes": a habit adverb makes the state lasting
+			for len(rest) > 1 && matchAt(rest, 0, lx.HabitAdverbs) != "" && !slices.Contains(lx.Negators, rest[0]) {
+				rest, habitual = rest[len(strings.Fields(matchAt(rest, 0, lx.HabitAdverbs))):], true
+			}
 			if k := matchAt(rest, 0, lx.SelfIntro); k != "" && len(rest) > len(strings.Fields(k)) { // "I'm someone who needs a desk"
 				rest = slices.Clone(rest[len(strings.Fields(k)):])
 				rest[0] = cmp.Or(lx.base[rest[0]], rest[0])
 				return lx.predicate(r, rest, true)
 			}
 			self := len(rest) > 1 && (rest[0] == "a" || rest[0] == "an") && slices.Contains(lx.Identities, rest[len(rest)-1])
-			if len(rest) == 0 || matchAt(rest, 0, lx.States) == "" && (rest[0] == "not" || !slices.Contains(lx.States, rest[len(rest)-1])) && !self ||
+			if len(rest) == 0 || !habitual && matchAt(rest, 0, lx.States) == "" && (rest[0] == "not" || !slices.Contains(lx.States, rest[len(rest)-1])) && !self ||
 				slices.Contains(rest, "any") || slices.Contains(rest, "anything") || slices.Contains(lx.Deictic, rest[len(rest)-1]) {
 				return r, false
 			}
@@ -273,8 +278,11 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			// A bare want, "would rather" or "like to <verb>" asks for
 			// something now; only a marker makes it lasting.
 			// "don't want" turns down an offer; only "never" makes a want lasting.
+			// A need for a lasting reason ("a fridge for my insulin") and a
+			// comparison ("rather take the ferry than fly") are tastes.
 			r.want = !lasting && (slices.Contains(lx.BareWants, k) || aux1 == "would" || aux1 == "will" && k == "need" ||
-				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love"))
+				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love")) &&
+				!slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Needs, w) || w == "than" && k == "would rather" })
 			preference := !slices.Contains(lx.Doings, k)
 			negative = negative || obj[0] == "not" // "I prefer not to fly on Sundays"
 			if !negative && (preference || !lasting && !slices.Contains(lx.Habits, k)) && slices.ContainsFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") }) {
