@@ -60,7 +60,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		var marker memory.Scope  // carried to the later clauses of the sentence
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
 		firstPerson := false
+		prev := -1 // the note the clause before left, for a clause that gives its reason or result
 		for i, cl := range clauses {
+			before := len(c.notes)
+			joins := i > 0 && t.re["joins"].MatchString(cl)
 			cl = t.stripFillers(cl)
 			loc := t.re["remember"].FindStringIndex(cl)
 			remembered := loc != nil && loc[1] > 0
@@ -119,6 +122,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 					c.add(scoped(g.note, cmp.Or(scope, g.scope, memory.ScopeDurable)), known, seen)
 				}
 			}
+			prev = c.join(prev, before, joins)
 		}
 	}
 	return c
@@ -165,6 +169,32 @@ func (t *table) applyRules(cl, sentence string, marker memory.Scope, bareWant bo
 		}
 		used[r.Group] = r.Group != ""
 	}
+}
+
+// join makes one note of a clause's note and the one before it when the
+// clause gives a result or a reason ("I'm a light sleeper, so quiet rooms
+// matter"): one thought, one note. before is how many notes there were
+// before the clause; it returns the note a later clause may join.
+func (c *capture) join(prev, before int, joins bool) int {
+	switch {
+	case len(c.notes) == before:
+		return -1
+	case len(c.notes) > before+1:
+		return len(c.notes) - 1
+	}
+	if !joins || prev < 0 || prev >= before || c.notes[prev].Scope != c.notes[before].Scope {
+		return before
+	}
+	p, n := c.notes[prev], c.notes[before]
+	kw := slices.Compact(slices.Concat(p.Keywords, n.Keywords))
+	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", so " + strings.ToLower(n.Text[:1]) + n.Text[1:],
+		Keywords: kw[:min(3, len(kw))], Scope: p.Scope}
+	if checked, refusal := memory.CheckNote(merged, 0, 0, memory.Limits{}); refusal == nil {
+		c.notes[prev] = checked
+		c.notes = c.notes[:before]
+		return prev
+	}
+	return before
 }
 
 // scoped gives a clause reader's note its scope, saying so in a trip note.
