@@ -56,6 +56,7 @@ type lexicon struct {
 	Details        string            `yaml:"details"`
 	NoteNegations  []string          `yaml:"note_negations"`
 	Needs          []string          `yaml:"needs"`
+	Aversions      []string          `yaml:"aversions"`
 
 	stop    map[string]bool
 	base    map[string]string // a third-person verb's form after "you": flies → fly
@@ -284,7 +285,7 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love")) &&
 				!slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Needs, w) || w == "than" && k == "would rather" })
 			preference := !slices.Contains(lx.Doings, k)
-			negative = negative || obj[0] == "not" // "I prefer not to fly on Sundays"
+			negative = negative || obj[0] == "not" || slices.Contains(lx.Aversions, k) // "I prefer not to fly on Sundays", "I avoid Frankfurt"
 			if !negative && (preference || !lasting && !slices.Contains(lx.Habits, k)) && slices.ContainsFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") }) {
 				return r, false // choosing a named option is a request, not a habit
 			}
@@ -309,7 +310,7 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			if aux1 == "" && (i == 0 || ws[i-1] != "not") { // the cue is the first verb: conjugate it
 				words = slices.Concat(ws[:i], strings.Fields(lx.Cues[k]), obj)
 			}
-			r.negative = negative || slices.Contains([]string{"avoid", "hate", "dislike"}, k)
+			r.negative = negative
 			if negative && !slices.ContainsFunc(obj, func(w string) bool { return len(w) > 2 && !lx.stop[w] }) {
 				obj = ws[i:] // "I don't drive at all": the verb is what is kept
 			}
