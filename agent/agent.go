@@ -375,6 +375,7 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 	}
 	forgetUndone(history, session)
 	res := &TurnResult{Turn: userMsg.Turn}
+	lang := a.accountLanguage(ctx, cs.UserID)
 	var kept []memory.Message
 	for round := 1; round <= a.cfg.MaxRounds; round++ {
 		if round > 1 {
@@ -394,7 +395,7 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 		}
 		tools := withForget(roundTools(trimmed, round == a.cfg.MaxRounds), global, session, st.TripNotes)
 		instructions := a.Instructions(st,
-			TurnContext{LatestMessage: userMsg.Content, Trimmed: trimmed, Summary: cs.Summary, Tools: tools})
+			TurnContext{LatestMessage: userMsg.Content, Trimmed: trimmed, Summary: cs.Summary, Tools: tools, Language: lang})
 		req := Request{Model: a.cfg.Model, Instructions: instructions.Text, Messages: modelView(kept), Tools: tools, MaxTokens: a.cfg.ReserveForAnswer}
 		called := time.Now()
 		resp, err := a.provider.Complete(ctx, req, onDelta)

@@ -16,6 +16,7 @@ type TurnContext struct {
 	Trimmed       bool          // earlier turns were trimmed away: inject the SESSION notes
 	Summary       string        // the session's summary of the turns that left the window
 	Tools         []memory.Tool // the tools this call offers; the instructions name exactly these
+	Language      string        // the account's language (en, es, ru, or "" to follow each message)
 }
 
 // Instructions assembles the instructions of a model call for a traveler's
@@ -31,7 +32,7 @@ func (a *Agent) Instructions(st memory.State, tc TurnContext) prompt.Instruction
 	return prompt.BuildInstructions(st, prompt.InjectOptions{
 		Counter: a.counter, GlobalBudget: a.cfg.GlobalBudget, Today: a.now().UTC().Format(memory.DateLayout),
 		LatestMessage: tc.LatestMessage, Trimmed: tc.Trimmed, RecencyOnly: a.cfg.RecencyOnly, Summary: tc.Summary, Tools: names,
-		Profiles: a.profiles,
+		Profiles: a.profiles, Language: tc.Language,
 	})
 }
 
@@ -60,5 +61,17 @@ func (a *Agent) PreviewInstructions(ctx context.Context, userID, message string)
 	if err := a.withTrip(ctx, &models.ChatSession{UserID: userID}, &st); err != nil {
 		return memory.State{}, prompt.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
 	}
-	return st, a.Instructions(st, TurnContext{LatestMessage: message, Tools: withForget(roundTools(false, a.cfg.MaxRounds <= 1), global, nil)}), nil
+	return st, a.Instructions(st, TurnContext{LatestMessage: message, Tools: withForget(roundTools(false, a.cfg.MaxRounds <= 1), global, nil),
+		Language: a.accountLanguage(ctx, userID)}), nil
+}
+
+// accountLanguage is the language the traveler chose for their account, or
+// "" when they chose none or the account cannot be read (the model then
+// follows each message's language, else English).
+func (a *Agent) accountLanguage(ctx context.Context, userID string) string {
+	u, err := a.store.UserByID(ctx, userID)
+	if err != nil || u == nil {
+		return ""
+	}
+	return u.Language
 }

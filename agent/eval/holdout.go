@@ -36,6 +36,20 @@ type HoldoutItem struct {
 	Expect []HoldoutExpect `json:"expect,omitempty"`
 	// Forbid lists strings no saved note may contain.
 	Forbid []string `json:"forbid,omitempty"`
+	// Trip is the trip the statement should fill (update_trip), when it
+	// names one.
+	Trip *HoldoutTrip `json:"trip,omitempty"`
+}
+
+// HoldoutTrip is what a statement says of its trip: the destination (a
+// stem, matched case-insensitively in the trip's), the month ("03") of its
+// start date, the party's size and the purpose; empty fields are not
+// scored.
+type HoldoutTrip struct {
+	Destination string `json:"destination,omitempty"`
+	Month       string `json:"month,omitempty"`
+	Travellers  int    `json:"travellers,omitempty"`
+	Purpose     string `json:"purpose,omitempty"`
 }
 
 // HoldoutExpect is one expected note: its scope, a key (alternatives
@@ -62,10 +76,18 @@ type HoldoutScore struct {
 	// RefusedSaved counts sensitive or instruction-like statements that
 	// left a note, or notes holding a forbidden string (must be 0).
 	RefusedSaved int `json:"refused_saved"`
+	// TripFields: the trip fields the statements name that the trip got
+	// right / all the fields they name (0 fields: 0).
+	TripFields   int     `json:"trip_fields"`
+	TripAccuracy float64 `json:"trip_accuracy"`
 	// Misses and FalseSaves describe what went wrong, for the test log.
 	Misses     []string `json:"-"`
 	FalseSaves []string `json:"-"`
 }
+
+// HoldoutLanguages are the holdout files, by language: en and en-2 (a
+// second English set, written before a later round of tuning), es, ru.
+var HoldoutLanguages = []string{"en", "en-2", "es", "ru"}
 
 // LoadHoldout returns the embedded holdout statements of one language
 // ("en").
@@ -92,6 +114,29 @@ func ParseHoldout(raw []byte) ([]HoldoutItem, error) {
 		items = append(items, it)
 	}
 	return items, sc.Err()
+}
+
+// scoreTrip adds one statement's trip fields to s: got is the trip its
+// conversation ended with (nil for none).
+func (s *HoldoutScore) scoreTrip(want *HoldoutTrip, got *memory.Trip, right *int) {
+	if want == nil {
+		return
+	}
+	check := func(named bool, ok func(t memory.Trip) bool) {
+		if !named {
+			return
+		}
+		s.TripFields++
+		if got != nil && ok(*got) {
+			*right++
+		}
+	}
+	check(want.Destination != "", func(t memory.Trip) bool {
+		return strings.Contains(strings.ToLower(t.Destination), strings.ToLower(want.Destination))
+	})
+	check(want.Month != "", func(t memory.Trip) bool { return len(t.StartDate) >= 7 && t.StartDate[5:7] == want.Month })
+	check(want.Travellers > 0, func(t memory.Trip) bool { return t.Travellers == want.Travellers })
+	check(want.Purpose != "", func(t memory.Trip) bool { return t.Purpose == want.Purpose })
 }
 
 // SavedNote is what scoring needs of a saved note.
@@ -212,8 +257,17 @@ func RunHoldout(ctx context.Context, items []HoldoutItem, opt Options) (HoldoutS
 	ag.SetClock(clk.now)
 	turns := agent.NewRunner(agent.RunnerConfig{}, ag, opt.Log)
 	saved := make([][]SavedNote, len(items))
+	trips := make([]*memory.Trip, len(items))
 	for i, it := range items {
-		cs, err := store.CreateChatSession(ctx, uid)
+		owner := uid
+		if it.Trip != nil { // a traveler of its own: another statement's open trip would make it ask which trip first
+			u, err := store.CreateUser(ctx, fmt.Sprintf("trip-%d@eval.invalid", i), "Eval Traveler", models.RoleTraveler, "eval-password-1")
+			if err != nil {
+				return HoldoutScore{}, fmt.Errorf("eval: %w", err)
+			}
+			owner = u.ID
+		}
+		cs, err := store.CreateChatSession(ctx, owner)
 		if err != nil {
 			return HoldoutScore{}, fmt.Errorf("eval: %w", err)
 		}
@@ -224,6 +278,33 @@ func RunHoldout(ctx context.Context, items []HoldoutItem, opt Options) (HoldoutS
 		for _, n := range res.Saved {
 			saved[i] = append(saved[i], SavedNote{Text: n.Text, Keywords: n.Keywords, Scope: n.Scope})
 		}
+		if it.Trip != nil {
+			if trips[i], err = sessionTrip(ctx, store, owner, cs.ID); err != nil {
+				return HoldoutScore{}, fmt.Errorf("eval: holdout statement %d: %w", i+1, err)
+			}
+		}
 	}
-	return ScoreHoldout(items, saved), nil
+	s := ScoreHoldout(items, saved)
+	right := 0
+	for i, it := range items {
+		s.scoreTrip(it.Trip, trips[i], &right)
+	}
+	if s.TripFields > 0 {
+		s.TripAccuracy = ratio(right, s.TripFields)
+	}
+	return s, nil
+}
+
+// sessionTrip is the trip a conversation belongs to, or nil.
+func sessionTrip(ctx context.Context, store *models.Store, uid, sessionID string) (*memory.Trip, error) {
+	cs, err := store.ChatSessionByID(ctx, sessionID)
+	if err != nil || cs.TripID == "" {
+		return nil, err
+	}
+	t, err := store.TripByID(ctx, uid, cs.TripID)
+	if err != nil {
+		return nil, err
+	}
+	d := t.Domain()
+	return &d, nil
 }

@@ -17,7 +17,7 @@ import (
 // only with HOLDOUT_VERBOSE=1, so tuning sees the aggregate and not the
 // statements it missed.
 func TestHoldoutOffline(t *testing.T) {
-	for _, lang := range []string{"en", "en-2"} {
+	for _, lang := range []string{"en", "en-2", "es", "ru"} {
 		t.Run(lang, func(t *testing.T) {
 			items, err := eval.LoadHoldout(lang)
 			if err != nil {
@@ -47,8 +47,8 @@ func TestHoldoutOffline(t *testing.T) {
 				}
 			}
 			t.Logf("holdout %s: %d misses, false saves by statement label %v", lang, len(s.Misses), byLabel)
-			t.Logf("holdout %s: %d statements, precision %.3f, recall %.3f, scope %.3f, refused saved %d",
-				lang, s.Statements, s.Precision, s.Recall, s.ScopeAccuracy, s.RefusedSaved)
+			t.Logf("holdout %s: %d statements, precision %.3f, recall %.3f, scope %.3f, refused saved %d, trip fields %d right %.3f",
+				lang, s.Statements, s.Precision, s.Recall, s.ScopeAccuracy, s.RefusedSaved, s.TripFields, s.TripAccuracy)
 			if s.RefusedSaved > 0 {
 				t.Errorf("%d sensitive or instruction-like statements left a note", s.RefusedSaved)
 			}

@@ -47,6 +47,15 @@ func WriteTable(w io.Writer, labels []string, cards []Scorecard) error {
 	row("holdout recall", hold(func(h *HoldoutScore) string { return pct(h.Recall) }))
 	row("holdout scope accuracy", hold(func(h *HoldoutScore) string { return pct(h.ScopeAccuracy) }))
 	row("holdout refused saved", hold(func(h *HoldoutScore) string { return fmt.Sprint(h.RefusedSaved) }))
+	for _, lang := range HoldoutLanguages {
+		row("holdout "+lang+" precision / recall / trip", func(c Scorecard) string {
+			h := c.Languages[lang]
+			if h == nil {
+				return "-"
+			}
+			return pct(h.Precision) + " / " + pct(h.Recall) + " / " + pct(h.TripAccuracy)
+		})
+	}
 	row("forget correct", func(c Scorecard) string { return pct(c.Forget.Correct) })
 	row("correction recap correct", func(c Scorecard) string { return pct(c.Correction.RecapCorrect) })
 	row("expiry correct", func(c Scorecard) string { return pct(c.Expiry.Correct) })

@@ -23,14 +23,29 @@ type capture struct {
 // capture reads one message and returns the notes a careful model would
 // save: explicit first-person statements, each scoped by its own markers,
 // so the same sentence gets the same scope in every conversation. known
-// holds the lower-cased texts already remembered.
+// holds the lower-cased texts already remembered. A message too short to
+// tell its language is read as English.
 func (t *table) capture(message string, known map[string]bool) capture {
+	return t.captureIn(message, langEN, known)
+}
+
+// captureIn is capture with the account's language as the fallback of
+// messageLanguage. Spanish and Russian go to their clause reader
+// (inflect.go); a script the model does not read leaves nothing.
+func (t *table) captureIn(message, fallback string, known map[string]bool) capture {
 	var c capture
 	if cat, blocked := guard.ScreenText(message); blocked {
 		if c.instruction = cat == memory.CategoryInstruction; c.instruction {
 			return c
 		}
 		c.sensitive = true
+	}
+	switch lang := messageLanguage(message, fallback); lang {
+	case langES, langRU:
+		t.inflectedCapture(lang, message, known, &c)
+		return c
+	case langOther:
+		return c
 	}
 	seen := map[string]bool{}
 	sentences := reSentence.FindAllString(message, -1)
@@ -42,9 +57,13 @@ func (t *table) capture(message string, known map[string]bool) capture {
 	})
 	for _, s := range sentences {
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(t.normalise(s), "\x00$0"), "\x00")
-		var marker memory.Scope // carried to the later clauses of the sentence
+		var marker memory.Scope  // carried to the later clauses of the sentence
+		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
 		firstPerson := false
+		prev := -1 // the note the clause before left, for a clause that gives its reason or result
 		for i, cl := range clauses {
+			before := len(c.notes)
+			joins := i > 0 && t.re["joins"].MatchString(cl)
 			cl = t.stripFillers(cl)
 			loc := t.re["remember"].FindStringIndex(cl)
 			remembered := loc != nil && loc[1] > 0
@@ -53,6 +72,9 @@ func (t *table) capture(message string, known map[string]bool) capture {
 			}
 			if m := t.markerOf(cl); m != "" {
 				marker = m
+				if t.subject(cl) == "" && len(strings.Fields(cl)) <= 4 && t.lex.wantMarked(cl) {
+					fronted = m
+				}
 			}
 			if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
 				firstPerson = false
@@ -73,7 +95,10 @@ func (t *table) capture(message string, known map[string]bool) capture {
 			}
 			request := t.isRequest(cl)
 			g, read := t.lex.read(cl, firstPerson)
-			read = read && (!request || t.lex.wantMarked(cl))
+			// A want counts when this clause or an earlier one of the
+			// sentence scopes it ("for this trip, I need a car").
+			marked := t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip
+			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
 				continue
@@ -85,7 +110,7 @@ func (t *table) capture(message string, known map[string]bool) capture {
 				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
-				if read && (!g.want || t.lex.wantMarked(cl)) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || !g.pick && !g.want && wordsLost(g.note, ruled))) {
+				if read && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && !g.want && wordsLost(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]
 					for _, n := range ruled { // the traveler's words, the rules' keywords
 						g.note.Keywords = slices.Compact(slices.Concat(n.Keywords, g.note.Keywords))
@@ -97,6 +122,7 @@ func (t *table) capture(message string, known map[string]bool) capture {
 					c.add(scoped(g.note, cmp.Or(scope, g.scope, memory.ScopeDurable)), known, seen)
 				}
 			}
+			prev = c.join(prev, before, joins)
 		}
 	}
 	return c
@@ -143,6 +169,32 @@ func (t *table) applyRules(cl, sentence string, marker memory.Scope, bareWant bo
 		}
 		used[r.Group] = r.Group != ""
 	}
+}
+
+// join makes one note of a clause's note and the one before it when the
+// clause gives a result or a reason ("I'm a light sleeper, so quiet rooms
+// matter"): one thought, one note. before is how many notes there were
+// before the clause; it returns the note a later clause may join.
+func (c *capture) join(prev, before int, joins bool) int {
+	switch {
+	case len(c.notes) == before:
+		return -1
+	case len(c.notes) > before+1:
+		return len(c.notes) - 1
+	}
+	if !joins || prev < 0 || prev >= before || c.notes[prev].Scope != c.notes[before].Scope {
+		return before
+	}
+	p, n := c.notes[prev], c.notes[before]
+	kw := slices.Compact(slices.Concat(p.Keywords, n.Keywords))
+	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", so " + strings.ToLower(n.Text[:1]) + n.Text[1:],
+		Keywords: kw[:min(3, len(kw))], Scope: p.Scope}
+	if checked, refusal := memory.CheckNote(merged, 0, 0, memory.Limits{}); refusal == nil {
+		c.notes[prev] = checked
+		c.notes = c.notes[:before]
+		return prev
+	}
+	return before
 }
 
 // scoped gives a clause reader's note its scope, saying so in a trip note.

@@ -45,7 +45,7 @@ func matches(n memory.SaveNoteArgs, scope memory.Scope, key string) bool {
 	return slices.Contains(n.Keywords, key) || strings.Contains(strings.ToLower(n.Text), key)
 }
 
-var reKeyword = regexp.MustCompile(`^[a-z0-9]+$`)
+var reKeyword = regexp.MustCompile(`^\p{Ll}[\p{Ll}0-9-]*$`)
 
 // TestCorpus runs the capture engine over the labelled corpus and checks its
 // precision and recall, and that nothing sensitive or instruction-like is

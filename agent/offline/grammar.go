@@ -54,6 +54,9 @@ type lexicon struct {
 	Contractions   [][2]string       `yaml:"contractions"`
 	Auxiliaries    []string          `yaml:"auxiliaries"`
 	Details        string            `yaml:"details"`
+	NoteNegations  []string          `yaml:"note_negations"`
+	Needs          []string          `yaml:"needs"`
+	Aversions      []string          `yaml:"aversions"`
 
 	stop    map[string]bool
 	base    map[string]string // a third-person verb's form after "you": flies → fly
@@ -97,13 +100,14 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 
 // reading is what the clause reader made of one clause.
 type reading struct {
-	note   memory.SaveNoteArgs
-	change bool         // a lasting change of state ("moved to", "gave up")
-	want   bool         // a bare want: a request unless a marker scopes it
-	until  string       // "until the end of March": the note's end, for expires_on (not yet set)
-	scope  memory.Scope // the default scope when no marker sets one
-	pick   bool         // "I prefer a quiet room": one thing for this booking, kept only for a detail a rule drops
-	bare   bool         // an unmarked taste ("I prefer aisle seats"): this trip's when said while choosing
+	note     memory.SaveNoteArgs
+	change   bool         // a lasting change of state ("moved to", "gave up")
+	negative bool         // the clause says what the traveler does not do or want
+	want     bool         // a bare want: a request unless a marker scopes it
+	until    string       // "until the end of March": the note's end, for expires_on (not yet set)
+	scope    memory.Scope // the default scope when no marker sets one
+	pick     bool         // "I prefer a quiet room": one thing for this booking, kept only for a detail a rule drops
+	bare     bool         // an unmarked taste ("I prefer aisle seats"): this trip's when said while choosing
 }
 
 // words are matched at a position of a clause's words: the longest key wins.
@@ -130,12 +134,30 @@ func keysOf(m map[string]string) []string {
 // amount that none of a rule's fixed notes has ("under four hours", "away
 // from the lift").
 func (lx *lexicon) keepsMore(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
+	kept := func(d string) bool {
+		return slices.ContainsFunc(ruled, func(n memory.SaveNoteArgs) bool { return strings.Contains(strings.ToLower(n.Text), d) })
+	}
 	for _, d := range lx.details.FindAllString(strings.ToLower(g.Text), -1) {
-		if !slices.ContainsFunc(ruled, func(n memory.SaveNoteArgs) bool { return strings.Contains(strings.ToLower(n.Text), d) }) {
+		if !kept(d) {
+			return true
+		}
+	}
+	for _, w := range strings.Fields(g.Text)[1:] { // a name the rule's note drops ("through Frankfurt")
+		if r := []rune(w); unicode.IsUpper(r[0]) && !kept(strings.ToLower(strings.Trim(w, ".,"))) {
 			return true
 		}
 	}
 	return false
+}
+
+// negationLost reports whether the reader read a negative clause that no
+// rule's note words as one ("I don't like the ground floor" is not
+// "Prefers low floors.").
+func (lx *lexicon) negationLost(r reading, ruled []memory.SaveNoteArgs) bool {
+	return r.negative && !slices.ContainsFunc(ruled, func(n memory.SaveNoteArgs) bool {
+		low := " " + strings.ToLower(n.Text)
+		return slices.ContainsFunc(lx.NoteNegations, func(w string) bool { return strings.Contains(low, " "+w) })
+	})
 }
 
 // read finds a clause's subject, polarity, cue and object in one pass and
@@ -235,13 +257,17 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			if len(rest) > 0 && rest[0] == "now" {
 				rest = rest[1:]
 			}
+			habitual := false // "I'm always cold on planes": a habit adverb makes the state lasting
+			for len(rest) > 1 && matchAt(rest, 0, lx.HabitAdverbs) != "" && !slices.Contains(lx.Negators, rest[0]) {
+				rest, habitual = rest[len(strings.Fields(matchAt(rest, 0, lx.HabitAdverbs))):], true
+			}
 			if k := matchAt(rest, 0, lx.SelfIntro); k != "" && len(rest) > len(strings.Fields(k)) { // "I'm someone who needs a desk"
 				rest = slices.Clone(rest[len(strings.Fields(k)):])
 				rest[0] = cmp.Or(lx.base[rest[0]], rest[0])
 				return lx.predicate(r, rest, true)
 			}
 			self := len(rest) > 1 && (rest[0] == "a" || rest[0] == "an") && slices.Contains(lx.Identities, rest[len(rest)-1])
-			if len(rest) == 0 || matchAt(rest, 0, lx.States) == "" && (rest[0] == "not" || !slices.Contains(lx.States, rest[len(rest)-1])) && !self ||
+			if len(rest) == 0 || !habitual && matchAt(rest, 0, lx.States) == "" && (rest[0] == "not" || !slices.Contains(lx.States, rest[len(rest)-1])) && !self ||
 				slices.Contains(rest, "any") || slices.Contains(rest, "anything") || slices.Contains(lx.Deictic, rest[len(rest)-1]) {
 				return r, false
 			}
@@ -253,9 +279,13 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			// A bare want, "would rather" or "like to <verb>" asks for
 			// something now; only a marker makes it lasting.
 			// "don't want" turns down an offer; only "never" makes a want lasting.
+			// A need for a lasting reason ("a fridge for my insulin") and a
+			// comparison ("rather take the ferry than fly") are tastes.
 			r.want = !lasting && (slices.Contains(lx.BareWants, k) || aux1 == "would" || aux1 == "will" && k == "need" ||
-				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love"))
+				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love")) &&
+				!slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Needs, w) || w == "than" && k == "would rather" })
 			preference := !slices.Contains(lx.Doings, k)
+			negative = negative || obj[0] == "not" || slices.Contains(lx.Aversions, k) // "I prefer not to fly on Sundays", "I avoid Frankfurt"
 			if !negative && (preference || !lasting && !slices.Contains(lx.Habits, k)) && slices.ContainsFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") }) {
 				return r, false // choosing a named option is a request, not a habit
 			}
@@ -280,6 +310,7 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			if aux1 == "" && (i == 0 || ws[i-1] != "not") { // the cue is the first verb: conjugate it
 				words = slices.Concat(ws[:i], strings.Fields(lx.Cues[k]), obj)
 			}
+			r.negative = negative
 			if negative && !slices.ContainsFunc(obj, func(w string) bool { return len(w) > 2 && !lx.stop[w] }) {
 				obj = ws[i:] // "I don't drive at all": the verb is what is kept
 			}

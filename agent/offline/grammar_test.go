@@ -52,29 +52,38 @@ func TestUntilIsNotTripDates(t *testing.T) {
 }
 
 // TestTuning scores the capture engine on the statements it is tuned
-// against (testdata/tuning_en.jsonl); the holdout is scored in agent/eval.
+// against (testdata/tuning_*.jsonl), one language at a time; the holdouts
+// are scored in agent/eval.
 func TestTuning(t *testing.T) {
-	raw, err := os.ReadFile("testdata/tuning_en.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	items, err := eval.ParseHoldout(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	saved := make([][]eval.SavedNote, len(items))
-	for i, it := range items {
-		for _, n := range model.table.capture(it.Text, nil).notes {
-			saved[i] = append(saved[i], eval.SavedNote{Text: n.Text, Keywords: n.Keywords, Scope: n.Scope})
-		}
-	}
-	s := eval.ScoreHoldout(items, saved)
-	for _, m := range append(s.Misses, s.FalseSaves...) {
-		t.Log(m)
-	}
-	t.Logf("tuning: %d statements, precision %.3f, recall %.3f, scope %.3f", s.Statements, s.Precision, s.Recall, s.ScopeAccuracy)
-	if s.Precision < 0.95 || s.Recall < 0.9 || s.ScopeAccuracy < 0.95 {
-		t.Errorf("tuning precision %.3f recall %.3f scope %.3f, want ≥ 0.95, 0.90, 0.95", s.Precision, s.Recall, s.ScopeAccuracy)
+	for _, lang := range []string{"en", "es", "ru"} {
+		t.Run(lang, func(t *testing.T) {
+			raw, err := os.ReadFile("testdata/tuning_" + lang + ".jsonl")
+			if err != nil {
+				t.Fatal(err)
+			}
+			items, err := eval.ParseHoldout(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			saved := make([][]eval.SavedNote, len(items))
+			for i, it := range items {
+				for _, n := range model.table.captureIn(it.Text, lang, nil).notes {
+					checkNoteShape(t, it.Text, n)
+					saved[i] = append(saved[i], eval.SavedNote{Text: n.Text, Keywords: n.Keywords, Scope: n.Scope})
+				}
+			}
+			s := eval.ScoreHoldout(items, saved)
+			for _, m := range append(s.Misses, s.FalseSaves...) {
+				t.Log(m)
+			}
+			t.Logf("tuning %s: %d statements, precision %.3f, recall %.3f, scope %.3f", lang, s.Statements, s.Precision, s.Recall, s.ScopeAccuracy)
+			if s.RefusedSaved > 0 {
+				t.Errorf("%d refused statements left a note", s.RefusedSaved)
+			}
+			if s.Precision < 0.95 || s.Recall < 0.9 || s.ScopeAccuracy < 0.95 {
+				t.Errorf("tuning precision %.3f recall %.3f scope %.3f, want ≥ 0.95, 0.90, 0.95", s.Precision, s.Recall, s.ScopeAccuracy)
+			}
+		})
 	}
 }
 

@@ -19,3 +19,19 @@ func TestMessageLanguage(t *testing.T) {
 		}
 	}
 }
+
+func TestMessageLanguageShort(t *testing.T) {
+	for text, want := range map[string]string{
+		"Me mudé a Sevilla el mes pasado.": langES,
+		"Odio madrugar.":                   langES,
+		"I love café culture.":             langEN,
+		"Soy celíaca.":                     langES,
+		"Me too.":                          langEN,
+		"I live in Valencia.":              langEN,
+		"Uso silla de ruedas.":             langES,
+	} {
+		if got := messageLanguage(text, ""); got != want {
+			t.Errorf("messageLanguage(%q) = %q, want %q", text, got, want)
+		}
+	}
+}

@@ -66,7 +66,7 @@ func (m *Model) Complete(ctx context.Context, req agent.Request, onDelta func(st
 			}
 			break
 		}
-		c := t.capture(v.latest, v.knownTexts())
+		c := t.captureIn(v.latest, v.account, v.knownTexts())
 		query, found := t.searchQuery(v)
 		tripArgs := t.tripArgs(v)
 		switch {
@@ -162,7 +162,7 @@ func (t *table) afterTools(v *view) string {
 	if refusedCount > 0 {
 		ack = append(ack, pick(t.file.Replies["refused"], nil))
 	}
-	c := t.capture(v.latest, v.knownTexts())
+	c := t.captureIn(v.latest, v.account, v.knownTexts())
 	return t.reply(v, c, ack)
 }
 

@@ -30,7 +30,8 @@ type call struct {
 // reply before it (which carries the trip so far) and this turn's calls.
 type view struct {
 	latest     string
-	turn       int // position of the latest user message
+	account    string // the account's language as the instructions name it ("" when they do not)
+	turn       int    // position of the latest user message
 	prevReply  string
 	lastRole   memory.Role
 	tools      map[string]bool
@@ -80,6 +81,7 @@ func (t *table) read(req agent.Request) *view {
 			}
 		}
 	}
+	v.account = accountLanguage(req.Instructions)
 	v.profile = readProfile(req.Instructions)
 	v.notes = readMemories(req.Instructions)
 	v.trips = readTrips(req.Instructions)

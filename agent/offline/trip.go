@@ -2,9 +2,11 @@ package offline
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"concierge/memory"
 )
@@ -95,6 +97,12 @@ func (t *table) tripArgs(v *view) map[string]any {
 	v.trips.seed(tr)
 	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
 	args := map[string]any{}
+	if lang := messageLanguage(v.latest, v.account); lang == langES || lang == langRU {
+		more, purpose := inflectedTrip(tr, lang, v.latest)
+		if added = append(added, more...); purpose != "" && len(added) > 0 {
+			args["purpose"] = purpose
+		}
+	}
 	if !v.trips.attached {
 		if o := v.trips.named(v.latest); o != nil {
 			delete(tr, "to")
@@ -212,4 +220,95 @@ func partySize(s string) int {
 		}
 	}
 	return n
+}
+
+// englishMonths are the month names isoDates reads.
+var englishMonths = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+
+// inflectedTrip reads the trip a Spanish or Russian message names into tr,
+// in the form the English reader gives ("10-14 June"), and returns what it
+// added and the trip's purpose ("" when it says none). "Quiero un hotel en
+// Madrid para marzo" is Madrid in March.
+func inflectedTrip(tr trip, lang, msg string) (added []string, purpose string) {
+	lx := inflectedLexicons()[lang]
+	if lx == nil {
+		return nil, ""
+	}
+	_, orig := words(msg)
+	low := make([]string, len(orig))
+	for i, w := range orig {
+		low[i] = strings.ToLower(w)
+	}
+	set := func(k, v string) {
+		if v != "" && tr[k] == "" {
+			tr[k] = v
+			added = append(added, v)
+		}
+	}
+	for i, w := range low {
+		if m := lx.month(w); m > 0 && tr["dates"] == "" {
+			days := []string{}
+			for j := max(0, i-5); j < i; j++ { // "del 10 al 14 de junio", "с 10 по 14 июня"
+				if _, err := strconv.Atoi(low[j]); err == nil {
+					days = append(days, low[j])
+				}
+			}
+			d := englishMonths[m-1]
+			if len(days) > 0 {
+				d = strings.Join(days[max(0, len(days)-2):], "-") + " " + d
+			}
+			set("dates", d)
+		}
+		if n, ok := lx.Numbers[w]; ok && i > 0 && slices.Contains(lx.Party, low[i-1]) {
+			set("travellers", strconv.Itoa(n))
+		}
+		for stem, p := range lx.Purposes {
+			if strings.HasPrefix(w, stem) && purpose == "" {
+				purpose = p
+			}
+		}
+		if i+1 < len(orig) && startsUpper(orig[i+1]) && !slices.Contains(lx.NotPlaces, orig[i+1]) && lx.month(low[i+1]) == 0 {
+			name := orig[i+1]
+			for j := i + 2; j < len(orig) && startsUpper(orig[j]) && !slices.Contains(lx.NotPlaces, orig[j]); j++ {
+				name += " " + orig[j]
+			}
+			switch {
+			case slices.Contains(lx.ToWords, w) && (i == 0 || !slices.Contains(lx.FromWords, low[i-1])):
+				set("to", lx.nominative(name))
+			case slices.Contains(lx.FromWords, w):
+				set("from", lx.nominative(name))
+			}
+		}
+	}
+	return added, purpose
+}
+
+// month is the month a word names (1-12), or 0; a lexicon's month may be
+// a stem ("январ" for января, январе).
+func (lx *inflected) month(w string) int {
+	for i, m := range lx.Months {
+		if w == m || lx.Places != nil && strings.HasPrefix(w, m) && utf8.RuneCountInString(w) <= utf8.RuneCountInString(m)+2 && (m != "ма" || w == "май" || w == "мае" || w == "мая") {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// nominative gives a place named after a preposition its dictionary form:
+// a known place by its case forms, another by losing the case ending.
+func (lx *inflected) nominative(name string) string {
+	if len(lx.Places) == 0 || strings.Contains(name, " ") {
+		return name
+	}
+	for _, p := range lx.Places {
+		if p == name || lx.locative(p) == name || lx.suffixed(p, map[string]string{"а": "у", "я": "ю", "ия": "ию"}, "") == name {
+			return p
+		}
+	}
+	for _, e := range []string{"е", "у", "ю"} {
+		if base, ok := strings.CutSuffix(name, e); ok && utf8.RuneCountInString(base) > 2 {
+			return base
+		}
+	}
+	return name
 }

@@ -74,7 +74,7 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	// The holdout is one message a conversation: the injection strategy
 	// does not bear on it, so it runs once and is reported on every card.
-	hold, err := holdout(ctx, eval.Options{Provider: provider, Model: cfg.ChatModel})
+	langs, err := holdouts(ctx, eval.Options{Provider: provider, Model: cfg.ChatModel})
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	steer := eval.SteerOf(eval.Score(model, steerRecs))
 	for i := range cards {
-		cards[i].Holdout, cards[i].SteerHoldout = hold, steer
+		cards[i].Holdout, cards[i].Languages, cards[i].SteerHoldout = langs["en"], langs, steer
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -102,12 +102,20 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	return eval.WriteTable(stdout, strategies, cards)
 }
 
-// holdout scores the model on the English holdout statements.
-func holdout(ctx context.Context, opt eval.Options) (*eval.HoldoutScore, error) {
-	items, err := eval.LoadHoldout("en")
-	if err != nil {
-		return nil, err
+// holdouts scores the model on each language's holdout statements; the
+// English one is also the card's "holdout".
+func holdouts(ctx context.Context, opt eval.Options) (map[string]*eval.HoldoutScore, error) {
+	out := map[string]*eval.HoldoutScore{}
+	for _, lang := range eval.HoldoutLanguages {
+		items, err := eval.LoadHoldout(lang)
+		if err != nil {
+			return nil, err
+		}
+		s, err := eval.RunHoldout(ctx, items, opt)
+		if err != nil {
+			return nil, fmt.Errorf("holdout %s: %w", lang, err)
+		}
+		out[lang] = &s
 	}
-	s, err := eval.RunHoldout(ctx, items, opt)
-	return &s, err
+	return out, nil
 }

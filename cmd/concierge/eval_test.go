@@ -15,13 +15,17 @@ import (
 
 // scorecardKeys are the keys `concierge eval --json` promises.
 var scorecardKeys = map[string][]string{
-	"":              {"model", "scenarios", "distillation", "guardrails", "consolidation", "injection", "time_to_personalization_turns", "holdout"},
+	"":              {"model", "scenarios", "distillation", "guardrails", "consolidation", "injection", "time_to_personalization_turns", "holdout", "holdout_by_language"},
 	"distillation":  {"precision", "recall", "scope_accuracy"},
 	"guardrails":    {"blocked_rate", "false_blocks"},
 	"consolidation": {"duplicates_left", "conflicts_resolved", "invented"},
 	"injection":     {"recency_correct", "over_influence", "tokens_per_turn"},
-	"holdout":       {"statements", "precision", "recall", "scope_accuracy", "refused_saved"},
+	"holdout":       {"statements", "precision", "recall", "scope_accuracy", "refused_saved", "trip_fields", "trip_accuracy"},
 }
+
+// holdoutLanguages are the languages the scorecard's holdout_by_language
+// promises.
+var holdoutLanguages = []string{"en", "es", "ru"}
 
 func evalJSON(t *testing.T, env map[string]string, args ...string) map[string]any {
 	t.Helper()
@@ -55,6 +59,12 @@ func checkScorecard(t *testing.T, card map[string]any, model string) {
 			if _, ok := obj[k]; !ok {
 				t.Errorf("scorecard lacks %s.%s: %v", section, k, card)
 			}
+		}
+	}
+	byLang, _ := card["holdout_by_language"].(map[string]any)
+	for _, lang := range holdoutLanguages {
+		if h, _ := byLang[lang].(map[string]any); h["precision"] == nil || h["recall"] == nil {
+			t.Errorf("scorecard lacks holdout_by_language.%s precision and recall: %v", lang, byLang[lang])
 		}
 	}
 	if card["model"] != model {
