@@ -27,15 +27,15 @@ func TestPlanningChats(t *testing.T) {
 	chats := map[string][]planningStep{
 		"john@example.com": {
 			{say: "Hi, I'm planning a trip to Rome in May.", reject: []string{"starting from", "travelling from"}},
-			{say: "Do I need a visa?", want: []string{"Schengen", "31 March 2027", "passport valid until 14 August 2031"}, reject: []string{"2027-03-31", "n/a"}},
+			{say: "Do I need a visa?", want: []string{"Schengen", "31 March 2027", "your passport is valid until 14 August 2031"}, reject: []string{"2027-03-31", "n/a"}},
 			{say: "Is my travel insurance enough?", want: []string{"Allianz Travel", "medical"}},
 			{say: "What seat should I book?", want: []string{"aisle seats"}, reject: []string{"aisle and you"}},
 			{say: "What seat do I like?", want: []string{"aisle"}},
 			{say: "Which airport do I fly from?", want: []string{"SFO"}},
 			{say: "Show me some hotels.", reject: []string{"beach"}},
 			{say: "Compare two hotels in a table.", want: []string{"| Option | Trade-offs |"}},
-			{say: "What do you know about me?", want: []string{"your passport is valid until 14 August 2031", "you fly from SFO",
-				"you hold Schengen C (multiple entry) valid until 31 March 2027 and US (citizen)"},
+			{say: "What do you know about me?", want: []string{"- Your passport is valid until 14 August 2031.", "- You fly from SFO.",
+				"- You hold Schengen C (multiple entry) valid until 31 March 2027 and US (citizen)."},
 				reject: []string{"2031-08-14", "n/a", "passport expiry:", "flie", "CUST-10042", "UA-558"}},
 		},
 		"priya@example.com": {

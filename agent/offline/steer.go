@@ -2,9 +2,7 @@ package offline
 
 import (
 	"encoding/json"
-	"maps"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -116,7 +114,8 @@ func contentWords(s string) []string {
 // afterForget words the results of this turn's forget calls, when they
 // are all the turn called.
 func (t *table) afterForget(v *view) (string, bool) {
-	var done, asked, missing []string
+	var done, asked []string
+	missing := 0
 	for _, c := range v.thisTurn {
 		if c.tc.Name != memory.ForgetToolName {
 			return "", false
@@ -132,18 +131,19 @@ func (t *table) afterForget(v *view) (string, bool) {
 		case r.Error == "needs_confirmation":
 			asked = append(asked, t.lex.second(r.Text))
 		default:
-			missing = append(missing, "x")
+			missing++
 		}
 	}
+	r, pick := v.vc.Replies, v.picker(t)
 	var out []string
 	if len(done) > 0 {
-		out = append(out, "Done: I've forgotten that "+joinAnd(done)+". If that was a mistake, press Undo.")
+		out = append(out, pick(r["forgot"], map[string]string{"facts": v.vc.joinAnd(done)}))
 	}
 	if len(asked) > 0 {
-		out = append(out, "That is a safety note: "+joinAnd(asked)+". Do you really want me to forget it? Say yes to confirm.")
+		out = append(out, pick(r["forget_confirm"], map[string]string{"facts": v.vc.joinAnd(asked)}))
 	}
-	if len(missing) > 0 && len(out) == 0 {
-		out = append(out, "I could not find that among what I remember; the memory page lists everything.")
+	if missing > 0 && len(out) == 0 {
+		out = append(out, pick(r["forget_missing"], nil))
 	}
 	return strings.Join(out, " "), len(out) > 0
 }
@@ -247,15 +247,6 @@ func withoutFields(p map[string]any, ov map[string][2]string) map[string]any {
 		if _, gone := ov[k]; !gone {
 			out[k] = x
 		}
-	}
-	return out
-}
-
-// overrideLines state the overridden fields' current values for a recap.
-func overrideLines(ov map[string][2]string) []string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(ov)) {
-		out = append(out, "- "+capitalise(strings.ReplaceAll(k, "_", " "))+": "+ov[k][0]+" now (this overrides your profile, which says "+ov[k][1]+").")
 	}
 	return out
 }
