@@ -106,7 +106,7 @@ func (t *table) forPeople(vc *voice, v any) string {
 		if strings.EqualFold(x, "n/a") {
 			return ""
 		}
-		return x
+		return cmp.Or(vc.Values[x], x)
 	}
 	return strings.Join(strings.Fields(fmt.Sprint(v)), " ")
 }

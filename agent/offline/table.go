@@ -55,6 +55,7 @@ type voiceFile struct {
 	Summary    map[string]string   `yaml:"summary"`
 	ProfileSay map[string]string   `yaml:"profile_say"`
 	Phrases    map[string]string   `yaml:"phrases"`
+	Values     map[string]string   `yaml:"values"`
 	Answers    []answerFile        `yaml:"answers"`
 	Topics     []topicFile         `yaml:"topics"`
 }
