@@ -190,7 +190,8 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	case is("recall"), answered:
 	case tp != nil:
 		lead := pick(tp.Lead, nil)
-		if opts := chooseOptions(t.fitPlace(tp, tr["to"]), v); len(opts) > 0 {
+		if opts := t.fitPlace(tp, tr["to"]); len(opts) > 0 {
+			opts = chooseOptions(opts, len(opts)-len(tp.Options), v)
 			lead = vc.options(lead, opts, is("table")) + "\n\n" + pick(r["illustrative"], nil) // a blank line ends the list
 		}
 		parts = append(parts, lead)
@@ -317,18 +318,18 @@ func (t *table) pick(variants []string, v *view, fill, extra map[string]string) 
 	return ""
 }
 
-// fitPlace returns a topic's options for a place: those that fit anywhere,
-// and those for what the gazetteer says the place has (a beach resort in
-// Lisbon, none in Rome).
+// fitPlace returns the options of a topic for a place: first those for
+// what the gazetteer says it has (a beach resort in Lisbon, an old-town
+// hotel in Rome), then those that fit anywhere.
 func (t *table) fitPlace(tp *topic, to string) []string {
 	to = strings.ToLower(strings.TrimSpace(to))
 	for _, p := range t.places {
 		if slices.ContainsFunc(p.Names, func(n string) bool { return nameOf(strings.ToLower(n), to) }) {
-			out := slices.Clone(tp.Options)
+			var out []string
 			for _, feature := range p.Has {
 				out = append(out, tp.ByPlace[feature]...)
 			}
-			return out
+			return append(out, tp.Options...)
 		}
 	}
 	return tp.Options
@@ -356,11 +357,19 @@ func (vc *voice) options(lead string, opts []string, table bool) string {
 }
 
 // chooseOptions takes up to three options, leaving out those the previous
-// reply already offered.
-func chooseOptions(options []string, v *view) []string {
+// reply already offered: one of the place's own when it has some (the
+// first places of options), the rest rotating with the conversation.
+func chooseOptions(options []string, placed int, v *view) []string {
 	var out []string
+	fresh := func(o string) bool { return !strings.Contains(v.prevReply, o) && !slices.Contains(out, o) }
+	seed := v.turn + len(v.latest)
+	for i := 0; i < placed && len(out) == 0; i++ {
+		if o := options[(seed+i)%placed]; fresh(o) {
+			out = append(out, o)
+		}
+	}
 	for i := 0; i < len(options) && len(out) < 3; i++ {
-		if o := options[(v.turn+len(v.latest)+i)%len(options)]; !strings.Contains(v.prevReply, o) {
+		if o := options[(seed+i)%len(options)]; fresh(o) {
 			out = append(out, o)
 		}
 	}
