@@ -235,7 +235,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 // known or an earlier reply of this conversation already asked it: the
 // traveler heard it once.
 func (t *table) askOnce(v *view, tr trip, slot string, pick func([]string, map[string]string) string) string {
-	if slot == "" || tr[slot] != "" || slices.ContainsFunc(v.front, func(m memory.Message) bool { return m.Role == memory.RoleAssistant && said(m.Content, v.vc.Ask[slot]) }) {
+	if slot == "" || tr[slot] != "" || v.saidBefore(v.vc.Ask[slot]) {
 		return ""
 	}
 	return pick(v.vc.Ask[slot], nil)
@@ -244,13 +244,16 @@ func (t *table) askOnce(v *view, tr trip, slot string, pick func([]string, map[s
 // askFresh returns one of the variants that no earlier reply asked, or ""
 // when all were asked: a follow-up question is not asked twice.
 func (t *table) askFresh(v *view, variants []string, pick func([]string, map[string]string) string) string {
-	fresh := slices.DeleteFunc(slices.Clone(variants), func(q string) bool {
-		return slices.ContainsFunc(v.front, func(m memory.Message) bool { return m.Role == memory.RoleAssistant && said(m.Content, []string{q}) })
-	})
-	if len(fresh) == 0 {
-		return ""
+	if fresh := slices.DeleteFunc(slices.Clone(variants), func(q string) bool { return v.saidBefore([]string{q}) }); len(fresh) > 0 {
+		return pick(fresh, nil)
 	}
-	return pick(fresh, nil)
+	return ""
+}
+
+// saidBefore reports whether an earlier reply of this conversation said
+// one of the variants.
+func (v *view) saidBefore(variants []string) bool {
+	return slices.ContainsFunc(v.front, func(m memory.Message) bool { return m.Role == memory.RoleAssistant && said(m.Content, variants) })
 }
 
 // filler returns the placeholder values of this conversation.
@@ -324,7 +327,7 @@ func (t *table) pick(variants []string, v *view, fill, extra map[string]string) 
 func (t *table) fitPlace(tp *topic, to string) []string {
 	to = strings.ToLower(strings.TrimSpace(to))
 	for _, p := range t.places {
-		if slices.ContainsFunc(p.Names, func(n string) bool { return nameOf(strings.ToLower(n), to) }) {
+		if slices.ContainsFunc(p.Names, func(n string) bool { return nameOf(n, to) }) {
 			var out []string
 			for _, feature := range p.Has {
 				out = append(out, tp.ByPlace[feature]...)
@@ -393,29 +396,22 @@ func (vc *voice) topicOf(low string, notBooking bool) *topic {
 // dietOf lists the allergies and dietary needs known from this message and
 // from what the model was sent, allergies first.
 func (t *table) dietOf(v *view, c capture) []string {
-	var allergies, diets []string
-	texts := make([]string, 0, len(c.notes)+len(v.notes))
+	var diet, texts []string
 	for _, n := range c.notes {
 		texts = append(texts, n.Text)
 	}
 	for _, n := range v.notes {
 		texts = append(texts, n.text)
 	}
-	seen := map[string]bool{}
 	for _, text := range texts {
-		if !t.re["safety_notes"].MatchString(text) {
-			continue
-		}
-		if p := t.lex.second(text); !seen[p] {
-			seen[p] = true
-			if strings.Contains(p, "allerg") {
-				allergies = append(allergies, p)
-			} else {
-				diets = append(diets, p)
-			}
+		if p := t.lex.second(text); t.re["safety_notes"].MatchString(text) && !slices.Contains(diet, p) {
+			diet = append(diet, p)
 		}
 	}
-	return append(allergies, diets...)
+	slices.SortStableFunc(diet, func(a, b string) int {
+		return btoi(!strings.Contains(a, "allerg")) - btoi(!strings.Contains(b, "allerg"))
+	})
+	return diet
 }
 
 // prefsFor lists up to two remembered preferences that bear on a topic.

@@ -2,6 +2,7 @@ package offline
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
@@ -239,14 +240,7 @@ func readOverrides(instructions string) map[string][2]string {
 
 // withoutFields is the profile without the overridden fields.
 func withoutFields(p map[string]any, ov map[string][2]string) map[string]any {
-	if len(ov) == 0 {
-		return p
-	}
-	out := make(map[string]any, len(p))
-	for k, x := range p {
-		if _, gone := ov[k]; !gone {
-			out[k] = x
-		}
-	}
+	out := maps.Clone(p)
+	maps.DeleteFunc(out, func(k string, _ any) bool { _, gone := ov[k]; return gone })
 	return out
 }

@@ -192,6 +192,11 @@ func loadTable(raw []byte) (*table, error) {
 	if e := yaml.Unmarshal(gazetteerYAML, &t.places); e != nil {
 		return nil, fmt.Errorf("offline gazetteer: %w", e)
 	}
+	for _, p := range t.places {
+		for i, n := range p.Names {
+			p.Names[i] = strings.ToLower(n) // matched against a lower-cased destination
+		}
+	}
 	t.voices = map[string]*voice{}
 	for lang, raw := range voiceYAML {
 		vc := &voice{lang: lang, is: map[string]*pattern{}, stop: map[string]bool{}}
