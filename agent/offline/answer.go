@@ -39,7 +39,7 @@ func (t *table) directAnswer(v *view, low string) (string, bool) {
 		var facts []string // the notes first: they are the traveler's own words, and newer
 		for _, n := range v.notes {
 			if a.notes != nil && a.notes.MatchString(n.text) {
-				facts = append(facts, t.lex.second(n.text))
+				facts = append(facts, t.sayNote(v.vc, n.text))
 			}
 		}
 		if len(facts) == 0 || a.notes == nil {

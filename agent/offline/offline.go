@@ -152,9 +152,9 @@ func (t *table) afterTools(v *view) string {
 			case refused(c.result):
 				refusedCount++
 			case args.Scope == memory.ScopeThisTrip:
-				forTrip = append(forTrip, strings.Replace(t.lex.second(args.Text), " on this trip", "", 1))
+				forTrip = append(forTrip, strings.Replace(t.sayNote(v.vc, args.Text), " on this trip", "", 1))
 			default:
-				saved = append(saved, t.lex.second(args.Text))
+				saved = append(saved, t.sayNote(v.vc, args.Text))
 			}
 		case memory.SearchToolName:
 			var q struct{ Query string }

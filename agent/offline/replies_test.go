@@ -116,3 +116,21 @@ func TestOptionsFitThePlace(t *testing.T) {
 		}
 	}
 }
+
+// TestAskedOnceInAnyLanguage: a question asked in English is not asked
+// again when the traveler goes on in Spanish or Russian.
+func TestAskedOnceInAnyLanguage(t *testing.T) {
+	c := newChat(t, memory.State{Profile: memory.Profile{"name": "Priya", "home_city": "Pune"}})
+	first := c.say("I'm planning a trip to Lisbon in May.")
+	if !said(first, model.table.voices[langEN].Ask["travellers"]) {
+		t.Fatalf("first reply %q, want the travellers question", first)
+	}
+	for _, msg := range []string{"Muéstrame algunos hoteles, por favor.", "Покажите варианты отелей", "¿Y dónde comer?"} {
+		reply := c.say(msg)
+		for lang, vc := range model.table.voices {
+			if said(reply, vc.Ask["travellers"]) {
+				t.Errorf("%q answered %q, which asks who travels again (%s)", msg, reply, lang)
+			}
+		}
+	}
+}

@@ -174,9 +174,9 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	case c.otherPerson && len(c.notes) == 0:
 		parts = append(parts, pick(r["other_person"], nil))
 	case len(ack) == 0 && len(c.notes) > 0:
-		parts = append(parts, pick(r["acknowledge"], map[string]string{"facts": vc.joinAnd(t.lex.secondAll(c.notes))}))
+		parts = append(parts, pick(r["acknowledge"], map[string]string{"facts": vc.joinAnd(t.sayNotes(vc, c.notes))}))
 	case len(ack) == 0 && len(c.known) > 0:
-		parts = append(parts, pick(r["already_known"], map[string]string{"facts": vc.joinAnd(t.lex.secondAll(c.known))}))
+		parts = append(parts, pick(r["already_known"], map[string]string{"facts": vc.joinAnd(t.sayNotes(vc, c.known))}))
 	}
 	if is("food") {
 		if diet := t.dietOf(v, c); len(diet) > 0 {
@@ -202,7 +202,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 			question = t.askOnce(v, tr, next, pick)
 		}
 		if question == "" {
-			question = t.askFresh(v, tp.Close, pick)
+			question = t.askFresh(v, func(vc *voice) []string { return vc.topicNamed(tp.Name).Close }, pick, false)
 		}
 	case len(added) > 0 || (len(tr) > 0 && !is("thanks") && !is("greeting")):
 		if is("greeting") {
@@ -212,7 +212,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": vc.joinAnd(added)}))
 		}
 		if question = t.askOnce(v, tr, tr.next(), pick); tr.next() == "" {
-			parts, question = append(parts, pick(r["trip_ready"], nil)), t.askFresh(v, r["trip_next"], pick)
+			parts, question = append(parts, pick(r["trip_ready"], nil)), t.askFresh(v, func(vc *voice) []string { return vc.Replies["trip_next"] }, pick, false)
 		}
 	case is("greeting"):
 		parts, question = append(parts, pick(r["greeting"], nil)), t.askOnce(v, tr, "to", pick)
@@ -232,22 +232,35 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 }
 
 // askOnce returns the question for a missing trip detail unless it is
-// known or an earlier reply of this conversation already asked it: the
-// traveler heard it once.
+// known or an earlier reply of this conversation asked it, in any
+// language: the traveler heard it once.
 func (t *table) askOnce(v *view, tr trip, slot string, pick func([]string, map[string]string) string) string {
-	if slot == "" || tr[slot] != "" || v.saidBefore(v.vc.Ask[slot]) {
+	if slot == "" || tr[slot] != "" {
 		return ""
 	}
-	return pick(v.vc.Ask[slot], nil)
+	return t.askFresh(v, func(vc *voice) []string { return vc.Ask[slot] }, pick, true)
 }
 
-// askFresh returns one of the variants that no earlier reply asked, or ""
-// when all were asked: a follow-up question is not asked twice.
-func (t *table) askFresh(v *view, variants []string, pick func([]string, map[string]string) string) string {
-	if fresh := slices.DeleteFunc(slices.Clone(variants), func(q string) bool { return v.saidBefore([]string{q}) }); len(fresh) > 0 {
-		return pick(fresh, nil)
+// askFresh returns one of the variants of a question that no earlier
+// reply asked in any language (none of them, when whole: they are one
+// question), or "" when there is none left: nothing is asked twice.
+func (t *table) askFresh(v *view, variants func(vc *voice) []string, pick func([]string, map[string]string) string, whole bool) string {
+	var fresh []string
+	for i, q := range variants(v.vc) {
+		asked := false
+		for _, vc := range t.voices {
+			if qs := variants(vc); whole && v.saidBefore(qs) || !whole && i < len(qs) && v.saidBefore(qs[i:i+1]) {
+				asked = true
+			}
+		}
+		if !asked {
+			fresh = append(fresh, q)
+		}
 	}
-	return ""
+	if len(fresh) == 0 {
+		return ""
+	}
+	return pick(fresh, nil)
 }
 
 // saidBefore reports whether an earlier reply of this conversation said
@@ -384,6 +397,11 @@ func chooseOptions(options []string, placed int, v *view) []string {
 	return out
 }
 
+func (vc *voice) topicNamed(name string) topic {
+	i := slices.IndexFunc(vc.topics, func(tp topic) bool { return tp.Name == name })
+	return vc.topics[i] // every voice has every topic (TestVoicesSayTheSameThings)
+}
+
 func (vc *voice) topicOf(low string, notBooking bool) *topic {
 	for i := range vc.topics {
 		if vc.topics[i].re.MatchString(low) && !(notBooking && vc.topics[i].Name == "booking") {
@@ -404,7 +422,7 @@ func (t *table) dietOf(v *view, c capture) []string {
 		texts = append(texts, n.text)
 	}
 	for _, text := range texts {
-		if p := t.lex.second(text); t.re["safety_notes"].MatchString(text) && !slices.Contains(diet, p) {
+		if p := t.sayNote(v.vc, text); t.re["safety_notes"].MatchString(text) && !slices.Contains(diet, p) {
 			diet = append(diet, p)
 		}
 	}
@@ -419,7 +437,7 @@ func (t *table) prefsFor(v *view, tp *topic) []string {
 	var out []string
 	for i := len(v.notes) - 1; i >= 0 && len(out) < 2 && tp.uses != nil; i-- {
 		if tp.uses.MatchString(v.notes[i].text) && !t.re["safety_notes"].MatchString(v.notes[i].text) {
-			out = append(out, t.lex.second(v.notes[i].text))
+			out = append(out, t.sayNote(v.vc, v.notes[i].text))
 		}
 	}
 	return out
@@ -432,18 +450,18 @@ func (t *table) recall(v *view, pick func([]string, map[string]string) string) s
 	var lines, thisTrip []string
 	said := map[string]bool{} // a profile clause a note says already is said once
 	for _, n := range v.notes {
-		said[strings.ToLower(t.lex.second(n.text))] = true
+		said[strings.ToLower(t.sayNote(v.vc, n.text))] = true
 	}
 	for _, p := range t.profileSay(v, withoutFields(v.profile, v.overrides)) {
 		if !said[strings.ToLower(p)] {
-			lines = append(lines, "- "+capitalise(p)+".")
+			lines = append(lines, "- "+sentence(p))
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(v.overrides)) {
 		lines = append(lines, "- "+pick(r["override"], map[string]string{"field": capitalise(strings.ReplaceAll(k, "_", " ")), "now": v.overrides[k][0], "old": v.overrides[k][1]}))
 	}
 	for _, n := range v.notes {
-		if line := "- " + capitalise(t.lex.second(n.text)) + "."; n.trip {
+		if line := "- " + sentence(t.sayNote(v.vc, n.text)); n.trip {
 			thisTrip = append(thisTrip, strings.Replace(line, " on this trip", "", 1))
 		} else {
 			lines = append(lines, line)
@@ -459,6 +477,32 @@ func (t *table) recall(v *view, pick func([]string, map[string]string) string) s
 		return pick(r["recall_name_only"], nil)
 	}
 	return pick(r["recall_empty"], nil)
+}
+
+// sayNote says a remembered note to the traveler: in the second person
+// when it is in English and so is the reply ("You prefer aisle seats"),
+// else quoted as written, since a note keeps the language it was said in.
+func (t *table) sayNote(vc *voice, text string) string {
+	if vc.lang == langEN && messageLanguage(text, langEN) == langEN {
+		return t.lex.second(text)
+	}
+	return "«" + strings.TrimSpace(text) + "»"
+}
+
+func (t *table) sayNotes(vc *voice, notes []memory.SaveNoteArgs) []string {
+	out := make([]string, len(notes))
+	for i, n := range notes {
+		out[i] = t.sayNote(vc, n.Text)
+	}
+	return out
+}
+
+// sentence capitalises s and ends it with a full stop, unless it is a quote.
+func sentence(s string) string {
+	if s = capitalise(s); !strings.HasSuffix(s, "»") && !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
 }
 
 func capitalise(s string) string {

@@ -128,9 +128,9 @@ func (t *table) afterForget(v *view) (string, bool) {
 		_ = json.Unmarshal([]byte(c.result), &r)
 		switch {
 		case r.OK:
-			done = append(done, t.lex.second(r.Text))
+			done = append(done, t.sayNote(v.vc, r.Text))
 		case r.Error == "needs_confirmation":
-			asked = append(asked, t.lex.second(r.Text))
+			asked = append(asked, t.sayNote(v.vc, r.Text))
 		default:
 			missing++
 		}
