@@ -3,8 +3,9 @@
 //
 // It is data plus a small engine. rules.yaml holds the capture rules (a
 // pattern over first-person statements, a note template, keywords, a
-// default scope), the scope markers, the trip slots and the reply variants;
-// capture.go, read.go and reply.go apply them. Like a real model it sees
+// default scope), the scope markers and the trip slots; replies_<lang>.yaml
+// what it says and recognises in each language, gazetteer.yaml the places
+// it can name; capture.go, read.go and reply.go apply them. Like a real model it sees
 // only what it is sent — the instructions, the trimmed messages and the
 // tools — and answers with tool calls or text. Every note it proposes goes
 // through memory.CheckNote first. It keeps no state between calls, uses no
