@@ -8,6 +8,7 @@ import (
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/memory/longchat"
 )
 
 // TestRepliesInTheTravelersLanguage: a message is answered in its own
@@ -132,5 +133,27 @@ func TestAskedOnceInAnyLanguage(t *testing.T) {
 				t.Errorf("%q answered %q, which asks who travels again (%s)", msg, reply, lang)
 			}
 		}
+	}
+}
+
+// TestRecallQuestionsInEachLanguage: "which hotel did I say I liked?" in
+// Spanish and Russian becomes a search of its content words, and the
+// found fragment is quoted with its turn in the question's language.
+func TestRecallQuestionsInEachLanguage(t *testing.T) {
+	search := longchat.SearchTool()
+	for _, tt := range []struct{ ask, term, found string }{
+		{"¿Qué hotel te dije antes que me gustó?", "hotel", "turno 2"},
+		{"Какой отель я раньше говорил, что мне понравился?", "отель", " 2"},
+	} {
+		window := []memory.Message{{Role: memory.RoleUser, Content: tt.ask, Turn: 31}}
+		resp := complete(t, agent.Request{Instructions: priyaInstructions, Messages: window, Tools: []memory.Tool{saveTool, search}})
+		if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Name != memory.SearchToolName || !strings.Contains(resp.ToolCalls[0].Arguments, tt.term) {
+			t.Fatalf("%q: got %+v, want a search for %q", tt.ask, resp, tt.term)
+		}
+		result := longchat.SearchResult([]longchat.Fragment{{Turn: 2, Role: memory.RoleUser, Text: "Casa Amora " + tt.term}})
+		msgs := append(window, memory.Message{Role: memory.RoleAssistant, ToolCalls: resp.ToolCalls},
+			memory.Message{Role: memory.RoleTool, ToolCallID: resp.ToolCalls[0].ID, Content: result})
+		answer := complete(t, agent.Request{Instructions: priyaInstructions, Messages: msgs, Tools: []memory.Tool{saveTool, search}})
+		checkReply(t, answer.Content, []string{"Casa Amora", tt.found}, []string{"Earlier", "said"})
 	}
 }
