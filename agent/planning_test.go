@@ -24,30 +24,50 @@ type planningStep struct {
 // no question is asked twice, options fit the place, a table comes when
 // asked, and a list is followed by a blank line.
 func TestPlanningChats(t *testing.T) {
-	chats := map[string][]planningStep{
-		"john@example.com": {
-			{say: "Hi, I'm planning a trip to Rome in May.", reject: []string{"starting from", "travelling from"}},
-			{say: "Do I need a visa?", want: []string{"Schengen", "31 March 2027", "passport valid until 14 August 2031"}, reject: []string{"2027-03-31", "n/a"}},
+	// neverAsk are questions about what the traveler's profile already says.
+	johnNeverAsk := []string{"travelling from", "starting from", "which seat", "what seat", "which airport", "visa", "insurance", "откуда", "из какого города"}
+	chats := []struct {
+		email    string
+		neverAsk []string
+		steps    []planningStep
+	}{
+		{"john@example.com", johnNeverAsk, []planningStep{
+			{say: "Hi, I'm planning a trip to Rome in May.", want: []string{"Rome"}},
+			{say: "Do I need a visa?", want: []string{"Schengen", "31 March 2027", "your passport is valid until 14 August 2031"}, reject: []string{"2027-03-31", "n/a"}},
 			{say: "Is my travel insurance enough?", want: []string{"Allianz Travel", "medical"}},
 			{say: "What seat should I book?", want: []string{"aisle seats"}, reject: []string{"aisle and you"}},
 			{say: "What seat do I like?", want: []string{"aisle"}},
 			{say: "Which airport do I fly from?", want: []string{"SFO"}},
-			{say: "Show me some hotels.", reject: []string{"beach"}},
+			{say: "What's my loyalty status?", want: []string{"United MileagePlus", "Gold"}, reject: []string{"UA-"}},
+			{say: "Find me a flight.", want: []string{"from San Francisco to Rome"}},
+			{say: "Show me some hotels.", want: []string{"old town"}, reject: []string{"beach"}},
+			{say: "Which area should we stay in?", reject: []string{"beach"}},
 			{say: "Compare two hotels in a table.", want: []string{"| Option | Trade-offs |"}},
-			{say: "What do you know about me?", want: []string{"your passport is valid until 14 August 2031", "you fly from SFO",
-				"you hold Schengen C (multiple entry) valid until 31 March 2027 and US (citizen)"},
+			{say: "What do you know about me?", want: []string{"- Your passport is valid until 14 August 2031.", "- You fly from SFO.",
+				"- You hold Schengen C (multiple entry) valid until 31 March 2027 and US (citizen)."},
 				reject: []string{"2031-08-14", "n/a", "passport expiry:", "flie", "CUST-10042", "UA-558"}},
-		},
-		"priya@example.com": {
-			{say: "Hello! I want to go to London in June.", reject: []string{"starting from", "travelling from"}},
+			{say: "Where should we eat?", reject: []string{"beach"}},
+		}},
+		{"john@example.com", johnNeverAsk, []planningStep{
+			{say: "Здравствуйте! Нужна ли мне виза?", want: []string{"Schengen", "31 марта 2027"}, reject: []string{"2027-03-31"}},
+			{say: "Какая у меня страховка?", want: []string{"Allianz Travel"}},
+			{say: "Какое место мне выбрать?", want: []string{"Насколько я знаю"}},
+			{say: "Что вы обо мне знаете?", want: []string{"Вот что я о вас знаю", "- Ваш паспорт действителен до 14 августа 2031."}},
+		}},
+		{"priya@example.com", []string{"travelling from", "starting from"}, []planningStep{
+			{say: "Hello! I want to go to London from Pune in June.", want: []string{"London"}},
 			{say: "Do I need a visa?", want: []string{"nationality"}},
+			{say: "Is my travel insurance enough?", want: []string{"what plan"}},
 			{say: "What are some things to do?", reject: []string{"beach", "boat trip"}},
 			{say: "Where should we stay?"},
+			{say: "Show me hotels in a table.", want: []string{"| Option | Trade-offs |"}},
 			{say: "What about food?"},
-		},
+			{say: "¿Qué sabes de mí?", want: []string{"Priya"}, reject: []string{"Here's what", "I only know"}},
+		}},
 	}
 	question := regexp.MustCompile(`[^.!?\n]*\?`)
-	for email, steps := range chats {
+	for _, chat := range chats {
+		email, steps := chat.email, chat.steps
 		t.Run(email, func(t *testing.T) {
 			s := dbtest.SQLite(t)
 			if _, err := s.SeedDemo(ctx, "demo"); err != nil {
@@ -82,6 +102,11 @@ func TestPlanningChats(t *testing.T) {
 					t.Errorf("%q: a list runs into the next paragraph: %q", st.say, res.Reply)
 				}
 				for _, q := range question.FindAllString(res.Reply, -1) {
+					for _, known := range chat.neverAsk {
+						if strings.Contains(strings.ToLower(q), known) {
+							t.Errorf("%q: asks %q, which the profile answers", st.say, q)
+						}
+					}
 					if q = strings.TrimSpace(q); asked[q] > 0 {
 						t.Errorf("turn %d asks %q again (first asked at turn %d)", i+1, q, asked[q])
 					} else {

@@ -12,7 +12,8 @@ import (
 
 // TestBrowserOptionsAnswer: an answer with a list of options, as Chromium
 // renders it. The disclaimer, the follow-up question and the trip line sit
-// after the list, not inside its last item, and Rome gets no beaches.
+// after the list, not inside its last item, and Rome gets no beaches; in
+// Spanish too.
 func TestBrowserOptionsAnswer(t *testing.T) {
 	e := newEnv(t)
 	ctx := browsertest.New(t, 45*time.Second)
@@ -41,4 +42,15 @@ func TestBrowserOptionsAnswer(t *testing.T) {
 		t.Errorf("options for Rome mention a beach: %q", all)
 	}
 	browsertest.Screenshot(t, ctx, "chat-options-desktop")
+
+	// In Spanish the answer is in Spanish, and the list still ends before
+	// the disclaimer.
+	sendMessage(t, ctx, "Muéstrame algunos hoteles, por favor.")
+	if after := text(t, ctx, last+` ul ~ p`); !strings.Contains(after, "precios") {
+		t.Errorf("after the Spanish list %q, want the Spanish disclaimer", after)
+	}
+	if lastItem := text(t, ctx, last+` li:last-child`); strings.Contains(lastItem, "precios") || strings.Contains(lastItem, "?") {
+		t.Errorf("the last Spanish option %q runs on into the disclaimer", lastItem)
+	}
+	browsertest.Screenshot(t, ctx, "chat-options-desktop-es")
 }

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -30,95 +32,83 @@ type answer struct {
 // need a visa?", "What seat do I like?"), in plain words with dates for
 // people; ok is false when the message asks none of them.
 func (t *table) directAnswer(v *view, low string) (string, bool) {
-	for _, a := range t.answers {
+	for _, a := range v.vc.answers {
 		if !a.re.MatchString(low) {
 			continue
 		}
 		var facts []string // the notes first: they are the traveler's own words, and newer
 		for _, n := range v.notes {
 			if a.notes != nil && a.notes.MatchString(n.text) {
-				facts = append(facts, t.lex.second(n.text))
+				facts = append(facts, t.sayNote(v.vc, n.text))
 			}
 		}
-		for _, k := range a.Keys {
-			if s := t.forPeople(v.profile[k]); s != "" && (len(facts) == 0 || a.notes == nil) {
-				facts = append(facts, strings.ReplaceAll(cmp.Or(t.file.Phrases[k], "{x}"), "{x}", s))
-			}
+		if len(facts) == 0 || a.notes == nil {
+			facts = append(facts, t.profileSay(v, v.profile, a.Keys...)...)
 		}
 		if len(facts) == 0 {
 			return a.Unknown, a.Unknown != ""
 		}
-		return strings.ReplaceAll(a.Say, "{facts}", joinAnd(slices.Compact(facts))), true
+		return strings.ReplaceAll(a.Say, "{facts}", strings.Join(slices.Compact(facts), "; ")), true
 	}
 	return "", false
 }
 
+// profileSay says profile fields to the traveler, a clause a field, from
+// the voice's profile_say ("you fly from SFO"): the keys asked for, or
+// every field but the name in key order. A field it has no words for is
+// said as "field: value".
+func (t *table) profileSay(v *view, p map[string]any, keys ...string) []string {
+	if len(keys) == 0 {
+		keys = slices.DeleteFunc(slices.Sorted(maps.Keys(p)), func(k string) bool { return k == "name" })
+	}
+	var out []string
+	for _, k := range keys {
+		if s := t.forPeople(v.vc, p[k]); s != "" && !t.words["unsaid_keys"][k] {
+			out = append(out, strings.ReplaceAll(cmp.Or(v.vc.ProfileSay[k], strings.ReplaceAll(k, "_", " ")+": {x}"), "{x}", s))
+		}
+	}
+	return out
+}
+
 // forPeople writes a profile value as words: dates as "31 March 2027",
-// lists joined with "and", a map's phrases from the table ("valid until
-// …", "covering …"), private ids and "n/a" left out.
-func (t *table) forPeople(v any) string {
+// lists joined with "and", a map's parts in the table's order with the
+// voice's phrases ("valid until …", "covering …"), private ids and "n/a"
+// left out.
+func (t *table) forPeople(vc *voice, v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""
 	case []any:
 		var parts []string
 		for _, it := range x {
-			if s := t.forPeople(it); s != "" {
+			if s := t.forPeople(vc, it); s != "" {
 				parts = append(parts, s)
 			}
 		}
-		return joinAnd(parts)
+		return vc.joinAnd(parts)
 	case map[string]any:
 		var parts []string
 		keys := slices.SortedFunc(maps.Keys(x), func(a, b string) int { // the table's order, then the rest by name
-			if c := cmp.Compare(orderOf(t.file.Order, a), orderOf(t.file.Order, b)); c != 0 {
-				return c
-			}
-			return cmp.Compare(a, b)
+			return cmp.Or(cmp.Compare(orderOf(t.file.Order, a), orderOf(t.file.Order, b)), cmp.Compare(a, b))
 		})
 		for _, k := range keys {
-			phrase, private := t.file.Phrases[k], t.words["unsaid_keys"][k]
-			if s := t.forPeople(x[k]); s != "" && !private {
-				parts = append(parts, strings.ReplaceAll(cmp.Or(phrase, "{x}"), "{x}", s))
+			if s := t.forPeople(vc, x[k]); s != "" && !t.words["unsaid_keys"][k] {
+				parts = append(parts, strings.ReplaceAll(cmp.Or(vc.Phrases[k], "{x}"), "{x}", s))
 			}
 		}
 		return strings.Join(parts, " ")
 	case time.Time:
-		return x.Format("2 January 2006")
+		return vc.date(x)
 	case string:
 		if d, err := time.Parse(memory.DateLayout, x); err == nil {
-			return d.Format("2 January 2006")
+			return vc.date(d)
 		}
 		if strings.EqualFold(x, "n/a") {
 			return ""
 		}
-		return x
+		return cmp.Or(vc.Values[x], x)
 	}
 	return strings.Join(strings.Fields(fmt.Sprint(v)), " ")
-}
-
-// profileSay says the profile to the traveler, a clause a key in key order,
-// from the table's profile_say ("you fly from SFO"); a key it does not list
-// is said as "key: value".
-func (t *table) profileSay(p map[string]any) []string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(p)) {
-		if s := t.forPeople(p[k]); s != "" && k != "name" && !t.words["unsaid_keys"][k] {
-			out = append(out, strings.ReplaceAll(cmp.Or(t.file.ProfileSay[k], strings.ReplaceAll(k, "_", " ")+": {x}"), "{x}", s))
-		}
-	}
-	return out
-}
-
-// askOnce returns the question for a missing trip detail unless an earlier
-// reply of this conversation already asked it: the traveler heard it once.
-func (t *table) askOnce(v *view, slot string, pick func([]string, map[string]string) string) string {
-	for _, m := range v.front {
-		if m.Role == memory.RoleAssistant && t.asks(m.Content, slot) {
-			return ""
-		}
-	}
-	return pick(t.file.Ask[slot], nil)
 }
 
 func orderOf(order []string, k string) int {
@@ -126,4 +116,48 @@ func orderOf(order []string, k string) int {
 		return i
 	}
 	return len(order)
+}
+
+// date writes a date for people in the voice's form: "14 August 2031",
+// "14 de agosto de 2031", "14 августа 2031 г.".
+func (vc *voice) date(d time.Time) string {
+	return strings.NewReplacer("{d}", strconv.Itoa(d.Day()), "{month}", vc.Months[d.Month()-1], "{y}", strconv.Itoa(d.Year())).Replace(vc.Date)
+}
+
+var (
+	reISORange = regexp.MustCompile(`^(\d{4}-\d\d-\d\d) to (\d{4}-\d\d-\d\d)$`)
+	reNumbers  = regexp.MustCompile(`\d+`)
+)
+
+// peopleRange writes the TRIP block's "2027-05-01 to 2027-05-31" as two
+// dates for people; any other value is kept.
+func (vc *voice) peopleRange(s string) string {
+	m := reISORange.FindStringSubmatch(s)
+	if m == nil {
+		return s
+	}
+	from, _ := time.Parse(memory.DateLayout, m[1])
+	to, _ := time.Parse(memory.DateLayout, m[2])
+	return vc.date(from) + " – " + vc.date(to)
+}
+
+// isoRange reads a peopleRange back into the ISO form; any other value is
+// kept.
+func (vc *voice) isoRange(s string) string {
+	from, to, ok := strings.Cut(s, " – ")
+	if !ok {
+		return s
+	}
+	var iso []string
+	for _, part := range []string{from, to} {
+		n, low := reNumbers.FindAllString(part, -1), strings.ToLower(part)
+		month := slices.IndexFunc(vc.Months, func(m string) bool { return strings.Contains(low, strings.ToLower(m)) })
+		if len(n) != 2 || month < 0 {
+			return s
+		}
+		day, _ := strconv.Atoi(n[0])
+		year, _ := strconv.Atoi(n[1])
+		iso = append(iso, time.Date(year, time.Month(month+1), day, 0, 0, 0, 0, time.UTC).Format(memory.DateLayout))
+	}
+	return iso[0] + " to " + iso[1]
 }

@@ -115,7 +115,7 @@ func TestProfileSaid(t *testing.T) {
 	p := map[string]any{"name": "John Doe", "customer_id": "CUST-1", "home_airport": "SFO", "passport_expiry": "2031-08-14",
 		"visas":            []any{map[string]any{"type": "Schengen C", "valid_until": "2027-03-31"}, map[string]any{"type": "US (citizen)", "valid_until": "n/a"}},
 		"loyalty_programs": []any{map[string]any{"program": "United MileagePlus", "status": "Gold", "member_id": "UA-1"}}}
-	got := strings.Join(model.table.profileSay(p), "; ")
+	got := strings.Join(model.table.profileSay(&view{vc: model.table.voices[langEN]}, p), "; ")
 	want := "customer id: CUST-1"
 	if strings.Contains(got, want) || strings.Contains(got, "2031-08-14") || strings.Contains(got, "n/a") || strings.Contains(got, "UA-1") {
 		t.Errorf("profileSay = %q: raw values or ids", got)

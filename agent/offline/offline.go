@@ -3,8 +3,9 @@
 //
 // It is data plus a small engine. rules.yaml holds the capture rules (a
 // pattern over first-person statements, a note template, keywords, a
-// default scope), the scope markers, the trip slots and the reply variants;
-// capture.go, read.go and reply.go apply them. Like a real model it sees
+// default scope), the scope markers and the trip slots; replies_<lang>.yaml
+// what it says and recognises in each language, gazetteer.yaml the places
+// it can name; capture.go, read.go and reply.go apply them. Like a real model it sees
 // only what it is sent — the instructions, the trimmed messages and the
 // tools — and answers with tool calls or text. Every note it proposes goes
 // through memory.CheckNote first. It keeps no state between calls, uses no
@@ -56,6 +57,29 @@ func (m *Model) Complete(ctx context.Context, req agent.Request, onDelta func(st
 	t := m.table
 	v := t.read(req)
 	var resp agent.Response
+	switch {
+	case v.unsupported: // a script it does not read: nothing is guessed from it
+		resp.Content = t.reply(v, capture{}, nil)
+	default:
+		m.answer(t, v, req, &resp)
+	}
+	if resp.Content != "" && onDelta != nil {
+		for _, chunk := range strings.SplitAfter(resp.Content, " ") {
+			if err := ctx.Err(); err != nil {
+				return agent.Response{}, fmt.Errorf("offline model: %w", err)
+			}
+			onDelta(chunk)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return agent.Response{}, fmt.Errorf("offline model: %w", err)
+	}
+	resp.Usage = m.usage(req, resp)
+	return resp, nil
+}
+
+// answer fills resp with this call's tool calls or text.
+func (m *Model) answer(t *table, v *view, req agent.Request, resp *agent.Response) {
 	switch v.lastRole {
 	case memory.RoleTool:
 		resp.Content = t.afterTools(v)
@@ -81,29 +105,16 @@ func (m *Model) Complete(ctx context.Context, req agent.Request, onDelta func(st
 					resp.ToolCalls = append(resp.ToolCalls, v.newCall(len(resp.ToolCalls), memory.SaveNoteToolName, n))
 				}
 			}
-		case query != "" && found == nil && v.tools[t.file.SearchTool]:
-			resp.ToolCalls = append(resp.ToolCalls, v.newCall(0, t.file.SearchTool, map[string]string{"query": query}))
+		case query != "" && found == nil && v.tools[memory.SearchToolName]:
+			resp.ToolCalls = append(resp.ToolCalls, v.newCall(0, memory.SearchToolName, map[string]string{"query": query}))
 		case query != "":
-			resp.Content = t.answerEarlier(frontFragments(found), query, v.picker(t))
+			resp.Content = t.answerEarlier(v, frontFragments(found), query)
 		default:
 			resp.Content = t.reply(v, c, nil)
 		}
 	default:
 		resp.Content = t.reply(v, capture{}, nil)
 	}
-	if resp.Content != "" && onDelta != nil {
-		for _, chunk := range strings.SplitAfter(resp.Content, " ") {
-			if err := ctx.Err(); err != nil {
-				return agent.Response{}, fmt.Errorf("offline model: %w", err)
-			}
-			onDelta(chunk)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return agent.Response{}, fmt.Errorf("offline model: %w", err)
-	}
-	resp.Usage = m.usage(req, resp)
-	return resp, nil
 }
 
 // newCall builds the i-th tool call of this answer.
@@ -142,25 +153,25 @@ func (t *table) afterTools(v *view) string {
 			case refused(c.result):
 				refusedCount++
 			case args.Scope == memory.ScopeThisTrip:
-				forTrip = append(forTrip, strings.Replace(t.lex.second(args.Text), " on this trip", "", 1))
+				forTrip = append(forTrip, strings.Replace(t.sayNote(v.vc, args.Text), " on this trip", "", 1))
 			default:
-				saved = append(saved, t.lex.second(args.Text))
+				saved = append(saved, t.sayNote(v.vc, args.Text))
 			}
-		case t.file.SearchTool:
+		case memory.SearchToolName:
 			var q struct{ Query string }
 			_ = json.Unmarshal([]byte(c.tc.Arguments), &q) // a bad query only weakens the ranking
-			return t.answerEarlier(fragments(c.result), q.Query, v.picker(t))
+			return t.answerEarlier(v, fragments(c.result), q.Query)
 		}
 	}
-	pick := v.picker(t)
+	r, pick := v.vc.Replies, v.picker(t)
 	if len(saved) > 0 {
-		ack = append(ack, pick(t.file.Replies["saved"], map[string]string{"facts": joinAnd(saved)}))
+		ack = append(ack, pick(r["saved"], map[string]string{"facts": v.vc.joinAnd(saved)}))
 	}
 	if len(forTrip) > 0 {
-		ack = append(ack, pick(t.file.Replies["saved_trip"], map[string]string{"facts": joinAnd(forTrip)}))
+		ack = append(ack, pick(r["saved_trip"], map[string]string{"facts": v.vc.joinAnd(forTrip)}))
 	}
 	if refusedCount > 0 {
-		ack = append(ack, pick(t.file.Replies["refused"], nil))
+		ack = append(ack, pick(r["refused"], nil))
 	}
 	c := t.captureIn(v.latest, v.account, v.knownTexts())
 	return t.reply(v, c, ack)

@@ -67,8 +67,13 @@ func TestTableLoads(t *testing.T) {
 	if err != nil {
 		t.Fatalf("embedded table: %v", err)
 	}
-	if len(tb.rules) < 40 || len(tb.topics) < 5 {
-		t.Errorf("table has %d rules and %d topics", len(tb.rules), len(tb.topics))
+	if len(tb.rules) < 40 || len(tb.voices) != 3 {
+		t.Errorf("table has %d rules and %d voices", len(tb.rules), len(tb.voices))
+	}
+	for lang, vc := range tb.voices {
+		if len(vc.topics) < 5 || len(vc.answers) < 5 {
+			t.Errorf("%s replies have %d topics and %d answers", lang, len(vc.topics), len(vc.answers))
+		}
 	}
 	for _, bad := range []string{"rules: [{pattern: '(', note: x, keywords: [a]}]", "rules: [{pattern: 'a'}]", "rules: {"} {
 		if _, err := loadTable([]byte(bad)); err == nil {
@@ -314,7 +319,7 @@ func TestReadsBuiltInstructions(t *testing.T) {
 	resp := complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user("What do you know about me?")}})
 	checkReply(t, resp.Content,
 		[]string{"Here's what I know about you, John", "San Francisco", "United MileagePlus Gold", "Marriott Bonvoy Titanium", "Istanbul–Paris from 10 May 2024",
-			"you hold Schengen and US", "comprehensive", "You're allergic to peanuts", "You prefer aisle seats", "You avoid checked bags on trips shorter than a week",
+			"You hold Schengen and US", "comprehensive", "You're allergic to peanuts", "You prefer aisle seats", "You avoid checked bags on trips shorter than a week",
 			"For this trip only", "window seat"},
 		[]string{"C-1001", "X1234567", "UA123", "2024-05-10", "you prefer aisle seats;"})
 
@@ -411,7 +416,7 @@ func TestGoaConversation(t *testing.T) {
 		{1, []string{"Goa"}},
 		{2, []string{"second week of March"}},
 		{5, []string{"you and your wife", "₹8,000 a night"}},
-		{6, []string{"near Candolim", "you and your wife", "guesthouse"}},
+		{6, []string{"near Candolim", "you and your wife", "\n- "}},
 		{8, []string{"vegetarian"}},
 		{10, []string{"Candolim", "taxi"}},
 		{12, []string{"vegetarian", "a table at a seafood place in Panaji tonight", "can't"}},
@@ -433,7 +438,7 @@ func TestGoaConversation(t *testing.T) {
 func sentences(reply string) []string {
 	var out []string
 	for _, line := range strings.Split(reply, "\n") {
-		if strings.HasPrefix(line, tripPrefix) {
+		if strings.HasPrefix(line, model.table.voices[langEN].Replies["trip_line"][0]) {
 			continue
 		}
 		for _, s := range reSentence.FindAllString(line, -1) {

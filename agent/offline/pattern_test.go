@@ -69,10 +69,15 @@ func TestPatternsAnswerAsTheirRegexps(t *testing.T) {
 			all["unless "+r.Unless] = r.unless
 		}
 	}
-	for _, tp := range tb.topics {
-		all["topic "+tp.Name] = tp.re
-		if tp.uses != nil {
-			all["uses "+tp.Name] = tp.uses
+	for lang, vc := range tb.voices {
+		for _, tp := range vc.topics {
+			all[lang+" topic "+tp.Name] = tp.re
+			if tp.uses != nil {
+				all[lang+" uses "+tp.Name] = tp.uses
+			}
+		}
+		for k, p := range vc.is {
+			all[lang+" intent "+k] = p
 		}
 	}
 	for _, p := range tb.requests {

@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"cmp"
 	"encoding/json"
 	"regexp"
 	"strings"
@@ -29,19 +30,21 @@ type call struct {
 // history: the blocks of the instructions, the latest user message, the
 // reply before it (which carries the trip so far) and this turn's calls.
 type view struct {
-	latest     string
-	account    string // the account's language as the instructions name it ("" when they do not)
-	turn       int    // position of the latest user message
-	prevReply  string
-	lastRole   memory.Role
-	tools      map[string]bool
-	profile    map[string]any
-	notes      []known
-	thisTurn   []call
-	priorCalls int
-	front      []memory.Message     // the messages before the latest user message
-	trips      tripInfo             // the trip lines of the instructions (trip.go)
-	overrides  map[string][2]string // profile fields this conversation overrides: field → new, old
+	latest      string
+	account     string // the account's language as the instructions name it ("" when they do not)
+	turn        int    // position of the latest user message
+	prevReply   string
+	lastRole    memory.Role
+	tools       map[string]bool
+	profile     map[string]any
+	notes       []known
+	thisTurn    []call
+	priorCalls  int
+	front       []memory.Message     // the messages before the latest user message
+	trips       tripInfo             // the trip lines of the instructions (trip.go)
+	overrides   map[string][2]string // profile fields this conversation overrides: field → new, old
+	vc          *voice               // the language of the reply (lang.go; replies_*.yaml)
+	unsupported bool                 // the latest message is in a script the model does not read
 }
 
 // read builds the view of a request. The only pass over every message
@@ -82,6 +85,8 @@ func (t *table) read(req agent.Request) *view {
 		}
 	}
 	v.account = accountLanguage(req.Instructions)
+	lang := messageLanguage(v.latest, v.account)
+	v.vc, v.unsupported = cmp.Or(t.voices[lang], t.voices[langEN]), lang == langOther
 	v.profile = readProfile(req.Instructions)
 	v.notes = readMemories(req.Instructions)
 	v.trips = readTrips(req.Instructions)

@@ -1,44 +1,56 @@
 package offline
 
 import (
-	"cmp"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+
+	"concierge/memory"
 )
 
-// trip is what the conversation has established, by the keys of rules.yaml
-// "ask". It travels in the last line of each reply ("Trip so far — …"), so
-// the next call reads it from one message instead of rescanning the
-// history, and it survives the trimming of old turns.
+// trip is what the conversation has established, by the keys of the reply
+// files' "ask". It travels in the last line of each reply ("Trip so far —
+// …"), so the next call reads it from one message instead of rescanning
+// the history, and it survives the trimming of old turns.
 type trip map[string]string
 
 var tripKeys = []string{"to", "dates", "from", "travellers", "budget"}
 
-const tripPrefix = "Trip so far — "
-
-func parseTrip(reply string) trip {
+// parseTrip reads the trip line of a reply, in whichever language it was
+// written; dates come back in the ISO form the TRIP block uses.
+func (t *table) parseTrip(reply string) trip {
 	tr := trip{}
-	if i := strings.LastIndex(reply, tripPrefix); i >= 0 {
-		line, _, _ := strings.Cut(reply[i+len(tripPrefix):], "\n")
+	for _, vc := range t.voices {
+		prefix := vc.Replies["trip_line"][0]
+		i := strings.LastIndex(reply, prefix)
+		if i < 0 {
+			continue
+		}
+		line, _, _ := strings.Cut(reply[i+len(prefix):], "\n")
 		for _, part := range strings.Split(strings.TrimSuffix(line, "."), "; ") {
-			if k, val, ok := strings.Cut(part, ": "); ok {
-				tr[k] = val
+			label, val, _ := strings.Cut(part, ": ")
+			for _, k := range tripKeys {
+				if vc.Labels[k] == label && val != "" {
+					tr[k] = vc.isoRange(val)
+				}
 			}
 		}
+		break
 	}
 	return tr
 }
 
-// render joins the known details with their labels, in asking order.
-func (tr trip) render(label func(k string) string, sep string) string {
+// line is the trip line itself, dates for people.
+func (vc *voice) line(tr trip) string {
 	var parts []string
 	for _, k := range tripKeys {
 		if tr[k] != "" {
-			parts = append(parts, label(k))
+			parts = append(parts, vc.Labels[k]+": "+vc.peopleRange(tr[k]))
 		}
 	}
-	return strings.Join(parts, sep)
+	return vc.Replies["trip_line"][0] + strings.Join(parts, "; ") + "."
 }
 
 func (tr trip) next() string {
@@ -52,19 +64,21 @@ func (tr trip) next() string {
 
 // askedSlot finds which trip question the previous reply asked.
 func (t *table) askedSlot(prev string) string {
-	for slot := range t.file.Ask {
-		if t.asks(prev, slot) {
-			return slot
+	for _, vc := range t.voices {
+		for slot, qs := range vc.Ask {
+			if said(prev, qs) {
+				return slot
+			}
 		}
 	}
 	return ""
 }
 
-// asks reports whether a reply asks the trip question for slot.
-func (t *table) asks(reply, slot string) bool {
-	return slices.ContainsFunc(t.file.Ask[slot], func(q string) bool {
+// said reports whether text says one of the variants (up to a placeholder).
+func said(text string, variants []string) bool {
+	return slices.ContainsFunc(variants, func(q string) bool {
 		head, _, _ := strings.Cut(q, "{")
-		return strings.Contains(reply, head)
+		return head != "" && strings.Contains(text, head)
 	})
 }
 
@@ -82,7 +96,7 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	if m := t.re["trip.party"].FindStringSubmatch(msg); m != nil {
 		for i, name := range t.re["trip.party"].SubexpNames() {
 			if m[i] != "" && name != "" {
-				found["travellers"] = strings.TrimSpace(strings.Replace(t.file.Summary["party_"+name], "{x}", strings.ToLower(m[i]), 1))
+				found["travellers"] = strings.TrimSpace(strings.Replace(t.file.PartySay[name], "{x}", strings.ToLower(m[i]), 1))
 			}
 		}
 	}
@@ -93,7 +107,7 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 		found["dates"] = strings.ToLower(d[:1]) + d[1:] // "Next month" inside a sentence
 	}
 	if words := strings.Fields(strings.Trim(msg, ".!")); len(words) > 0 && len(words) <= 3 && found["to"] == "" && found["from"] == "" && found["travellers"] == "" &&
-		(asked == "to" || asked == "from") && words[0][0] >= 'A' && words[0][0] <= 'Z' && !t.words["trip.not_places"][words[0]] {
+		(asked == "to" || asked == "from") && unicode.IsUpper([]rune(words[0])[0]) && !t.words["trip.not_places"][words[0]] {
 		found[asked] = strings.TrimPrefix(strings.Join(words, " "), "From ")
 	}
 	change := t.re["intents.change"].MatchString(low)
@@ -126,16 +140,20 @@ func (t *table) place(re *pattern, msg string) string {
 
 var rePlaceholder = regexp.MustCompile(`\{(\w+)\}`)
 
-// reply answers the latest message in words; ack says what this turn's
-// tool calls did. Order: acknowledgements, safety, the answer, one question,
-// the trip line.
+// reply answers the latest message in words, in its language; ack says
+// what this turn's tool calls did. Order: acknowledgements, the answer to
+// what was asked, safety, options, one question, the trip line.
 func (t *table) reply(v *view, c capture, ack []string) string {
-	r := t.file.Replies
+	vc := v.vc
+	r := vc.Replies
+	if v.unsupported {
+		return r["unsupported"][0]
+	}
 	low := t.lex.expand.Replace(strings.ToLower(strings.ReplaceAll(v.latest, "’", "'")))
-	is := func(intent string) bool { return t.re["intents."+intent].MatchString(low) }
-	tr := parseTrip(v.prevReply)
-	v.trips.seed(tr)
+	is := func(intent string) bool { return vc.is[intent].MatchString(low) }
+	tr := t.parseTrip(v.prevReply)
 	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
+	v.trips.seed(tr)
 	if home, _ := v.profile["home_city"].(string); len(tr) > 0 && tr["from"] == "" && home != "" {
 		tr["from"] = home // never ask for what the profile says
 	}
@@ -156,83 +174,126 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	case c.otherPerson && len(c.notes) == 0:
 		parts = append(parts, pick(r["other_person"], nil))
 	case len(ack) == 0 && len(c.notes) > 0:
-		parts = append(parts, pick(r["acknowledge"], map[string]string{"facts": joinAnd(t.lex.secondAll(c.notes))}))
+		parts = append(parts, pick(r["acknowledge"], map[string]string{"facts": vc.joinAnd(t.sayNotes(vc, c.notes))}))
 	case len(ack) == 0 && len(c.known) > 0:
-		parts = append(parts, pick(r["already_known"], map[string]string{"facts": joinAnd(t.lex.secondAll(c.known))}))
+		parts = append(parts, pick(r["already_known"], map[string]string{"facts": vc.joinAnd(t.sayNotes(vc, c.known))}))
 	}
-	if t.re["food"].MatchString(low) {
+	if is("food") {
 		if diet := t.dietOf(v, c); len(diet) > 0 {
-			parts = append(parts, pick(r["safety"], map[string]string{"diet": joinAnd(diet)}))
+			parts = append(parts, pick(r["safety"], map[string]string{"diet": vc.joinAnd(diet)}))
 		}
 	}
 	// A booking is restated once there is something to restate; before that
 	// the trip helper asks for what is missing.
-	before, tp := len(parts), t.topicOf(low, tr["to"] == "" || tr["dates"] == "")
+	before, tp := len(parts), vc.topicOf(low, tr["to"] == "" || tr["dates"] == "")
 	switch {
 	case is("recall"), answered:
 	case tp != nil:
 		lead := pick(tp.Lead, nil)
-		if opts := chooseOptions(t.fitPlace(tp.Options, tr["to"]), v); len(opts) > 0 {
-			lead = t.options(lead, opts, low) + "\n\n" + pick(r["illustrative"], nil) // a blank line ends the list
+		if opts := t.fitPlace(tp, tr["to"]); len(opts) > 0 {
+			opts = chooseOptions(opts, len(opts)-len(tp.Options), v)
+			lead = vc.options(lead, opts, is("table")) + "\n\n" + pick(r["illustrative"], nil) // a blank line ends the list
 		}
 		parts = append(parts, lead)
 		if prefs := t.prefsFor(v, tp); len(prefs) > 0 {
-			parts = append(parts, pick(r["prefs"], map[string]string{"prefs": joinAnd(prefs)}))
+			parts = append(parts, pick(r["prefs"], map[string]string{"prefs": vc.joinAnd(prefs)}))
 		}
-		question = pick(tp.Close, nil)
 		if next := tr.next(); tp.Name != "booking" && (next == "to" || next == "dates" || next == "travellers") {
-			question = cmp.Or(t.askOnce(v, next, pick), question)
+			question = t.askOnce(v, tr, next, pick)
+		}
+		if question == "" {
+			question = t.askFresh(v, func(vc *voice) []string { return vc.topicNamed(tp.Name).Close }, pick, false)
 		}
 	case len(added) > 0 || (len(tr) > 0 && !is("thanks") && !is("greeting")):
-		if len(added) > 0 {
-			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": joinAnd(added)}))
+		if is("greeting") {
+			parts = append(parts, pick(r["hello"], nil))
 		}
-		if question = t.askOnce(v, tr.next(), pick); tr.next() == "" {
-			parts, question = append(parts, pick(r["trip_ready"], nil)), pick(r["trip_next"], nil)
+		if len(added) > 0 {
+			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": vc.joinAnd(added)}))
+		}
+		if question = t.askOnce(v, tr, tr.next(), pick); tr.next() == "" {
+			parts, question = append(parts, pick(r["trip_ready"], nil)), t.askFresh(v, func(vc *voice) []string { return vc.Replies["trip_next"] }, pick, false)
 		}
 	case is("greeting"):
-		parts, question = append(parts, pick(r["greeting"], nil)), t.askOnce(v, "to", pick)
+		parts, question = append(parts, pick(r["greeting"], nil)), t.askOnce(v, tr, "to", pick)
 	case is("thanks"):
 		parts = append(parts, pick(r["thanks"], nil))
 	case len(parts) == before && len(parts) == len(ack):
-		parts, question = append(parts, pick(r["fallback"], nil)), t.askOnce(v, "to", pick)
+		parts, question = append(parts, pick(r["fallback"], nil)), t.askOnce(v, tr, "to", pick)
 	}
 	if q := t.continueQuestion(v); q != "" {
 		question = q
 	}
 	text := strings.TrimSpace(strings.Join(append(parts, question), " "))
 	if len(tr) > 0 {
-		text += "\n\n" + tripPrefix + tr.render(func(k string) string { return k + ": " + tr[k] }, "; ") + "."
+		text += "\n\n" + vc.line(tr)
 	}
 	return text
 }
 
+// askOnce returns the question for a missing trip detail unless it is
+// known or an earlier reply of this conversation asked it, in any
+// language: the traveler heard it once.
+func (t *table) askOnce(v *view, tr trip, slot string, pick func([]string, map[string]string) string) string {
+	if slot == "" || tr[slot] != "" {
+		return ""
+	}
+	return t.askFresh(v, func(vc *voice) []string { return vc.Ask[slot] }, pick, true)
+}
+
+// askFresh returns one of the variants of a question that no earlier
+// reply asked in any language (none of them, when whole: they are one
+// question), or "" when there is none left: nothing is asked twice.
+func (t *table) askFresh(v *view, variants func(vc *voice) []string, pick func([]string, map[string]string) string, whole bool) string {
+	var fresh []string
+	for i, q := range variants(v.vc) {
+		asked := false
+		for _, vc := range t.voices {
+			if qs := variants(vc); whole && v.saidBefore(qs) || !whole && i < len(qs) && v.saidBefore(qs[i:i+1]) {
+				asked = true
+			}
+		}
+		if !asked {
+			fresh = append(fresh, q)
+		}
+	}
+	if len(fresh) == 0 {
+		return ""
+	}
+	return pick(fresh, nil)
+}
+
+// saidBefore reports whether an earlier reply of this conversation said
+// one of the variants.
+func (v *view) saidBefore(variants []string) bool {
+	return slices.ContainsFunc(v.front, func(m memory.Message) bool { return m.Role == memory.RoleAssistant && said(m.Content, variants) })
+}
+
 // filler returns the placeholder values of this conversation.
 func (t *table) filler(v *view, tr trip) map[string]string {
-	f := map[string]string{"to": "your trip", "summary": "nothing settled yet"}
+	vc := v.vc
+	f := map[string]string{}
 	for k, val := range tr {
-		f[k] = val
+		f[k] = vc.peopleRange(val)
 	}
 	if len(tr) > 0 {
-		f["summary"] = t.summary(tr)
+		f["summary"] = vc.summary(tr)
 	}
-	for hole, tmpl := range t.file.Holes {
+	for hole, tmpl := range vc.Holes {
 		if key := rePlaceholder.FindStringSubmatch(tmpl); key != nil && tr[key[1]] != "" {
-			f[hole] = strings.Replace(tmpl, key[0], tr[key[1]], 1)
+			f[hole] = strings.Replace(tmpl, key[0], f[key[1]], 1)
 		}
 	}
 	if name := firstName(v.profile); name != "" {
 		f["name"], f["comma_name"] = " "+name, ", "+name
 	}
 	if area := t.place(t.re["near"], v.latest); area != "" && area != tr["to"] {
-		f["near"] = " near " + area
-	} else if tr["to"] != "" {
-		f["near"] = " in " + tr["to"]
+		f["near"] = strings.Replace(vc.Holes["near_area"], "{area}", area, 1)
 	}
 	f["booking"] = f["summary"]
 	if m := t.re["book_object"].FindStringSubmatch(v.latest); m != nil && !t.re["vague_object"].MatchString(m[1]) {
 		obj := strings.Replace(transform(strings.TrimRight(m[1], ".!? "), "their"), "their ", "your ", 1)
-		for _, part := range strings.Split(t.summary(tr), ", ") {
+		for _, part := range strings.Split(vc.summary(tr), ", ") {
 			if part != "" && !strings.Contains(obj, strings.TrimPrefix(part, "from ")) {
 				obj += ", " + part
 			}
@@ -243,8 +304,14 @@ func (t *table) filler(v *view, tr trip) map[string]string {
 }
 
 // summary says the trip so far in words: "Rome, in May, for two".
-func (t *table) summary(tr trip) string {
-	return tr.render(func(k string) string { return strings.Replace(t.file.Summary[k], "{"+k+"}", tr[k], 1) }, ", ")
+func (vc *voice) summary(tr trip) string {
+	var parts []string
+	for _, k := range tripKeys {
+		if tr[k] != "" {
+			parts = append(parts, strings.Replace(vc.Summary[k], "{"+k+"}", vc.peopleRange(tr[k]), 1))
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // pick renders the first variant, from a position that moves with the
@@ -267,32 +334,37 @@ func (t *table) pick(variants []string, v *view, fill, extra map[string]string) 
 	return ""
 }
 
-// chooseOptions takes up to three options, leaving out those the previous
-// reply already offered.
-// fitPlace drops the options that need what the gazetteer says the place
-// lacks: no beach resort in Rome. A place it does not know keeps them all.
-func (t *table) fitPlace(options []string, place string) []string {
-	has, known := t.file.Gazetteer[strings.ToLower(strings.TrimSpace(place))]
-	if !known {
-		return options
-	}
-	return slices.DeleteFunc(slices.Clone(options), func(o string) bool {
-		for feature, re := range t.needs {
-			if re.MatchString(o) && !slices.Contains(has, feature) {
-				return true
+// fitPlace returns the options of a topic for a place: first those for
+// what the gazetteer says it has (a beach resort in Lisbon, an old-town
+// hotel in Rome), then those that fit anywhere.
+func (t *table) fitPlace(tp *topic, to string) []string {
+	to = strings.ToLower(strings.TrimSpace(to))
+	for _, p := range t.places {
+		if slices.ContainsFunc(p.Names, func(n string) bool { return nameOf(n, to) }) {
+			var out []string
+			for _, feature := range p.Has {
+				out = append(out, tp.ByPlace[feature]...)
 			}
+			return append(out, tp.Options...)
 		}
-		return false
-	})
+	}
+	return tp.Options
+}
+
+// nameOf reports whether to is the place name n, allowing a Russian case
+// ending ("в Риме", "в Москве").
+func nameOf(n, to string) bool {
+	stem := strings.TrimRight(n, "аяеоиыуюь")
+	return n == to || stem != "" && stem[0] >= 0x80 && strings.HasPrefix(to, stem) && len([]rune(to))-len([]rune(stem)) <= 2
 }
 
 // options renders the options as a list, or as a table when the traveler
 // asked for one.
-func (t *table) options(lead string, opts []string, low string) string {
-	if !t.re["intents.table"].MatchString(low) {
+func (vc *voice) options(lead string, opts []string, table bool) string {
+	if !table {
 		return lead + "\n\n- " + strings.Join(opts, "\n- ")
 	}
-	rows := []string{lead, "", "| Option | Trade-offs |", "|---|---|"}
+	rows := []string{lead, "", "| " + vc.Replies["table_head"][0] + " |", "|---|---|"}
 	for _, o := range opts {
 		name, rest, _ := strings.Cut(o, ": ")
 		rows = append(rows, "| "+capitalise(name)+" | "+rest+" |")
@@ -300,10 +372,20 @@ func (t *table) options(lead string, opts []string, low string) string {
 	return strings.Join(rows, "\n")
 }
 
-func chooseOptions(options []string, v *view) []string {
+// chooseOptions takes up to three options, leaving out those the previous
+// reply already offered: one of the place's own when it has some (the
+// first places of options), the rest rotating with the conversation.
+func chooseOptions(options []string, placed int, v *view) []string {
 	var out []string
+	fresh := func(o string) bool { return !strings.Contains(v.prevReply, o) && !slices.Contains(out, o) }
+	seed := v.turn + len(v.latest)
+	for i := 0; i < placed && len(out) == 0; i++ {
+		if o := options[(seed+i)%placed]; fresh(o) {
+			out = append(out, o)
+		}
+	}
 	for i := 0; i < len(options) && len(out) < 3; i++ {
-		if o := options[(v.turn+len(v.latest)+i)%len(options)]; !strings.Contains(v.prevReply, o) {
+		if o := options[(seed+i)%len(options)]; fresh(o) {
 			out = append(out, o)
 		}
 	}
@@ -315,10 +397,15 @@ func chooseOptions(options []string, v *view) []string {
 	return out
 }
 
-func (t *table) topicOf(low string, notBooking bool) *topic {
-	for i := range t.topics {
-		if t.topics[i].re.MatchString(low) && !(notBooking && t.topics[i].Name == "booking") {
-			return &t.topics[i]
+func (vc *voice) topicNamed(name string) topic {
+	i := slices.IndexFunc(vc.topics, func(tp topic) bool { return tp.Name == name })
+	return vc.topics[i] // every voice has every topic (TestVoicesSayTheSameThings)
+}
+
+func (vc *voice) topicOf(low string, notBooking bool) *topic {
+	for i := range vc.topics {
+		if vc.topics[i].re.MatchString(low) && !(notBooking && vc.topics[i].Name == "booking") {
+			return &vc.topics[i]
 		}
 	}
 	return nil
@@ -327,29 +414,22 @@ func (t *table) topicOf(low string, notBooking bool) *topic {
 // dietOf lists the allergies and dietary needs known from this message and
 // from what the model was sent, allergies first.
 func (t *table) dietOf(v *view, c capture) []string {
-	var allergies, diets []string
-	texts := make([]string, 0, len(c.notes)+len(v.notes))
+	var diet, texts []string
 	for _, n := range c.notes {
 		texts = append(texts, n.Text)
 	}
 	for _, n := range v.notes {
 		texts = append(texts, n.text)
 	}
-	seen := map[string]bool{}
 	for _, text := range texts {
-		if !t.re["safety_notes"].MatchString(text) {
-			continue
-		}
-		if p := t.lex.second(text); !seen[p] {
-			seen[p] = true
-			if strings.Contains(p, "allerg") {
-				allergies = append(allergies, p)
-			} else {
-				diets = append(diets, p)
-			}
+		if p := t.sayNote(v.vc, text); t.re["safety_notes"].MatchString(text) && !slices.Contains(diet, p) {
+			diet = append(diet, p)
 		}
 	}
-	return append(allergies, diets...)
+	slices.SortStableFunc(diet, func(a, b string) int {
+		return btoi(!strings.Contains(a, "allerg")) - btoi(!strings.Contains(b, "allerg"))
+	})
+	return diet
 }
 
 // prefsFor lists up to two remembered preferences that bear on a topic.
@@ -357,54 +437,86 @@ func (t *table) prefsFor(v *view, tp *topic) []string {
 	var out []string
 	for i := len(v.notes) - 1; i >= 0 && len(out) < 2 && tp.uses != nil; i-- {
 		if tp.uses.MatchString(v.notes[i].text) && !t.re["safety_notes"].MatchString(v.notes[i].text) {
-			out = append(out, t.lex.second(v.notes[i].text))
+			out = append(out, t.sayNote(v.vc, v.notes[i].text))
 		}
 	}
 	return out
 }
 
-// recall answers "what do you know about me" from the blocks it was sent.
+// recall answers "what do you know about me" from the blocks it was sent:
+// a sentence a fact, the profile's in words, the trip-only notes apart.
 func (t *table) recall(v *view, pick func([]string, map[string]string) string) string {
-	r := t.file.Replies
-	lines := []string{pick(r["recall_lead"], nil)}
+	r := v.vc.Replies
+	var lines, thisTrip []string
 	said := map[string]bool{} // a profile clause a note says already is said once
 	for _, n := range v.notes {
-		said[strings.ToLower(t.lex.second(n.text))] = true
+		said[strings.ToLower(t.sayNote(v.vc, n.text))] = true
 	}
-	if profile := slices.DeleteFunc(t.profileSay(withoutFields(v.profile, v.overrides)), func(p string) bool { return said[strings.ToLower(p)] }); len(profile) > 0 {
-		lines = append(lines, "- From your profile: "+strings.Join(profile, "; ")+".")
+	for _, p := range t.profileSay(v, withoutFields(v.profile, v.overrides)) {
+		if !said[strings.ToLower(p)] {
+			lines = append(lines, "- "+sentence(p))
+		}
 	}
-	lines = append(lines, overrideLines(v.overrides)...)
-	var thisTrip []string
+	for _, k := range slices.Sorted(maps.Keys(v.overrides)) {
+		lines = append(lines, "- "+pick(r["override"], map[string]string{"field": capitalise(strings.ReplaceAll(k, "_", " ")), "now": v.overrides[k][0], "old": v.overrides[k][1]}))
+	}
 	for _, n := range v.notes {
-		if line := "- " + capitalise(t.lex.second(n.text)) + "."; n.trip {
+		if line := "- " + sentence(t.sayNote(v.vc, n.text)); n.trip {
 			thisTrip = append(thisTrip, strings.Replace(line, " on this trip", "", 1))
 		} else {
 			lines = append(lines, line)
 		}
 	}
 	if len(thisTrip) > 0 {
-		lines = append(append(lines, "\nFor this trip only:\n"), thisTrip...) // a blank line around a list
+		lines = append(append(lines, "", pick(r["recall_trip"], nil), ""), thisTrip...) // a blank line around a list
 	}
 	switch {
-	case len(lines) > 1:
-		return strings.Join(lines, "\n") + "\n\n" + pick(r["recall_close"], nil)
+	case len(lines) > 0:
+		return pick(r["recall_lead"], nil) + "\n\n" + strings.Join(lines, "\n") + "\n\n" + pick(r["recall_close"], nil)
 	case firstName(v.profile) != "":
 		return pick(r["recall_name_only"], nil)
 	}
 	return pick(r["recall_empty"], nil)
 }
 
+// sayNote says a remembered note to the traveler: in the second person
+// when it is in English and so is the reply ("You prefer aisle seats"),
+// else quoted as written, since a note keeps the language it was said in.
+func (t *table) sayNote(vc *voice, text string) string {
+	if vc.lang == langEN && messageLanguage(text, langEN) == langEN {
+		return t.lex.second(text)
+	}
+	return "«" + strings.TrimSpace(text) + "»"
+}
+
+func (t *table) sayNotes(vc *voice, notes []memory.SaveNoteArgs) []string {
+	out := make([]string, len(notes))
+	for i, n := range notes {
+		out[i] = t.sayNote(vc, n.Text)
+	}
+	return out
+}
+
+// sentence capitalises s and ends it with a full stop, unless it is a quote.
+func sentence(s string) string {
+	if s = capitalise(s); !strings.HasSuffix(s, "»") && !strings.HasSuffix(s, ".") {
+		s += "."
+	}
+	return s
+}
+
 func capitalise(s string) string {
 	if s == "" {
 		return s
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	r := []rune(s)
+	return string(unicode.ToUpper(r[0])) + string(r[1:])
 }
 
-func joinAnd(items []string) string {
+// joinAnd joins items as the language lists them: "a, b and c".
+func (vc *voice) joinAnd(items []string) string {
 	if len(items) <= 1 {
 		return strings.Join(items, "")
 	}
-	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+	return strings.Join(items[:len(items)-1], ", ") + vc.And + items[len(items)-1]
 }

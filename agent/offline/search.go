@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"concierge/memory"
 	"concierge/memory/longchat"
@@ -14,24 +15,24 @@ import (
 // searchQuery returns the words to look for when the traveler asks about
 // something said earlier that is not in the messages in front of the
 // model; found is the message that answers it when it is in front. The
-// query is the question's content words, widened by the table's search
-// synonyms ("place" looks for hotels and restaurants too), with "I" kept
+// query is the question's content words, widened by the voice's search
+// synonyms ("place" looks for hotels and restaurants too), with "I" first
 // when the traveler asks what they said, so their own messages rank first.
 func (t *table) searchQuery(v *view) (query string, found *memory.Message) {
-	low := strings.ToLower(v.latest)
-	if !t.re["intents.earlier"].MatchString(low) || (!strings.Contains(low, "?") && !t.re["questions"].MatchString(low) && !t.re["intents.remind"].MatchString(low)) {
+	vc, low := v.vc, strings.ToLower(v.latest)
+	if !vc.is["earlier"].MatchString(low) || !vc.is["question"].MatchString(low) {
 		return "", nil
 	}
 	var words []string
-	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !('a' <= r && r <= 'z' || r == '\'' || r >= 0x80) }) {
-		if len(w) > 2 && !t.words["stopwords"][w] && !slices.Contains(words, w) {
+	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
+		if len([]rune(w)) > 2 && !vc.stop[w] && !slices.Contains(words, w) {
 			words = append(words, w)
 		}
 	}
 	if len(words) == 0 {
 		return "", nil
 	}
-	own := t.re["intents.own"].MatchString(low) // "the place I told you about" is a statement of theirs
+	own := vc.is["own"].MatchString(low) // "the place I told you about" is a statement of theirs
 	for i := len(v.front) - 1; i >= 0; i-- {
 		m := &v.front[i]
 		if own && (m.Role != memory.RoleUser || strings.HasSuffix(strings.TrimSpace(m.Content), "?")) {
@@ -42,17 +43,17 @@ func (t *table) searchQuery(v *view) (query string, found *memory.Message) {
 		}
 	}
 	var q []string
+	if own {
+		q = append(q, "I")
+	}
 	for _, w := range words { // a vague word gives way to what it stands for
-		if syn := t.file.Synonyms[w]; syn != nil {
+		if syn := vc.Synonyms[w]; syn != nil {
 			q = append(q, syn...)
 		} else {
 			q = append(q, w)
 		}
 	}
-	if own {
-		q = append([]string{"I"}, q...)
-	}
-	if t.re["intents.start"].MatchString(low) {
+	if vc.is["start"].MatchString(low) {
 		q = append(q, "start")
 	}
 	return strings.Join(q, " "), nil
@@ -102,21 +103,22 @@ func fragments(raw string) []longchat.Fragment {
 
 // answerEarlier quotes the fragment longchat.RankFragments puts first for
 // the query, the same ranking the server gives search results.
-func (t *table) answerEarlier(frags []longchat.Fragment, query string, pick func([]string, map[string]string) string) string {
+func (t *table) answerEarlier(v *view, frags []longchat.Fragment, query string) string {
+	r, pick := v.vc.Replies, v.picker(t)
 	ranked := longchat.RankFragments(query, frags, nil)
 	if len(ranked) == 0 {
-		return pick(t.file.Replies["earlier_missing"], nil)
+		return pick(r["earlier_missing"], nil)
 	}
 	f := ranked[0]
-	who := "you"
+	who := r["who_traveler"][0]
 	if f.Role == memory.RoleAssistant {
-		who = "I"
+		who = r["who_assistant"][0]
 	}
 	text := strings.Join(strings.Fields(f.Text), " ")
 	if r := []rune(text); len(r) > 240 {
 		text = string(r[:240]) + "…"
 	}
-	return pick(t.file.Replies["earlier_found"], map[string]string{"turn": strconv.Itoa(f.Turn), "who": who, "text": text})
+	return pick(r["earlier_found"], map[string]string{"turn": strconv.Itoa(f.Turn), "who": who, "text": text})
 }
 
 func btoi(b bool) int {

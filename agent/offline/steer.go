@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"maps"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -116,7 +115,8 @@ func contentWords(s string) []string {
 // afterForget words the results of this turn's forget calls, when they
 // are all the turn called.
 func (t *table) afterForget(v *view) (string, bool) {
-	var done, asked, missing []string
+	var done, asked []string
+	missing := 0
 	for _, c := range v.thisTurn {
 		if c.tc.Name != memory.ForgetToolName {
 			return "", false
@@ -128,22 +128,23 @@ func (t *table) afterForget(v *view) (string, bool) {
 		_ = json.Unmarshal([]byte(c.result), &r)
 		switch {
 		case r.OK:
-			done = append(done, t.lex.second(r.Text))
+			done = append(done, t.sayNote(v.vc, r.Text))
 		case r.Error == "needs_confirmation":
-			asked = append(asked, t.lex.second(r.Text))
+			asked = append(asked, t.sayNote(v.vc, r.Text))
 		default:
-			missing = append(missing, "x")
+			missing++
 		}
 	}
+	r, pick := v.vc.Replies, v.picker(t)
 	var out []string
 	if len(done) > 0 {
-		out = append(out, "Done: I've forgotten that "+joinAnd(done)+". If that was a mistake, press Undo.")
+		out = append(out, pick(r["forgot"], map[string]string{"facts": v.vc.joinAnd(done)}))
 	}
 	if len(asked) > 0 {
-		out = append(out, "That is a safety note: "+joinAnd(asked)+". Do you really want me to forget it? Say yes to confirm.")
+		out = append(out, pick(r["forget_confirm"], map[string]string{"facts": v.vc.joinAnd(asked)}))
 	}
-	if len(missing) > 0 && len(out) == 0 {
-		out = append(out, "I could not find that among what I remember; the memory page lists everything.")
+	if missing > 0 && len(out) == 0 {
+		out = append(out, pick(r["forget_missing"], nil))
 	}
 	return strings.Join(out, " "), len(out) > 0
 }
@@ -239,23 +240,7 @@ func readOverrides(instructions string) map[string][2]string {
 
 // withoutFields is the profile without the overridden fields.
 func withoutFields(p map[string]any, ov map[string][2]string) map[string]any {
-	if len(ov) == 0 {
-		return p
-	}
-	out := make(map[string]any, len(p))
-	for k, x := range p {
-		if _, gone := ov[k]; !gone {
-			out[k] = x
-		}
-	}
-	return out
-}
-
-// overrideLines state the overridden fields' current values for a recap.
-func overrideLines(ov map[string][2]string) []string {
-	var out []string
-	for _, k := range slices.Sorted(maps.Keys(ov)) {
-		out = append(out, "- "+capitalise(strings.ReplaceAll(k, "_", " "))+": "+ov[k][0]+" now (this overrides your profile, which says "+ov[k][1]+").")
-	}
+	out := maps.Clone(p)
+	maps.DeleteFunc(out, func(k string, _ any) bool { _, gone := ov[k]; return gone })
 	return out
 }

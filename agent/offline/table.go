@@ -13,26 +13,67 @@ import (
 //go:embed rules.yaml
 var rulesYAML []byte
 
+//go:embed gazetteer.yaml
+var gazetteerYAML []byte
+
+// voiceYAML are the reply files, by language (lang.go's codes).
+var voiceYAML = map[string][]byte{langEN: repliesEN, langES: repliesES, langRU: repliesRU}
+
+var (
+	//go:embed replies_en.yaml
+	repliesEN []byte
+	//go:embed replies_es.yaml
+	repliesES []byte
+	//go:embed replies_ru.yaml
+	repliesRU []byte
+)
+
 // tableFile is the typed part of rules.yaml; every other top-level string
 // is a pattern and every other list a word set.
 type tableFile struct {
-	Macros     map[string]string   `yaml:"macros"`
-	Rules      []ruleFile          `yaml:"rules"`
-	Topics     []topicFile         `yaml:"topics"`
+	Macros   map[string]string `yaml:"macros"`
+	Rules    []ruleFile        `yaml:"rules"`
+	PartySay map[string]string `yaml:"party_say"`
+	Plurals  map[string]string `yaml:"plurals"`
+	Requests []string          `yaml:"requests"`
+	Order    []string          `yaml:"order"`
+}
+
+// voiceFile is one language's replies_*.yaml: what the model says and the
+// questions it recognises in that language.
+type voiceFile struct {
+	Intents    map[string]string   `yaml:"intents"`
+	Stopwords  []string            `yaml:"stopwords"`
+	Synonyms   map[string][]string `yaml:"search_synonyms"`
+	Date       string              `yaml:"date"`
+	And        string              `yaml:"and"`
+	Months     []string            `yaml:"months"`
 	Replies    map[string][]string `yaml:"replies"`
+	Labels     map[string]string   `yaml:"trip_labels"`
 	Ask        map[string][]string `yaml:"ask"`
 	Holes      map[string]string   `yaml:"placeholders"`
 	Summary    map[string]string   `yaml:"summary"`
-	Plurals    map[string]string   `yaml:"plurals"`
-	Requests   []string            `yaml:"requests"`
-	SearchTool string              `yaml:"search_tool"`
-	Synonyms   map[string][]string `yaml:"search_synonyms"`
-	Answers    []answerFile        `yaml:"answers"`
-	Phrases    map[string]string   `yaml:"phrases"`
-	Gazetteer  map[string][]string `yaml:"gazetteer"`
-	Order      []string            `yaml:"order"`
-	Needs      map[string]string   `yaml:"needs"`
 	ProfileSay map[string]string   `yaml:"profile_say"`
+	Phrases    map[string]string   `yaml:"phrases"`
+	Values     map[string]string   `yaml:"values"`
+	Answers    []answerFile        `yaml:"answers"`
+	Topics     []topicFile         `yaml:"topics"`
+}
+
+// voice is one compiled voiceFile.
+type voice struct {
+	voiceFile
+	lang    string
+	is      map[string]*pattern // the intents
+	stop    map[string]bool
+	answers []answer
+	topics  []topic
+}
+
+// place is one gazetteer entry: its names and what it has.
+type place struct {
+	Names []string `yaml:"names"`
+	Has   []string `yaml:"has"`
 }
 
 type ruleFile struct {
@@ -46,6 +87,7 @@ type ruleFile struct {
 type topicFile struct {
 	Name, Match, Uses    string
 	Lead, Options, Close []string
+	ByPlace              map[string][]string `yaml:"by_place"`
 }
 
 // rule is one compiled capture rule.
@@ -65,23 +107,30 @@ type topic struct {
 type table struct {
 	file     tableFile
 	rules    []rule
-	topics   []topic
 	requests []*pattern
 	re       map[string]*pattern        // by key; nested keys as "trip.dates"
 	words    map[string]map[string]bool // by key
 	lex      *lexicon                   // the clause reader's words
-	answers  []answer
-	needs    map[string]*pattern // what an option needs of a place, by gazetteer feature
+	voices   map[string]*voice          // by language
+	places   []place
 }
 
 // patterns lists every pattern the engine reads, so a table missing one
 // fails to load instead of failing mid-conversation.
 var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless", "hypothetical", "pointing", "book_object", "vague_object", "near", "questions", "want_forms",
-	"fillers", "choosing", "remember", "list_stop", "clause_breaks", "first_subject", "other_subject", "safety_notes", "food", "trip.destination",
-	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.recall", "intents.earlier", "intents.remind", "intents.own", "intents.start", "intents.table",
-	"intents.greeting", "intents.thanks", "intents.change", "intents.new_destination"}
+	"fillers", "choosing", "remember", "list_stop", "clause_breaks", "first_subject", "other_subject", "safety_notes", "trip.destination",
+	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.change", "intents.new_destination"}
 
-var typed = map[string]bool{"macros": true, "rules": true, "topics": true, "replies": true, "ask": true, "placeholders": true, "summary": true, "plurals": true, "requests": true, "search_tool": true, "search_synonyms": true, "answers": true, "phrases": true, "gazetteer": true, "needs": true, "order": true, "profile_say": true}
+// intents, replies and placeholders every voice has, so a reply file
+// missing one fails to load.
+var (
+	voiceIntents = []string{"recall", "greeting", "thanks", "table", "food", "earlier", "question", "own", "start"}
+	voiceReplies = []string{"hello", "greeting", "thanks", "fallback", "instruction", "sensitive", "other_person", "acknowledge", "already_known", "saved", "saved_trip",
+		"refused", "safety", "trip_ready", "trip_next", "trip_ack", "prefs", "illustrative", "recall_empty", "recall_name_only", "recall_lead", "recall_trip",
+		"recall_close", "override", "earlier_found", "earlier_missing", "who_traveler", "who_assistant", "forgot", "forget_confirm", "forget_missing", "unsupported", "trip_line", "table_head"}
+)
+
+var typed = map[string]bool{"macros": true, "rules": true, "party_say": true, "plurals": true, "requests": true, "order": true}
 
 // loadTable parses and compiles a table.
 func loadTable(raw []byte) (*table, error) {
@@ -140,15 +189,43 @@ func loadTable(raw []byte) (*table, error) {
 		}
 		t.rules = append(t.rules, r)
 	}
-	for _, tf := range t.file.Topics {
-		t.topics = append(t.topics, topic{topicFile: tf, re: compile(tf.Match), uses: compile(tf.Uses)})
+	if e := yaml.Unmarshal(gazetteerYAML, &t.places); e != nil {
+		return nil, fmt.Errorf("offline gazetteer: %w", e)
 	}
-	t.needs = map[string]*pattern{}
-	for feature, expr := range t.file.Needs {
-		t.needs[feature] = compile(expr)
+	for _, p := range t.places {
+		for i, n := range p.Names {
+			p.Names[i] = strings.ToLower(n) // matched against a lower-cased destination
+		}
 	}
-	for _, af := range t.file.Answers {
-		t.answers = append(t.answers, answer{answerFile: af, re: compile(af.Match), notes: compile(af.Notes)})
+	t.voices = map[string]*voice{}
+	for lang, raw := range voiceYAML {
+		vc := &voice{lang: lang, is: map[string]*pattern{}, stop: map[string]bool{}}
+		if e := yaml.Unmarshal(raw, &vc.voiceFile); e != nil {
+			return nil, fmt.Errorf("offline replies %s: %w", lang, e)
+		}
+		for _, k := range voiceIntents {
+			if vc.is[k] = compile(vc.Intents[k]); vc.is[k] == nil && err == nil {
+				err = fmt.Errorf("offline replies %s: no intent %q", lang, k)
+			}
+		}
+		for _, k := range voiceReplies {
+			if len(vc.Replies[k]) == 0 && err == nil {
+				err = fmt.Errorf("offline replies %s: no reply %q", lang, k)
+			}
+		}
+		if len(vc.Months) != 12 && err == nil {
+			err = fmt.Errorf("offline replies %s: want 12 months", lang)
+		}
+		for _, w := range vc.Stopwords {
+			vc.stop[w] = true
+		}
+		for _, tf := range vc.Topics {
+			vc.topics = append(vc.topics, topic{topicFile: tf, re: compile(tf.Match), uses: compile(tf.Uses)})
+		}
+		for _, af := range vc.Answers {
+			vc.answers = append(vc.answers, answer{answerFile: af, re: compile(af.Match), notes: compile(af.Notes)})
+		}
+		t.voices[lang] = vc
 	}
 	for _, r := range t.file.Requests {
 		t.requests = append(t.requests, compile(r))

@@ -93,7 +93,7 @@ func (t *table) tripArgs(v *view) map[string]any {
 	if !v.tools[memory.UpdateTripToolName] {
 		return nil
 	}
-	tr := parseTrip(v.prevReply)
+	tr := t.parseTrip(v.prevReply)
 	v.trips.seed(tr)
 	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
 	args := map[string]any{}
@@ -112,7 +112,7 @@ func (t *table) tripArgs(v *view) map[string]any {
 				return t.fill(map[string]any{"trip": o.handle}, trip{}, v)
 			}
 			added = append(added, "all") // a "no": the trip said so far is a new one
-		} else if o != nil && (len(added) > 0 || t.topicOf(strings.ToLower(v.latest), true) != nil) {
+		} else if o != nil && (len(added) > 0 || v.vc.topicOf(strings.ToLower(v.latest), true) != nil) {
 			return nil // ask first (continueQuestion)
 		}
 	}
@@ -136,7 +136,7 @@ func (t *table) continueQuestion(v *view) string {
 		}
 	}
 	tr := trip{}
-	if len(t.updateTrip(tr, v.latest, "")) == 0 && t.topicOf(strings.ToLower(v.latest), true) == nil {
+	if len(t.updateTrip(tr, v.latest, "")) == 0 && v.vc.topicOf(strings.ToLower(v.latest), true) == nil {
 		return ""
 	}
 	return q

@@ -1,0 +1,159 @@
+package offline
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"concierge/agent"
+	"concierge/memory"
+	"concierge/memory/longchat"
+)
+
+// TestRepliesInTheTravelersLanguage: a message is answered in its own
+// language from that language's reply file; a script the model does not
+// read gets an English reply naming the languages it speaks, and nothing
+// is taken from it.
+func TestRepliesInTheTravelersLanguage(t *testing.T) {
+	tests := []struct {
+		name, instructions, say string
+		want, notWant           []string
+	}{
+		{"es recall", johnInstructions, "Hola, ¿qué sabes de mí?", []string{"Esto es lo que sé de ti, John:", "- Vives en San Francisco.", "- Prefieres asientos de pasillo."}, []string{"Here's what", "You live"}},
+		{"es visa unknown", priyaInstructions, "¿Necesito visado para ir?", []string{"No tengo tus visados registrados"}, []string{"I don't"}},
+		{"es table", priyaInstructions, "Quiero comparar hoteles en una tabla.", []string{"| Opción | Ventajas e inconvenientes |", "\n\n(", "?"}, []string{"Option", "Illustrative"}},
+		{"es thanks", priyaInstructions, "¡Muchas gracias!", []string{"Priya"}, []string{"welcome", "Glad"}},
+		{"ru recall", johnInstructions, "Что вы обо мне знаете?", []string{"Вот что я о вас знаю, John:", "- Вы предпочитаете места у прохода."}, []string{"Here's what"}},
+		{"ru seat", johnInstructions, "Какое место мне выбрать в самолёте?", []string{"Насколько я знаю"}, []string{"Going by"}},
+		{"ru options", priyaInstructions, "Покажите варианты отелей", []string{"\n\n- ", "\n\n(Это"}, []string{"Here are", "Illustrative"}},
+		{"ru trip word is not a train", priyaInstructions, "Привет! Я планирую поездку.", []string{", Priya"}, []string{"такси"}},
+		{"chinese", priyaInstructions, "我是素食者，想去东京", []string{"English, Spanish and Russian"}, []string{"Trip so far"}},
+		{"arabic", priyaInstructions, "أنا نباتي وأريد السفر إلى باريس", []string{"English, Spanish and Russian"}, nil},
+		{"hindi", priyaInstructions, "मैं शाकाहारी हूँ और पेरिस जाना चाहता हूँ", []string{"English, Spanish and Russian"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := complete(t, agent.Request{Instructions: tt.instructions, Messages: []memory.Message{user(tt.say)},
+				Tools: []memory.Tool{saveTool, {Name: memory.UpdateTripToolName}, {Name: memory.SearchToolName}}})
+			if len(resp.ToolCalls) != 0 {
+				t.Errorf("%q: tool calls %+v, want a reply only", tt.say, resp.ToolCalls)
+			}
+			checkReply(t, resp.Content, tt.want, tt.notWant)
+		})
+	}
+}
+
+// TestVoicesSayTheSameThings: every language's reply file has what the
+// English one has — the same replies, questions, placeholders, profile
+// phrases, answers and topics — so no reply falls back to a gap.
+func TestVoicesSayTheSameThings(t *testing.T) {
+	en := model.table.voices[langEN]
+	names := func(vc *voice) (topics, answers []string) {
+		for _, tp := range vc.topics {
+			topics = append(topics, tp.Name+" "+strings.Join(slices.Sorted(maps.Keys(tp.ByPlace)), ","))
+		}
+		for _, a := range vc.answers {
+			answers = append(answers, a.Name+" "+strings.Join(a.Keys, ","))
+		}
+		return topics, answers
+	}
+	enTopics, enAnswers := names(en)
+	for _, lang := range []string{langES, langRU} {
+		vc := model.table.voices[lang]
+		for what, keys := range map[string][2][]string{
+			"replies":      {slices.Sorted(maps.Keys(en.Replies)), slices.Sorted(maps.Keys(vc.Replies))},
+			"ask":          {slices.Sorted(maps.Keys(en.Ask)), slices.Sorted(maps.Keys(vc.Ask))},
+			"placeholders": {slices.Sorted(maps.Keys(en.Holes)), slices.Sorted(maps.Keys(vc.Holes))},
+			"summary":      {slices.Sorted(maps.Keys(en.Summary)), slices.Sorted(maps.Keys(vc.Summary))},
+			"trip_labels":  {slices.Sorted(maps.Keys(en.Labels)), slices.Sorted(maps.Keys(vc.Labels))},
+			"profile_say":  {slices.Sorted(maps.Keys(en.ProfileSay)), slices.Sorted(maps.Keys(vc.ProfileSay))},
+			"phrases":      {slices.Sorted(maps.Keys(en.Phrases)), slices.Sorted(maps.Keys(vc.Phrases))},
+		} {
+			if !slices.Equal(keys[0], keys[1]) {
+				t.Errorf("%s %s = %v, want %v", lang, what, keys[1], keys[0])
+			}
+		}
+		topics, answers := names(vc)
+		if !slices.Equal(topics, enTopics) || !slices.Equal(answers, enAnswers) {
+			t.Errorf("%s topics %v answers %v, want %v and %v", lang, topics, answers, enTopics, enAnswers)
+		}
+	}
+}
+
+// TestTripLineRoundTrip: the trip line says dates for people in each
+// language and is read back, dates in the TRIP block's ISO form.
+func TestTripLineRoundTrip(t *testing.T) {
+	tr := trip{"to": "Lisbon", "dates": "2027-05-01 to 2027-05-31", "travellers": "just you"}
+	for lang, vc := range model.table.voices {
+		line := vc.line(tr)
+		if strings.Contains(line, "2027-05") || !strings.Contains(line, "2027") {
+			t.Errorf("%s trip line %q, want dates for people", lang, line)
+		}
+		if got := model.table.parseTrip("Some reply.\n\n" + line); !maps.Equal(got, tr) {
+			t.Errorf("%s: parseTrip(%q) = %v, want %v", lang, line, got, tr)
+		}
+	}
+}
+
+// TestOptionsFitThePlace: a place the gazetteer knows gets the options its
+// features allow and no others, in any language's spelling of its name.
+func TestOptionsFitThePlace(t *testing.T) {
+	for _, tt := range []struct {
+		lang, to    string
+		want, never string
+	}{
+		{langEN, "Rome", "old town", "beach"},
+		{langEN, "Lisbon", "beachfront", "financial district"},
+		{langEN, "Tokyo", "financial district", "beach"},
+		{langES, "Roma", "casco antiguo", "playa"},
+		{langRU, "Риме", "старом городе", "пляж"},
+	} {
+		vc := model.table.voices[tt.lang]
+		hotel := vc.topicOf(map[string]string{langEN: "hotels", langES: "hoteles", langRU: "отели"}[tt.lang], true)
+		got := strings.Join(model.table.fitPlace(hotel, tt.to), "\n")
+		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.never) {
+			t.Errorf("%s hotels in %s:\n%s\nwant %q, never %q", tt.lang, tt.to, got, tt.want, tt.never)
+		}
+	}
+}
+
+// TestAskedOnceInAnyLanguage: a question asked in English is not asked
+// again when the traveler goes on in Spanish or Russian.
+func TestAskedOnceInAnyLanguage(t *testing.T) {
+	c := newChat(t, memory.State{Profile: memory.Profile{"name": "Priya", "home_city": "Pune"}})
+	first := c.say("I'm planning a trip to Lisbon in May.")
+	if !said(first, model.table.voices[langEN].Ask["travellers"]) {
+		t.Fatalf("first reply %q, want the travellers question", first)
+	}
+	for _, msg := range []string{"Muéstrame algunos hoteles, por favor.", "Покажите варианты отелей", "¿Y dónde comer?"} {
+		reply := c.say(msg)
+		for lang, vc := range model.table.voices {
+			if said(reply, vc.Ask["travellers"]) {
+				t.Errorf("%q answered %q, which asks who travels again (%s)", msg, reply, lang)
+			}
+		}
+	}
+}
+
+// TestRecallQuestionsInEachLanguage: "which hotel did I say I liked?" in
+// Spanish and Russian becomes a search of its content words, and the
+// found fragment is quoted with its turn in the question's language.
+func TestRecallQuestionsInEachLanguage(t *testing.T) {
+	search := longchat.SearchTool()
+	for _, tt := range []struct{ ask, term, found string }{
+		{"¿Qué hotel te dije antes que me gustó?", "hotel", "turno 2"},
+		{"Какой отель я раньше говорил, что мне понравился?", "отель", " 2"},
+	} {
+		window := []memory.Message{{Role: memory.RoleUser, Content: tt.ask, Turn: 31}}
+		resp := complete(t, agent.Request{Instructions: priyaInstructions, Messages: window, Tools: []memory.Tool{saveTool, search}})
+		if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Name != memory.SearchToolName || !strings.Contains(resp.ToolCalls[0].Arguments, tt.term) {
+			t.Fatalf("%q: got %+v, want a search for %q", tt.ask, resp, tt.term)
+		}
+		result := longchat.SearchResult([]longchat.Fragment{{Turn: 2, Role: memory.RoleUser, Text: "Casa Amora " + tt.term}})
+		msgs := append(window, memory.Message{Role: memory.RoleAssistant, ToolCalls: resp.ToolCalls},
+			memory.Message{Role: memory.RoleTool, ToolCallID: resp.ToolCalls[0].ID, Content: result})
+		answer := complete(t, agent.Request{Instructions: priyaInstructions, Messages: msgs, Tools: []memory.Tool{saveTool, search}})
+		checkReply(t, answer.Content, []string{"Casa Amora", tt.found}, []string{"Earlier", "said"})
+	}
+}
