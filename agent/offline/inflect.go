@@ -604,3 +604,28 @@ func lowerFirst(s string) string {
 	}
 	return string(unicode.ToLower(r)) + s[n:]
 }
+
+// withoutTripSuffix takes the "on this trip" ending off a trip note, in
+// whichever language it was written, for lists already headed as this
+// trip's.
+func withoutTripSuffix(note string) string {
+	body, dot := strings.CutSuffix(note, ".")
+	for _, suffix := range tripSuffixes() {
+		if rest, ok := strings.CutSuffix(body, " "+suffix); ok {
+			if dot {
+				return rest + "."
+			}
+			return rest
+		}
+	}
+	return note
+}
+
+// tripSuffixes are the trip-note endings of every language the model reads.
+var tripSuffixes = sync.OnceValue(func() []string {
+	out := []string{"on this trip"}
+	for _, lang := range []string{langES, langRU} {
+		out = append(out, inflectedLexicons()[lang].TripSuffix)
+	}
+	return out
+})

@@ -35,3 +35,16 @@ func TestMessageLanguageShort(t *testing.T) {
 		}
 	}
 }
+
+func TestWithoutTripSuffix(t *testing.T) {
+	for in, want := range map[string]string{
+		"Wants a window seat on this trip.":          "Wants a window seat.",
+		"Quiere un hotel con piscina en este viaje.": "Quiere un hotel con piscina.",
+		"Хочет номер с видом в этой поездке.":        "Хочет номер с видом.",
+		"Prefers aisle seats.":                       "Prefers aisle seats.",
+	} {
+		if got := withoutTripSuffix(in); got != want {
+			t.Errorf("withoutTripSuffix(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -153,7 +153,7 @@ func (t *table) afterTools(v *view) string {
 			case refused(c.result):
 				refusedCount++
 			case args.Scope == memory.ScopeThisTrip:
-				forTrip = append(forTrip, strings.Replace(t.sayNote(v.vc, args.Text), " on this trip", "", 1))
+				forTrip = append(forTrip, t.sayNote(v.vc, withoutTripSuffix(args.Text)))
 			default:
 				saved = append(saved, t.sayNote(v.vc, args.Text))
 			}

@@ -461,10 +461,10 @@ func (t *table) recall(v *view, pick func([]string, map[string]string) string) s
 		lines = append(lines, "- "+pick(r["override"], map[string]string{"field": capitalise(strings.ReplaceAll(k, "_", " ")), "now": v.overrides[k][0], "old": v.overrides[k][1]}))
 	}
 	for _, n := range v.notes {
-		if line := "- " + sentence(t.sayNote(v.vc, n.text)); n.trip {
-			thisTrip = append(thisTrip, strings.Replace(line, " on this trip", "", 1))
+		if n.trip {
+			thisTrip = append(thisTrip, "- "+sentence(t.sayNote(v.vc, withoutTripSuffix(n.text))))
 		} else {
-			lines = append(lines, line)
+			lines = append(lines, "- "+sentence(t.sayNote(v.vc, n.text)))
 		}
 	}
 	if len(thisTrip) > 0 {
