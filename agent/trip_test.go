@@ -211,3 +211,40 @@ func TestOpenAIUpdateTrip(t *testing.T) {
 		})
 	}
 }
+
+// TestContinueTripInSpanish: with one planning trip, a Spanish message about
+// a trip is asked, in Spanish, whether it is that trip; "sí" puts the
+// conversation on it.
+func TestContinueTripInSpanish(t *testing.T) {
+	s := dbtest.SQLite(t)
+	now := time.Date(2027, 4, 20, 10, 0, 0, 0, time.UTC)
+	s.Now = func() time.Time { return now }
+	if _, err := s.SeedDemo(ctx, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	u, _ := s.UserByEmail(ctx, "priya@example.com")
+	a := agent.New(agent.DefaultConfig("gpt-4o-mini"), s, offline.New(nil), quietLog())
+	a.SetClock(s.Now)
+	c1, _ := s.CreateChatSession(ctx, u.ID)
+	if _, err := a.Turn(ctx, c1.ID, "I'm planning a trip to Lisbon from 3 to 9 May.", nil); err != nil {
+		t.Fatal(err)
+	}
+	open, _ := s.OpenTrips(ctx, u.ID)
+	if len(open) != 1 {
+		t.Fatalf("open trips = %+v, want Lisbon", open)
+	}
+	c2, _ := s.CreateChatSession(ctx, u.ID)
+	res, err := a.Turn(ctx, c2.ID, "Quiero un hotel con piscina para el viaje.", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Reply, "¿Se trata de tu viaje a Lisbon?") {
+		t.Fatalf("the Spanish message was not asked about the Lisbon trip in Spanish: %q", res.Reply)
+	}
+	if _, err := a.Turn(ctx, c2.ID, "Sí, claro.", nil); err != nil {
+		t.Fatal(err)
+	}
+	if cs, _ := s.ChatSessionByID(ctx, c2.ID); cs.TripID != open[0].ID {
+		t.Fatalf("after «sí» the conversation is on trip %q, want %q", cs.TripID, open[0].ID)
+	}
+}

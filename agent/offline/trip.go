@@ -26,14 +26,10 @@ var (
 	reTripHead = regexp.MustCompile(`(?m)^TRIP(?: \[t\d+\])? \(this conversation's trip\): ([^,(\n]+)(?:, (\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d))?`)
 	reOpenTrip = regexp.MustCompile(`\[(t\d+)\] ([^,(;]+?)(?:,[^;(]*)? \((\w+)\)`)
 	reToday    = regexp.MustCompile(`Today is (\d{4}-\d\d-\d\d)\.`)
-	reYes      = regexp.MustCompile(`(?i)^\W*(?:yes|yeah|yep|sure|correct|right|exactly|it is|that's it|sí|si|да)\b`)
+	reYes      = regexp.MustCompile(`(?i)^[^\p{L}]*(?:yes|yeah|yep|sure|correct|right|exactly|it is|that's it|sí|si|claro|exacto|да|верно|именно)(?:$|[^\p{L}])`)
 	reMonthDay = regexp.MustCompile(`(?i)\b(?:(\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2})(?:st|nd|rd|th)?)? (?:of )?)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?: (\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2}))?)?\b`)
 	months     = "janfebmaraprmayjunjulaugsepoctnovdec"
 )
-
-// continueAsk is the one question asked when the traveler has a single
-// planning trip and a conversation without one starts on a trip.
-const continueAsk = "Is this about your %s trip?"
 
 // readTrips reads the trip lines of the <memories> block.
 func readTrips(instructions string) tripInfo {
@@ -107,7 +103,7 @@ func (t *table) tripArgs(v *view) map[string]any {
 		if o := v.trips.named(v.latest); o != nil {
 			delete(tr, "to")
 			args["trip"] = o.handle
-		} else if o := v.trips.single(); o != nil && strings.Contains(v.prevReply, strings.Replace(continueAsk, "%s", o.dest, 1)) {
+		} else if o := v.trips.single(); o != nil && t.askedContinue(v.prevReply, o.dest) {
 			if reYes.MatchString(v.latest) {
 				return t.fill(map[string]any{"trip": o.handle}, trip{}, v)
 			}
@@ -122,19 +118,20 @@ func (t *table) tripArgs(v *view) map[string]any {
 	return t.fill(args, tr, v)
 }
 
-// continueQuestion is the question to ask once instead of the reply's own,
-// when the conversation may continue the one planning trip.
+// continueQuestion is the question to ask once instead of the reply's own
+// (ask.continue in the reply files), when the traveler has a single planning
+// trip and a conversation without one starts on a trip.
 func (t *table) continueQuestion(v *view) string {
 	o := v.trips.single()
 	if o == nil || v.trips.attached || !v.tools[memory.UpdateTripToolName] || v.trips.named(v.latest) != nil {
 		return ""
 	}
-	q := strings.Replace(continueAsk, "%s", o.dest, 1)
 	for _, m := range v.front {
-		if m.Role == memory.RoleAssistant && strings.Contains(m.Content, q) {
+		if m.Role == memory.RoleAssistant && t.askedContinue(m.Content, o.dest) {
 			return ""
 		}
 	}
+	q := strings.Replace(v.vc.Ask["continue"][0], "{to}", o.dest, 1)
 	tr := trip{}
 	if len(t.updateTrip(tr, v.latest, "")) == 0 && v.vc.topicOf(strings.ToLower(v.latest), true) == nil {
 		return ""
@@ -311,4 +308,17 @@ func (lx *inflected) nominative(name string) string {
 		}
 	}
 	return name
+}
+
+// askedContinue reports whether reply asked, in any language, whether the
+// conversation continues the trip to dest.
+func (t *table) askedContinue(reply, dest string) bool {
+	for _, vc := range t.voices {
+		for _, q := range vc.Ask["continue"] {
+			if strings.Contains(reply, strings.Replace(q, "{to}", dest, 1)) {
+				return true
+			}
+		}
+	}
+	return false
 }
