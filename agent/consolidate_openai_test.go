@@ -13,6 +13,7 @@ import (
 	"concierge/agent/openai"
 	"concierge/agent/openai/fakeopenai"
 	"concierge/memory"
+	"concierge/memory/consolidate"
 	"concierge/memory/longchat"
 	"concierge/models"
 )
@@ -182,7 +183,7 @@ func runJob(t *testing.T, store *models.Store, sid string, completer memory.Comp
 	return r
 }
 
-func reportDecision(t *testing.T, r models.ReportJSON, id string) memory.Decision {
+func reportDecision(t *testing.T, r models.ReportJSON, id string) consolidate.Decision {
 	t.Helper()
 	for _, d := range r.Decisions {
 		if d.Note.ID == id {
@@ -190,7 +191,7 @@ func reportDecision(t *testing.T, r models.ReportJSON, id string) memory.Decisio
 		}
 	}
 	t.Fatalf("no decision for %s in %+v", id, r.Decisions)
-	return memory.Decision{}
+	return consolidate.Decision{}
 }
 
 // TestOpenAIConsolidationByDecisions: with 150 global notes the model is
@@ -236,14 +237,14 @@ func TestOpenAIConsolidationByDecisions(t *testing.T) {
 		t.Error("unrelated notes were sent")
 	}
 
-	if rep.Engine != memory.EngineModel || !strings.Contains(rep.FallbackReason, "1 of 3") {
+	if rep.Engine != consolidate.EngineModel || !strings.Contains(rep.FallbackReason, "1 of 3") {
 		t.Errorf("engine %s, fallback %q; want the model with one note falling back", rep.Engine, rep.FallbackReason)
 	}
 	for name, want := range map[string]struct{ action, engine string }{
-		"window": {memory.ActionPromoted, memory.EngineModel},
-		"aisle":  {memory.ActionSuperseded, memory.EngineModel},
-		"trip":   {memory.ActionDroppedTrip, memory.EngineModel},
-		"veg":    {memory.ActionPromoted, memory.EngineRules},
+		"window": {consolidate.ActionPromoted, consolidate.EngineModel},
+		"aisle":  {consolidate.ActionSuperseded, consolidate.EngineModel},
+		"trip":   {consolidate.ActionDroppedTrip, consolidate.EngineModel},
+		"veg":    {consolidate.ActionPromoted, consolidate.EngineRules},
 	} {
 		d := reportDecision(t, rep, ids[name])
 		if d.Action != want.action || d.Engine != want.engine {
@@ -320,7 +321,7 @@ func TestOpenAIConsolidationWithoutJSONSchema(t *testing.T) {
 		t.Errorf("response formats %v, want %v", formats, want)
 	}
 	for i, rep := range []models.ReportJSON{first, next} {
-		if rep.Engine != memory.EngineModel || rep.FallbackReason != "" || len(rep.Decisions) != 1 || rep.Decisions[0].Engine != memory.EngineModel {
+		if rep.Engine != consolidate.EngineModel || rep.FallbackReason != "" || len(rep.Decisions) != 1 || rep.Decisions[0].Engine != consolidate.EngineModel {
 			t.Errorf("consolidation %d: engine %s (%q), decisions %+v; want the model's", i, rep.Engine, rep.FallbackReason, rep.Decisions)
 		}
 	}

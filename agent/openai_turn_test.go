@@ -10,6 +10,7 @@ import (
 	"concierge/agent/openai"
 	"concierge/agent/openai/fakeopenai"
 	"concierge/memory"
+	"concierge/memory/consolidate"
 	"concierge/models"
 )
 
@@ -182,7 +183,7 @@ func TestOpenAIConsolidationInventionFallsBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Engine != memory.EngineRules || rep.FallbackReason == "" {
+	if rep.Engine != consolidate.EngineRules || rep.FallbackReason == "" {
 		t.Errorf("engine %s fallback %q; want the rules engine with a reason", rep.Engine, rep.FallbackReason)
 	}
 	global, _ := store.GlobalNotes(ctx, mustJohn(t, store))

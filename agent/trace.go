@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"concierge/memory"
+	"concierge/memory/consolidate"
 	"concierge/models"
 )
 
@@ -202,13 +203,13 @@ func (a *Agent) startTool(ctx context.Context, call memory.ToolCall) (context.Co
 
 // startJob begins the span of one consolidation job; end closes it with
 // the result's engine and counts, or the failure.
-func (w *Worker) startJob(ctx context.Context, job *models.ConsolidationJob) (context.Context, func(res memory.Result, tries int, err error)) {
+func (w *Worker) startJob(ctx context.Context, job *models.ConsolidationJob) (context.Context, func(res consolidate.Result, tries int, err error)) {
 	if w.tracer == nil {
-		return ctx, func(memory.Result, int, error) {}
+		return ctx, func(consolidate.Result, int, error) {}
 	}
 	ctx, span := w.tracer.Start(ctx, "consolidate", trace.WithAttributes(attribute.String("concierge.job_id", job.ID),
 		semconv.GenAIConversationID(job.SessionID), attribute.Int("concierge.attempt", job.Attempts)))
-	return ctx, func(res memory.Result, tries int, err error) {
+	return ctx, func(res consolidate.Result, tries int, err error) {
 		span.SetAttributes(attribute.Int("concierge.tries", tries))
 		if err != nil {
 			kind := FailStore

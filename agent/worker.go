@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"concierge/memory"
+	"concierge/memory/consolidate"
 	"concierge/models"
 )
 
@@ -170,14 +171,14 @@ func (w *Worker) RunOnce(ctx context.Context) bool {
 	start := time.Now()
 	ctx, endSpan := w.startJob(ctx, job)
 	jctx, stop := w.heartbeat(ctx, job)
-	var res memory.Result
+	var res consolidate.Result
 	tries := 0
 	defer func() { endSpan(res, tries, err) }()
 	for {
 		tries++
 		if tries > optimisticTries {
-			_, res, err = w.store.Notes(memory.Limits{}).ApplyConsolidationLocked(jctx, job, w.cfg.ID, func(global, session []memory.Note) memory.Result {
-				return memory.ConsolidateRules(global, session, w.options())
+			_, res, err = w.store.Notes(memory.Limits{}).ApplyConsolidationLocked(jctx, job, w.cfg.ID, func(global, session []memory.Note) consolidate.Result {
+				return consolidate.ByRules(global, session, w.options())
 			})
 			break
 		}
@@ -234,27 +235,27 @@ func (w *Worker) heartbeat(ctx context.Context, job *models.ConsolidationJob) (c
 // computes the result with no transaction open (the model may take
 // seconds). The version goes to ApplyConsolidation, which applies only if
 // it is unchanged.
-func (w *Worker) consolidate(ctx context.Context, job *models.ConsolidationJob) (memory.Result, int64, error) {
+func (w *Worker) consolidate(ctx context.Context, job *models.ConsolidationJob) (consolidate.Result, int64, error) {
 	version, err := w.store.MemoryVersion(ctx, job.UserID)
 	if err != nil {
-		return memory.Result{}, 0, err
+		return consolidate.Result{}, 0, err
 	}
 	global, err := w.store.GlobalNotes(ctx, job.UserID)
 	if err != nil {
-		return memory.Result{}, 0, err
+		return consolidate.Result{}, 0, err
 	}
 	session, err := w.store.SessionNotes(ctx, job.SessionID)
 	if err != nil {
-		return memory.Result{}, 0, err
+		return consolidate.Result{}, 0, err
 	}
 	if w.completer != nil && len(session) > 0 {
-		return memory.ConsolidateWithModel(ctx, w.completer, global, session, w.options()), version, nil
+		return consolidate.WithModel(ctx, w.completer, global, session, w.options()), version, nil
 	}
-	return memory.ConsolidateRules(global, session, w.options()), version, nil
+	return consolidate.ByRules(global, session, w.options()), version, nil
 }
 
-func (w *Worker) options() memory.ConsolidateOptions {
-	return memory.ConsolidateOptions{Today: w.now().UTC().Format(memory.DateLayout), MaxGlobalNotes: w.cfg.MaxGlobalNotes, NewID: models.NewID}
+func (w *Worker) options() consolidate.Options {
+	return consolidate.Options{Today: w.now().UTC().Format(memory.DateLayout), MaxGlobalNotes: w.cfg.MaxGlobalNotes, NewID: models.NewID}
 }
 
 func (w *Worker) sweepLoop(ctx context.Context) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"concierge/memory"
+	"concierge/memory/consolidate"
 	"concierge/models"
 	"concierge/views"
 )
@@ -146,34 +147,34 @@ func fillOutcome(out *views.ChatOutcome, report string, notes []models.Note) err
 		case !fromSession[d.Note.ID]:
 			// An older global note the run replaced or forgot.
 			switch d.Action {
-			case memory.ActionSuperseded:
+			case consolidate.ActionSuperseded:
 				line.Detail = "replaced"
 				if into != "" {
 					line.Detail = "replaced by “" + into + "”"
 				}
 				out.Merged = append(out.Merged, line)
-			case memory.ActionExpired:
+			case consolidate.ActionExpired:
 				line.Detail = "forgotten: it had expired"
 				out.NotStored = append(out.NotStored, line)
-			case memory.ActionPruned:
+			case consolidate.ActionPruned:
 				line.Detail = "forgotten: too many notes, this was the stalest"
 				out.NotStored = append(out.NotStored, line)
 			}
-		case d.Action == memory.ActionPromoted:
+		case d.Action == consolidate.ActionPromoted:
 			out.Added = append(out.Added, line)
-		case d.Action == memory.ActionMerged:
+		case d.Action == consolidate.ActionMerged:
 			if into != "" {
 				line.Detail = "merged with “" + into + "”"
 			} else {
 				line.Detail = "already known"
 			}
 			out.Merged = append(out.Merged, line)
-		case d.Action == memory.ActionDroppedDuplicate:
+		case d.Action == consolidate.ActionDroppedDuplicate:
 			line.Detail = "said twice, kept once"
 			out.Merged = append(out.Merged, line)
-		case d.Action == memory.ActionDroppedTrip:
+		case d.Action == consolidate.ActionDroppedTrip:
 			out.TripOnly = append(out.TripOnly, line)
-		case d.Action == memory.ActionSuperseded:
+		case d.Action == consolidate.ActionSuperseded:
 			line.Detail = "a more recent note says otherwise"
 			out.NotStored = append(out.NotStored, line)
 		default: // refused, or anything a newer engine may add

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"concierge/memory"
+	"concierge/memory/consolidate"
 	"concierge/models"
 	"concierge/views"
 )
@@ -56,9 +57,9 @@ func (s *Server) consoleAudit(c echo.Context) error {
 }
 
 var decisionLabels = map[string]string{
-	memory.ActionPromoted: "promoted", memory.ActionMerged: "merged into", memory.ActionSuperseded: "superseded",
-	memory.ActionDroppedTrip: "dropped: trip only", memory.ActionDroppedDuplicate: "duplicate", memory.ActionRefused: "refused",
-	memory.ActionExpired: "expired", memory.ActionPruned: "pruned",
+	consolidate.ActionPromoted: "promoted", consolidate.ActionMerged: "merged into", consolidate.ActionSuperseded: "superseded",
+	consolidate.ActionDroppedTrip: "dropped: trip only", consolidate.ActionDroppedDuplicate: "duplicate", consolidate.ActionRefused: "refused",
+	consolidate.ActionExpired: "expired", consolidate.ActionPruned: "pruned",
 }
 
 // runView turns a job and its report into decisions and a diff of the
@@ -100,9 +101,9 @@ func runView(j models.ConsolidationJob, rep *models.ConsolidationReport) (views.
 		v.Decisions = append(v.Decisions, views.DecisionView{NoteID: d.Note.ID, NoteText: d.Note.Text, Action: d.Action, Label: label,
 			Into: d.Into, IntoText: texts[d.Into], Why: d.Why})
 		switch d.Action {
-		case memory.ActionPromoted:
+		case consolidate.ActionPromoted:
 			added[d.Note.ID] = true
-		case memory.ActionMerged:
+		case consolidate.ActionMerged:
 			refreshed[d.Into] = true
 		}
 	}
@@ -121,9 +122,9 @@ func runView(j models.ConsolidationJob, rep *models.ConsolidationReport) (views.
 			continue
 		}
 		switch d.Action {
-		case memory.ActionExpired, memory.ActionPruned:
+		case consolidate.ActionExpired, consolidate.ActionPruned:
 			v.Diff = append(v.Diff, views.DiffLine{Kind: "removed", Text: d.Note.Text, Note: decisionLabels[d.Action]})
-		case memory.ActionSuperseded:
+		case consolidate.ActionSuperseded:
 			if d.Note.Scope == memory.ScopeDurable && d.Note.Source != memory.SourceAssistant {
 				v.Diff = append(v.Diff, views.DiffLine{Kind: "removed", Text: d.Note.Text, Note: "superseded by “" + texts[d.Into] + "”"})
 			}

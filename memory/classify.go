@@ -98,11 +98,11 @@ func (nc *NoteClassifier) Review(ctx context.Context, text string) (*Refusal, er
 // known verdict and, optionally (a server without strict schemas may leave
 // it out), a known kind.
 func parseVerdict(raw string) (verdict, kind string, err error) {
-	fields, err := decodeExact([]byte(raw), []string{"verdict"}, []string{"kind"})
+	fields, err := DecodeExact([]byte(raw), []string{"verdict"}, []string{"kind"})
 	if err != nil {
 		return "", "", fmt.Errorf("answer: %w", err)
 	}
-	if err := strictUnmarshal(fields["verdict"], &verdict); err != nil {
+	if err := StrictUnmarshal(fields["verdict"], &verdict); err != nil {
 		return "", "", errors.New("answer: verdict must be a string")
 	}
 	switch verdict {
@@ -112,7 +112,7 @@ func parseVerdict(raw string) (verdict, kind string, err error) {
 	}
 	kind = "none"
 	if k, ok := fields["kind"]; ok && string(k) != "null" {
-		if err := strictUnmarshal(k, &kind); err != nil {
+		if err := StrictUnmarshal(k, &kind); err != nil {
 			return "", "", errors.New("answer: kind must be a string")
 		}
 	}

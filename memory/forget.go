@@ -47,16 +47,16 @@ func ForgetTool() Tool {
 
 // ParseForgetArgs decodes a forget_memory_note call strictly.
 func ParseForgetArgs(raw string) (ForgetArgs, error) {
-	fields, err := decodeExact([]byte(raw), []string{"handle"}, []string{"confirm"})
+	fields, err := DecodeExact([]byte(raw), []string{"handle"}, []string{"confirm"})
 	if err != nil {
 		return ForgetArgs{}, fmt.Errorf("forget_memory_note arguments: %w", err)
 	}
 	var args ForgetArgs
-	if err := strictUnmarshal(fields["handle"], &args.Handle); err != nil || !handleRe.MatchString(args.Handle) {
+	if err := StrictUnmarshal(fields["handle"], &args.Handle); err != nil || !handleRe.MatchString(args.Handle) {
 		return ForgetArgs{}, fmt.Errorf("forget_memory_note arguments: handle must be a note handle such as n4k2z")
 	}
 	if raw, ok := fields["confirm"]; ok && string(raw) != "null" {
-		if err := strictUnmarshal(raw, &args.Confirm); err != nil {
+		if err := StrictUnmarshal(raw, &args.Confirm); err != nil {
 			return ForgetArgs{}, fmt.Errorf("forget_memory_note arguments: confirm must be true or false")
 		}
 	}

@@ -148,7 +148,7 @@ type NoteContext struct {
 // earlier notes and whether the model layer reviews it (see NoteContext).
 func CheckNoteIn(nc NoteContext, args SaveNoteArgs, sessionCount, globalCount int, lim Limits) (SaveNoteArgs, *Refusal) {
 	lim = lim.withDefaults()
-	norm := SaveNoteArgs{Text: collapseSpace(args.Text), Scope: args.Scope}
+	norm := SaveNoteArgs{Text: CollapseSpace(args.Text), Scope: args.Scope}
 	if norm.Text == "" {
 		return norm, refuse(CategoryBadFormat)
 	}
@@ -205,8 +205,8 @@ func validKeyword(k string) bool {
 	return digits <= 2
 }
 
-// collapseSpace trims text and turns every run of whitespace into one space.
-func collapseSpace(s string) string {
+// CollapseSpace trims text and turns every run of whitespace into one space.
+func CollapseSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 

@@ -61,19 +61,19 @@ func SaveNoteTool() Tool {
 // string or null, which strict schemas send and older callers leave out),
 // the right JSON types, a known scope, and nothing after the object.
 func ParseSaveNoteArgs(raw string) (SaveNoteArgs, error) {
-	fields, err := decodeExact([]byte(raw), []string{"text", "keywords", "scope"}, []string{"expires_on"})
+	fields, err := DecodeExact([]byte(raw), []string{"text", "keywords", "scope"}, []string{"expires_on"})
 	if err != nil {
 		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: %w", err)
 	}
 	var args SaveNoteArgs
-	if err := strictUnmarshal(fields["text"], &args.Text); err != nil {
+	if err := StrictUnmarshal(fields["text"], &args.Text); err != nil {
 		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: text must be a string")
 	}
-	if err := strictUnmarshal(fields["keywords"], &args.Keywords); err != nil || args.Keywords == nil {
+	if err := StrictUnmarshal(fields["keywords"], &args.Keywords); err != nil || args.Keywords == nil {
 		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: keywords must be an array of strings")
 	}
 	var scope string
-	if err := strictUnmarshal(fields["scope"], &scope); err != nil {
+	if err := StrictUnmarshal(fields["scope"], &scope); err != nil {
 		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: scope must be a string")
 	}
 	args.Scope = Scope(scope)
@@ -81,17 +81,17 @@ func ParseSaveNoteArgs(raw string) (SaveNoteArgs, error) {
 		return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: scope must be %q or %q", ScopeDurable, ScopeThisTrip)
 	}
 	if raw, ok := fields["expires_on"]; ok && string(raw) != "null" {
-		if err := strictUnmarshal(raw, &args.ExpiresOn); err != nil {
+		if err := StrictUnmarshal(raw, &args.ExpiresOn); err != nil {
 			return SaveNoteArgs{}, fmt.Errorf("save_memory_note arguments: expires_on must be a YYYY-MM-DD string or null")
 		}
 	}
 	return args, nil
 }
 
-// decodeExact decodes a JSON object whose keys must be exactly required plus
+// DecodeExact decodes a JSON object whose keys must be exactly required plus
 // any of optional (case-sensitive, no duplicates, no null values for
 // required keys, no trailing data) and returns its raw values.
-func decodeExact(raw []byte, required, optional []string) (map[string]json.RawMessage, error) {
+func DecodeExact(raw []byte, required, optional []string) (map[string]json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	tok, err := dec.Token()
 	if err != nil {
@@ -144,9 +144,9 @@ func decodeExact(raw []byte, required, optional []string) (map[string]json.RawMe
 	return out, nil
 }
 
-// strictUnmarshal decodes raw into v rejecting unknown fields and nulls
+// StrictUnmarshal decodes raw into v rejecting unknown fields and nulls
 // inside arrays of strings.
-func strictUnmarshal(raw json.RawMessage, v any) error {
+func StrictUnmarshal(raw json.RawMessage, v any) error {
 	if bytes.Contains(raw, []byte("null")) {
 		if _, isStrings := v.(*[]string); isStrings {
 			var items []json.RawMessage

@@ -34,7 +34,7 @@ func ProfileOverrides(p Profile, notes []Note) []ProfileOverride {
 // remembered "Prefers aisle seats."): a correction wins at once, so the
 // instructions leave the older note out for the rest of the conversation,
 // and consolidation supersedes it when the conversation ends. Contradiction
-// is decided as consolidation decides it (conflict in similarity.go).
+// is decided as consolidation decides it (Conflict in similarity.go).
 func OverriddenNotes(global, session []Note) map[string]bool {
 	if len(global) == 0 || len(session) == 0 {
 		return nil
@@ -42,15 +42,15 @@ func OverriddenNotes(global, session []Note) map[string]bool {
 	// A wish for this trip ("this time a window seat") changes the trip,
 	// not the default: only a durable statement is a correction.
 	session = durableOnly(session)
-	fs := make([]features, len(session))
+	fs := make([]Features, len(session))
 	for i, s := range session {
-		fs[i] = featuresOf(s.Text)
+		fs[i] = FeaturesOf(s.Text)
 	}
 	var out map[string]bool
 	for _, g := range global {
-		gf := featuresOf(g.Text)
+		gf := FeaturesOf(g.Text)
 		for i, s := range session {
-			if ok, _ := conflict(fs[i], gf, func() bool { return sharesKeyword(s.Keywords, g.Keywords) }); ok {
+			if ok, _ := Conflict(fs[i], gf, func() bool { return SharesKeyword(s.Keywords, g.Keywords) }); ok {
 				if out == nil {
 					out = map[string]bool{}
 				}

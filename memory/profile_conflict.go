@@ -18,16 +18,16 @@ type ProfileSuggestion struct {
 // read the value a note states for it.
 type profileField struct {
 	field string
-	// value reads the note's value for the field from its features and
+	// value reads the note's value for the field from its Features and
 	// text; "" when the note says nothing definite about it.
-	value func(f features, text string) string
+	value func(f Features, text string) string
 }
 
 // contradictableFields are the profile fields notes can contradict. A new
 // row here is all a new field needs.
 var contradictableFields = []profileField{
 	{field: "seat_preference", value: axisValue("seat")},
-	{field: "home_city", value: func(f features, text string) string {
+	{field: "home_city", value: func(f Features, text string) string {
 		if f.city == "" {
 			return ""
 		}
@@ -41,8 +41,8 @@ var contradictableFields = []profileField{
 // axisValue reads a note's single value on one of the contradiction axes
 // (similarity.go): "Prefers window seats." is "window" on "seat"; a note
 // naming two values ("aisle or window") states none.
-func axisValue(axis string) func(f features, _ string) string {
-	return func(f features, _ string) string {
+func axisValue(axis string) func(f Features, _ string) string {
+	return func(f Features, _ string) string {
 		if vals := f.axes[axis]; len(vals) == 1 {
 			return vals[0]
 		}
@@ -59,8 +59,8 @@ func ProfileConflicts(p Profile, n Note) []ProfileSuggestion {
 	if n.Scope == ScopeThisTrip || len(p) == 0 {
 		return nil
 	}
-	f := featuresOf(n.Text)
-	if f.negative {
+	f := FeaturesOf(n.Text)
+	if f.Negative {
 		return nil
 	}
 	var out []ProfileSuggestion

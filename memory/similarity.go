@@ -109,13 +109,13 @@ func cityOf(text, lower string) string {
 	return strings.ToLower(m[1])
 }
 
-// conflict reports whether two notes contradict each other on one topic and
+// Conflict reports whether two notes contradict each other on one topic and
 // says why. It recognises three shapes, each deliberately narrow:
 //   - different home cities ("Lives in Pune." / "Lives in Bengaluru.");
 //   - disjoint values on a contradiction axis when the rest of the two notes
 //     is about the same thing ("Prefers aisle seats." / "Prefers window seats.");
 //   - the same statement with opposite polarity ("Likes red-eyes." / "Avoids red-eyes.").
-func conflict(a, b features, sharedKeyword func() bool) (bool, string) {
+func Conflict(a, b Features, sharedKeyword func() bool) (bool, string) {
 	if a.city != "" && b.city != "" && a.city != b.city {
 		return true, "home city changed"
 	}
@@ -124,12 +124,12 @@ func conflict(a, b features, sharedKeyword func() bool) (bool, string) {
 		if len(va) == 0 || len(vb) == 0 || intersects(va, vb) {
 			continue
 		}
-		if jaccard(without(a.content, axisWords), without(b.content, axisWords)) >= residualThreshold {
+		if Jaccard(without(a.Content, axisWords), without(b.Content, axisWords)) >= residualThreshold {
 			return true, ax.name + " preference changed (" + strings.Join(vb, "/") + " → " + strings.Join(va, "/") + ")"
 		}
 	}
-	if a.negative != b.negative && len(a.content) > 0 && len(b.content) > 0 {
-		sim := jaccard(a.content, b.content)
+	if a.Negative != b.Negative && len(a.Content) > 0 && len(b.Content) > 0 {
+		sim := Jaccard(a.Content, b.Content)
 		if sim >= polarityThreshold || (sim >= polarityKeywordThreshold && sharedKeyword()) {
 			return true, "opposite statement on the same topic"
 		}
@@ -137,17 +137,17 @@ func conflict(a, b features, sharedKeyword func() bool) (bool, string) {
 	return false, ""
 }
 
-// duplicate reports whether two non-conflicting notes say the same thing.
-func duplicate(a, b features) bool {
-	if a.negative != b.negative {
+// Duplicate reports whether two non-conflicting notes say the same thing.
+func Duplicate(a, b Features) bool {
+	if a.Negative != b.Negative {
 		return false
 	}
 	// |a∩b|/|a∪b| ≤ min/max, so very different sizes cannot reach the threshold.
-	short, long := min(len(a.content), len(b.content)), max(len(a.content), len(b.content))
+	short, long := min(len(a.Content), len(b.Content)), max(len(a.Content), len(b.Content))
 	if long > 0 && float64(short)/float64(long) < DuplicateThreshold {
 		return false
 	}
-	return jaccard(a.content, b.content) >= DuplicateThreshold
+	return Jaccard(a.Content, b.Content) >= DuplicateThreshold
 }
 
 func intersects(a, b []string) bool {
@@ -159,7 +159,8 @@ func intersects(a, b []string) bool {
 	return false
 }
 
-func sharesKeyword(a, b []string) bool {
+// SharesKeyword reports whether two notes' keywords share one, ignoring case.
+func SharesKeyword(a, b []string) bool {
 	for _, x := range a {
 		for _, y := range b {
 			if strings.EqualFold(x, y) {

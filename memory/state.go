@@ -16,7 +16,7 @@ const MaxTrips = 3
 // given order for notes of the same day.
 func NewState(profile Profile, global, session []Note, trips []Trip) State {
 	g := slices.Clone(global)
-	slices.SortStableFunc(g, compareGlobal)
+	slices.SortStableFunc(g, CompareGlobal)
 	s := slices.Clone(session)
 	slices.SortStableFunc(s, func(a, b Note) int { return cmp.Compare(a.LastUpdateDate, b.LastUpdateDate) })
 	t := slices.Clone(trips)
@@ -33,8 +33,8 @@ func NewState(profile Profile, global, session []Note, trips []Trip) State {
 	return State{Profile: profile, Global: g, Session: s, Trips: t}
 }
 
-// compareGlobal orders global notes pinned first, then newest, then by id.
-func compareGlobal(a, b Note) int {
+// CompareGlobal orders global notes pinned first, then newest, then by id.
+func CompareGlobal(a, b Note) int {
 	if a.Pinned != b.Pinned {
 		if a.Pinned {
 			return -1

@@ -137,17 +137,18 @@ func stem(w string) string {
 	return w
 }
 
-// features are the comparable parts of a note, computed once per note.
-type features struct {
-	content  []string // sorted, distinct stems without stopwords or negators
-	negative bool     // the note contains a negator
+// Features are the comparable parts of a note, computed once per note.
+type Features struct {
+	Content  []string // sorted, distinct stems without stopwords or negators
+	Negative bool     // the note contains a negator
 	axes     map[string][]string
 	city     string // lowercase city from "lives in X", "" if none
 	pin      bool   // about an allergy, a medical or an accessibility need
 }
 
-func featuresOf(text string) features {
-	var f features
+// FeaturesOf computes a note text's Features.
+func FeaturesOf(text string) Features {
+	var f Features
 	lower := strings.ToLower(text)
 	var ws []string
 	for _, w := range lowerWords(lower) {
@@ -159,27 +160,27 @@ func featuresOf(text string) features {
 	}
 	for _, w := range ws {
 		if negators[w] {
-			f.negative = true
+			f.Negative = true
 			continue
 		}
 		if stopwords[w] {
 			continue
 		}
 		if s := stem(w); !stopwords[s] {
-			f.content = append(f.content, s)
+			f.Content = append(f.Content, s)
 		}
 	}
-	slices.Sort(f.content)
-	f.content = slices.Compact(f.content)
-	f.axes = axisValues(text, f.content)
+	slices.Sort(f.Content)
+	f.Content = slices.Compact(f.Content)
+	f.axes = axisValues(text, f.Content)
 	f.city = cityOf(text, lower)
-	f.pin = pinWorthy(f.content, lower)
+	f.pin = pinWorthy(f.Content, lower)
 	return f
 }
 
-// jaccard is |a∩b| / |a∪b| over two sorted, distinct slices; two empty sets
+// Jaccard is |a∩b| / |a∪b| over two sorted, distinct slices; two empty sets
 // are identical.
-func jaccard(a, b []string) float64 {
+func Jaccard(a, b []string) float64 {
 	if len(a) == 0 && len(b) == 0 {
 		return 1
 	}

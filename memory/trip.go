@@ -88,7 +88,7 @@ func UpdateTripTool() Tool {
 // ParseUpdateTripArgs decodes update_trip's arguments strictly: exactly
 // its keys (each may be null), the right types, known enums, ISO dates.
 func ParseUpdateTripArgs(raw string) (UpdateTripArgs, error) {
-	fields, err := decodeExact([]byte(raw), nil, updateTripKeys)
+	fields, err := DecodeExact([]byte(raw), nil, updateTripKeys)
 	if err != nil {
 		return UpdateTripArgs{}, fmt.Errorf("update_trip arguments: %w", err)
 	}

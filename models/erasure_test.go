@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"concierge/memory"
+	"concierge/memory/consolidate"
 	"concierge/models"
 	"concierge/models/dbtest"
 )
@@ -69,7 +70,7 @@ func seedEverything(t *testing.T, s *models.Store, email, name, canary string) s
 	}
 	global, _ := s.GlobalNotes(ctx, u.ID)
 	session, _ := s.SessionNotes(ctx, cs.ID)
-	res := memory.ConsolidateRules(global, session, memory.ConsolidateOptions{Today: "2026-01-10"})
+	res := consolidate.ByRules(global, session, consolidate.Options{Today: "2026-01-10"})
 	version, err := s.MemoryVersion(ctx, u.ID)
 	must(err)
 	rep, err := s.Notes(memory.Limits{}).ApplyConsolidation(ctx, claimed, "w1", res, version)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"concierge/memory"
+	"concierge/memory/consolidate"
 	"concierge/models"
 	"concierge/models/dbtest"
 )
@@ -239,12 +240,12 @@ func TestStaleConsolidationIsNotApplied(t *testing.T) {
 		if a == nil || b == nil {
 			t.Fatal("want two claimed jobs")
 		}
-		opt := memory.ConsolidateOptions{Today: "2026-11-29", MaxGlobalNotes: 200}
-		compute := func(job *models.ConsolidationJob) (memory.Result, int64) {
+		opt := consolidate.Options{Today: "2026-11-29", MaxGlobalNotes: 200}
+		compute := func(job *models.ConsolidationJob) (consolidate.Result, int64) {
 			v, _ := s.MemoryVersion(ctx, uid)
 			global, _ := s.GlobalNotes(ctx, uid)
 			session, _ := s.SessionNotes(ctx, job.SessionID)
-			return memory.ConsolidateRules(global, session, opt), v
+			return consolidate.ByRules(global, session, opt), v
 		}
 		resA, vA := compute(a)
 		resB, vB := compute(b) // the same notes, the same version
@@ -254,8 +255,8 @@ func TestStaleConsolidationIsNotApplied(t *testing.T) {
 		if _, err := s.Notes(memory.Limits{}).ApplyConsolidation(ctx, b, "w2", resB, vB); !errors.Is(err, models.ErrMemoryChanged) {
 			t.Fatalf("stale apply: %v, want ErrMemoryChanged", err)
 		}
-		if _, _, err := s.Notes(memory.Limits{}).ApplyConsolidationLocked(ctx, b, "w2", func(global, session []memory.Note) memory.Result {
-			return memory.ConsolidateRules(global, session, opt)
+		if _, _, err := s.Notes(memory.Limits{}).ApplyConsolidationLocked(ctx, b, "w2", func(global, session []memory.Note) consolidate.Result {
+			return consolidate.ByRules(global, session, opt)
 		}); err != nil {
 			t.Fatalf("locked apply: %v", err)
 		}
@@ -323,7 +324,7 @@ func TestJobLeaseRenewal(t *testing.T) {
 			t.Errorf("old claim renews: %v, want ErrJobLost", err)
 		}
 		v, _ := s.MemoryVersion(ctx, uid)
-		if _, err := s.Notes(memory.Limits{}).ApplyConsolidation(ctx, old, "w1", memory.Result{}, v); !errors.Is(err, models.ErrJobLost) {
+		if _, err := s.Notes(memory.Limits{}).ApplyConsolidation(ctx, old, "w1", consolidate.Result{}, v); !errors.Is(err, models.ErrJobLost) {
 			t.Errorf("old claim applies: %v, want ErrJobLost", err)
 		}
 	})

@@ -11,6 +11,7 @@ import (
 	"gorm.io/gorm"
 
 	"concierge/memory"
+	"concierge/memory/consolidate"
 )
 
 // ErrJobLost is returned when a worker tries to finish a job another worker
@@ -212,10 +213,10 @@ var ErrJobNotFailed = &memory.Error{Code: memory.ENOTFAILED, Message: "Only a fa
 
 // ReportJSON is the stored and served shape of a consolidation report.
 type ReportJSON struct {
-	Engine         string            `json:"engine"`
-	FallbackReason string            `json:"fallback_reason,omitempty"`
-	Decisions      []memory.Decision `json:"decisions"`
-	GlobalNotes    []memory.Note     `json:"global_notes"`
+	Engine         string                 `json:"engine"`
+	FallbackReason string                 `json:"fallback_reason,omitempty"`
+	Decisions      []consolidate.Decision `json:"decisions"`
+	GlobalNotes    []memory.Note          `json:"global_notes"`
 }
 
 // applyConsolidation writes a consolidation result in one transaction: the
@@ -227,7 +228,7 @@ type ReportJSON struct {
 // version, the one read before the notes res was computed from — so two
 // consolidations of one traveler never both apply results computed from
 // the same notes.
-func (s *Store) applyConsolidation(ctx context.Context, job *ConsolidationJob, worker string, res memory.Result, version int64) (*ConsolidationReport, error) {
+func (s *Store) applyConsolidation(ctx context.Context, job *ConsolidationJob, worker string, res consolidate.Result, version int64) (*ConsolidationReport, error) {
 	var report *ConsolidationReport
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		// Compare-and-swap on the user's memory version, first: it locks
@@ -253,9 +254,9 @@ func (s *Store) applyConsolidation(ctx context.Context, job *ConsolidationJob, w
 
 // checkpointIfForgot scrubs the files after a consolidation that deleted
 // notes (expired or pruned), as every other deletion does.
-func (s *Store) checkpointIfForgot(ctx context.Context, res memory.Result) {
+func (s *Store) checkpointIfForgot(ctx context.Context, res consolidate.Result) {
 	for _, d := range res.Decisions {
-		if d.Action == memory.ActionExpired || d.Action == memory.ActionPruned {
+		if d.Action == consolidate.ActionExpired || d.Action == consolidate.ActionPruned {
 			s.checkpoint(ctx)
 			return
 		}
@@ -271,9 +272,9 @@ func (s *Store) checkpointIfForgot(ctx context.Context, res memory.Result) {
 // lost): a job cannot starve. It fails with ErrJobLost like
 // ApplyConsolidation.
 func (s *Store) applyConsolidationLocked(ctx context.Context, job *ConsolidationJob, worker string,
-	compute func(global, session []memory.Note) memory.Result) (*ConsolidationReport, memory.Result, error) {
+	compute func(global, session []memory.Note) consolidate.Result) (*ConsolidationReport, consolidate.Result, error) {
 	var report *ConsolidationReport
-	var res memory.Result
+	var res consolidate.Result
 	err := s.write(ctx, func(tx *gorm.DB) error {
 		if err := s.bumpMemoryVersionTx(tx, job.UserID); err != nil {
 			return err
@@ -301,7 +302,7 @@ func (s *Store) applyConsolidationLocked(ctx context.Context, job *Consolidation
 
 // applyTx writes a consolidation result inside tx, which already holds the
 // user's row.
-func (s *Store) applyTx(tx *gorm.DB, job *ConsolidationJob, worker string, res memory.Result) (*ConsolidationReport, error) {
+func (s *Store) applyTx(tx *gorm.DB, job *ConsolidationJob, worker string, res consolidate.Result) (*ConsolidationReport, error) {
 	var report *ConsolidationReport
 	err := func() error {
 		now := s.now()
@@ -377,7 +378,7 @@ func (s *Store) applyTx(tx *gorm.DB, job *ConsolidationJob, worker string, res m
 
 // applyDecisionTx records the fate of one input note. It reports whether the
 // note is gone: deleted by its owner while the job ran, or forgotten now.
-func (s *Store) applyDecisionTx(tx *gorm.DB, job *ConsolidationJob, d memory.Decision, actor Actor, prov Provenance) (bool, error) {
+func (s *Store) applyDecisionTx(tx *gorm.DB, job *ConsolidationJob, d consolidate.Decision, actor Actor, prov Provenance) (bool, error) {
 	var n Note
 	if err := tx.Where("id = ? AND user_id = ?", d.Note.ID, job.UserID).Take(&n).Error; err != nil {
 		if errors.Is(err, gorm.ErrRecordNotFound) {
@@ -386,13 +387,13 @@ func (s *Store) applyDecisionTx(tx *gorm.DB, job *ConsolidationJob, d memory.Dec
 		return false, err
 	}
 	switch d.Action {
-	case memory.ActionPromoted:
+	case consolidate.ActionPromoted:
 		return false, nil // syncGlobalTx turns it into a global note
-	case memory.ActionExpired, memory.ActionPruned:
+	case consolidate.ActionExpired, consolidate.ActionPruned:
 		if n.Kind == KindGlobal {
 			return true, s.forgetNoteTx(tx, &n, actor, d.Action)
 		}
-	case memory.ActionSuperseded:
+	case consolidate.ActionSuperseded:
 		if n.Kind == KindGlobal {
 			return false, nil // handled through Result.Superseded
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"concierge/memory"
+	"concierge/memory/consolidate"
 	"concierge/models"
 	"concierge/models/dbtest"
 )
@@ -50,7 +51,7 @@ func TestDeletedDuringConsolidationStaysDeleted(t *testing.T) {
 		version, _ := s.MemoryVersion(ctx, uid)
 		global, _ := s.GlobalNotes(ctx, uid)
 		session, _ := s.SessionNotes(ctx, job.SessionID)
-		res := memory.ConsolidateRules(global, session, memory.ConsolidateOptions{Today: "2026-11-29", MaxGlobalNotes: 200})
+		res := consolidate.ByRules(global, session, consolidate.Options{Today: "2026-11-29", MaxGlobalNotes: 200})
 		if err := s.Notes(memory.Limits{}).Delete(ctx, uid, ids[0], models.Actor{ID: uid, Kind: models.ActorTraveler}, "undo"); err != nil {
 			t.Fatal(err)
 		}
@@ -90,11 +91,11 @@ func TestDeletingAGlobalNoteTakesMergedCopies(t *testing.T) {
 		}
 		global, _ := s.GlobalNotes(ctx, uid)
 		session, _ := s.SessionNotes(ctx, job.SessionID)
-		res := memory.ConsolidateRules(global, session, memory.ConsolidateOptions{Today: "2026-11-29", MaxGlobalNotes: 200})
+		res := consolidate.ByRules(global, session, consolidate.Options{Today: "2026-11-29", MaxGlobalNotes: 200})
 		into := ""
 		for _, d := range res.Decisions {
 			if d.Note.ID == session[0].ID {
-				if d.Action != memory.ActionMerged {
+				if d.Action != consolidate.ActionMerged {
 					t.Fatalf("decision %s, want merged (the test needs a merge)", d.Action)
 				}
 				into = d.Into

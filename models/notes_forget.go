@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"concierge/memory"
+	"concierge/memory/consolidate"
 )
 
 // StatusForgotten is a note the traveler asked the assistant to forget in
@@ -179,7 +180,7 @@ func (n *Notes) DeleteExpired(ctx context.Context, today string) (int, error) {
 			if err := tx.Where("id = ? AND status = ? AND expires_on <> '' AND expires_on < ?", rows[i].ID, StatusActive, today).Take(&cur).Error; err != nil {
 				return notFound(err)
 			}
-			return n.s.forgetNoteTx(tx, &cur, Actor{Kind: ActorSystem}, memory.ActionExpired)
+			return n.s.forgetNoteTx(tx, &cur, Actor{Kind: ActorSystem}, consolidate.ActionExpired)
 		})
 		if err != nil && !errors.Is(err, ErrNotFound) {
 			return gone, fmt.Errorf("models: delete expired note %s: %w", rows[i].ID, err)

@@ -9,6 +9,7 @@ import (
 	"gorm.io/gorm"
 
 	"concierge/memory"
+	"concierge/memory/consolidate"
 	"concierge/memory/guard"
 )
 
@@ -383,14 +384,14 @@ func (n *Notes) DeleteGlobal(ctx context.Context, userID string, actor Actor, re
 // ApplyConsolidation writes a consolidation result (see
 // Store.applyConsolidation): the consolidation's note writes, with every
 // text it writes screened again inside the transaction.
-func (n *Notes) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, worker string, res memory.Result, version int64) (*ConsolidationReport, error) {
+func (n *Notes) ApplyConsolidation(ctx context.Context, job *ConsolidationJob, worker string, res consolidate.Result, version int64) (*ConsolidationReport, error) {
 	return n.s.applyConsolidation(ctx, job, worker, res, version)
 }
 
 // ApplyConsolidationLocked is ApplyConsolidation's last resort (see
 // Store.applyConsolidationLocked).
 func (n *Notes) ApplyConsolidationLocked(ctx context.Context, job *ConsolidationJob, worker string,
-	compute func(global, session []memory.Note) memory.Result) (*ConsolidationReport, memory.Result, error) {
+	compute func(global, session []memory.Note) consolidate.Result) (*ConsolidationReport, consolidate.Result, error) {
 	return n.s.applyConsolidationLocked(ctx, job, worker, compute)
 }
 

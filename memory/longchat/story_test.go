@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"concierge/memory"
+	"concierge/memory/consolidate"
 	"concierge/memory/memorytest"
 	"concierge/memory/prompt"
 )
@@ -45,7 +46,7 @@ func TestAmnesiaStory(t *testing.T) {
 			}
 		})
 	}
-	r := memory.ConsolidateRules(memorytest.JohnGlobal(), []memory.Note{allergy}, memory.ConsolidateOptions{Today: "2026-11-21"})
+	r := consolidate.ByRules(memorytest.JohnGlobal(), []memory.Note{allergy}, consolidate.Options{Today: "2026-11-21"})
 	i := slices.IndexFunc(r.Global, func(n memory.Note) bool { return n.ID == allergy.ID })
 	if i != 0 || !r.Global[i].Pinned {
 		t.Fatalf("after consolidation the allergy is %+v, want the first note, pinned", r.Global)

@@ -1,4 +1,4 @@
-package memory
+package consolidate
 
 import (
 	"context"
@@ -6,17 +6,20 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"concierge/memory"
+	"concierge/memory/memorytest"
 )
 
 // recordingCompleter answers with what answer computes from the request and
 // records the request.
 type recordingCompleter struct {
-	answer func(JSONRequest) string
-	req    JSONRequest
+	answer func(memory.JSONRequest) string
+	req    memory.JSONRequest
 	raw    string
 }
 
-func (r *recordingCompleter) CompleteJSON(_ context.Context, req JSONRequest) (string, error) {
+func (r *recordingCompleter) CompleteJSON(_ context.Context, req memory.JSONRequest) (string, error) {
 	r.req = req
 	r.raw = r.answer(req)
 	return r.raw, nil
@@ -24,7 +27,7 @@ func (r *recordingCompleter) CompleteJSON(_ context.Context, req JSONRequest) (s
 
 // travelerGlobal makes n global notes of a long-standing traveler: John's
 // five, then notes on a dozen topics, each about a different city.
-func travelerGlobal(n int) []Note {
+func travelerGlobal(n int) []memory.Note {
 	topics := []struct {
 		text     string
 		keywords []string
@@ -44,29 +47,29 @@ func travelerGlobal(n int) []Note {
 	}
 	cities := []string{"Lisbon", "Porto", "Madrid", "Seville", "Paris", "Lyon", "Rome", "Milan", "Vienna", "Prague",
 		"Berlin", "Munich", "Oslo", "Athens", "Tokyo", "Osaka", "Seoul", "Lima", "Quito", "Denver"}
-	out := johnGlobal()
+	out := memorytest.JohnGlobal()
 	for i := 0; len(out) < n; i++ {
 		tp := topics[i%len(topics)]
 		city := cities[(i/len(topics))%len(cities)]
 		if i >= len(topics)*len(cities) {
 			city = fmt.Sprintf("%s district %d", city, i)
 		}
-		out = append(out, Note{
-			ID: fmt.Sprintf("t%03d", i), Text: fmt.Sprintf(tp.text, city), Keywords: tp.keywords, Scope: ScopeDurable,
-			LastUpdateDate: fmt.Sprintf("20%02d-%02d-%02d", 21+i%5, 1+i%12, 1+i%28), Pinned: i == 7, Source: SourceSeed,
+		out = append(out, memory.Note{
+			ID: fmt.Sprintf("t%03d", i), Text: fmt.Sprintf(tp.text, city), Keywords: tp.keywords, Scope: memory.ScopeDurable,
+			LastUpdateDate: fmt.Sprintf("20%02d-%02d-%02d", 21+i%5, 1+i%12, 1+i%28), Pinned: i == 7, Source: memory.SourceSeed,
 		})
 	}
 	return out[:n]
 }
 
 // typicalSession is what a traveler says in one planning conversation.
-func typicalSession(today string) []Note {
-	return []Note{
-		{ID: "s1", Text: "Prefers window seats.", Keywords: []string{"seat", "flight"}, Scope: ScopeDurable, LastUpdateDate: today},
-		{ID: "s2", Text: "Is vegetarian.", Keywords: []string{"diet"}, Scope: ScopeDurable, LastUpdateDate: today},
-		{ID: "s3", Text: "Wants a late flight on this trip.", Keywords: []string{"flight"}, Scope: ScopeThisTrip, LastUpdateDate: today},
-		{ID: "s4", Text: "Likes staying in central walkable neighbourhoods.", Keywords: []string{"hotel", "neighbourhood"}, Scope: ScopeDurable, LastUpdateDate: today},
-		{ID: "s5", Text: "Travels with a small dog.", Keywords: []string{"pet"}, Scope: ScopeDurable, LastUpdateDate: today},
+func typicalSession(today string) []memory.Note {
+	return []memory.Note{
+		{ID: "s1", Text: "Prefers window seats.", Keywords: []string{"seat", "flight"}, Scope: memory.ScopeDurable, LastUpdateDate: today},
+		{ID: "s2", Text: "Is vegetarian.", Keywords: []string{"diet"}, Scope: memory.ScopeDurable, LastUpdateDate: today},
+		{ID: "s3", Text: "Wants a late flight on this trip.", Keywords: []string{"flight"}, Scope: memory.ScopeThisTrip, LastUpdateDate: today},
+		{ID: "s4", Text: "Likes staying in central walkable neighbourhoods.", Keywords: []string{"hotel", "neighbourhood"}, Scope: memory.ScopeDurable, LastUpdateDate: today},
+		{ID: "s5", Text: "Travels with a small dog.", Keywords: []string{"pet"}, Scope: memory.ScopeDurable, LastUpdateDate: today},
 	}
 }
 
@@ -77,20 +80,20 @@ func typicalSession(today string) []Note {
 // On the engine that rewrote the whole list they were 1233/674, 4565/4546
 // and 8259/8798 tokens.
 func TestConsolidationRequestSize(t *testing.T) {
-	counter := NewTokenCounter("gpt-4o-mini")
+	counter := memory.NewTokenCounter("gpt-4o-mini")
 	today := "2026-11-21"
 	t.Logf("%-12s %14s %26s %15s %11s", "global notes", "request tokens", "(system + schema + notes)", "response tokens", "notes shown")
 	var reqs, resps []int
 	for _, n := range []int{10, 100, 200} {
 		global, session := travelerGlobal(n), typicalSession(today)
-		opt := ConsolidateOptions{Today: today}
-		rec := &recordingCompleter{answer: func(JSONRequest) string { return rulesAsDecisions(global, session, opt) }}
-		r := ConsolidateWithModel(context.Background(), rec, global, session, opt)
+		opt := Options{Today: today}
+		rec := &recordingCompleter{answer: func(memory.JSONRequest) string { return rulesAsDecisions(global, session, opt) }}
+		r := WithModel(context.Background(), rec, global, session, opt)
 		if r.Engine != EngineModel || r.FallbackReason != "" {
 			t.Fatalf("%d notes: engine %s (%s)", n, r.Engine, r.FallbackReason)
 		}
-		want := ConsolidateRules(global, session, opt)
-		if got, want := noteTexts(r.Global), noteTexts(want.Global); !slices.Equal(got, want) {
+		want := ByRules(global, session, opt)
+		if got, want := memorytest.NoteTexts(r.Global), memorytest.NoteTexts(want.Global); !slices.Equal(got, want) {
 			t.Errorf("%d notes: the model engine built %q, the rules %q", n, got, want)
 		}
 		shown := shownIDs(t, rec.req.User)
@@ -112,8 +115,8 @@ func TestConsolidationRequestSize(t *testing.T) {
 func shownIDs(t *testing.T, user string) []string {
 	t.Helper()
 	var in struct {
-		Related []Note `json:"related_global_notes"`
-		Pinned  []Note `json:"pinned_notes"`
+		Related []memory.Note `json:"related_global_notes"`
+		Pinned  []memory.Note `json:"pinned_notes"`
 	}
 	if err := json.Unmarshal([]byte(user), &in); err != nil {
 		t.Fatalf("request is not the expected JSON: %v", err)
@@ -127,17 +130,17 @@ func shownIDs(t *testing.T, user string) []string {
 
 // rulesAsDecisions answers a consolidation request with the decisions the
 // rules engine makes, written as a model would.
-func rulesAsDecisions(global, session []Note, opt ConsolidateOptions) string {
-	r := ConsolidateRules(global, session, opt)
+func rulesAsDecisions(global, session []memory.Note, opt Options) string {
+	r := ByRules(global, session, opt)
 	supersedes := map[string]string{} // session note → the global note it beat
 	for _, d := range r.Decisions {
-		if d.Action == ActionSuperseded && !slices.ContainsFunc(session, func(n Note) bool { return n.ID == d.Note.ID }) {
+		if d.Action == ActionSuperseded && !slices.ContainsFunc(session, func(n memory.Note) bool { return n.ID == d.Note.ID }) {
 			supersedes[d.Into] = d.Note.ID
 		}
 	}
 	var ds []map[string]any
 	for _, d := range r.Decisions {
-		if !slices.ContainsFunc(session, func(n Note) bool { return n.ID == d.Note.ID }) {
+		if !slices.ContainsFunc(session, func(n memory.Note) bool { return n.ID == d.Note.ID }) {
 			continue
 		}
 		m := map[string]any{"note": d.Note.ID, "into": nil, "text": nil, "keywords": nil, "why": d.Why}

@@ -1,4 +1,4 @@
-package memory
+package consolidate
 
 import (
 	"context"
@@ -8,17 +8,20 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"concierge/memory"
+	"concierge/memory/memorytest"
 )
 
 // fakeCompleter returns a canned answer and records what it was asked.
 type fakeCompleter struct {
 	answer string
 	err    error
-	req    JSONRequest
+	req    memory.JSONRequest
 	calls  int
 }
 
-func (f *fakeCompleter) CompleteJSON(_ context.Context, req JSONRequest) (string, error) {
+func (f *fakeCompleter) CompleteJSON(_ context.Context, req memory.JSONRequest) (string, error) {
 	f.req = req
 	f.calls++
 	return f.answer, f.err
@@ -46,13 +49,13 @@ func answer(decisions ...string) string {
 
 func TestConsolidateWithModel(t *testing.T) {
 	today := "2026-11-21"
-	global := []Note{
-		{ID: "g1", Text: "Prefers aisle seats.", Keywords: []string{"seat"}, LastUpdateDate: "2024-06-01", Scope: ScopeDurable, Source: SourceSeed},
-		{ID: "g2", Text: "Prefers rooms on high floors.", Keywords: []string{"room"}, LastUpdateDate: "2024-01-20", Scope: ScopeDurable, Source: SourceSeed},
+	global := []memory.Note{
+		{ID: "g1", Text: "Prefers aisle seats.", Keywords: []string{"seat"}, LastUpdateDate: "2024-06-01", Scope: memory.ScopeDurable, Source: memory.SourceSeed},
+		{ID: "g2", Text: "Prefers rooms on high floors.", Keywords: []string{"room"}, LastUpdateDate: "2024-01-20", Scope: memory.ScopeDurable, Source: memory.SourceSeed},
 	}
-	session := []Note{
-		{ID: "s1", Text: "Is vegetarian.", Keywords: []string{"diet"}, Scope: ScopeDurable, LastUpdateDate: today},
-		{ID: "s2", Text: "Wants a window seat on this trip to sleep.", Keywords: []string{"seat"}, Scope: ScopeThisTrip, LastUpdateDate: today},
+	session := []memory.Note{
+		{ID: "s1", Text: "Is vegetarian.", Keywords: []string{"diet"}, Scope: memory.ScopeDurable, LastUpdateDate: today},
+		{ID: "s2", Text: "Wants a window seat on this trip to sleep.", Keywords: []string{"seat"}, Scope: memory.ScopeThisTrip, LastUpdateDate: today},
 	}
 	promote := dec("s1", "promote", "", "Is a vegetarian.", []string{"diet"}, "durable diet")
 	trip := dec("s2", "drop_trip", "", "", nil, "this trip only")
@@ -108,11 +111,11 @@ func TestConsolidateWithModel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := &fakeCompleter{answer: tt.answer, err: tt.err}
-			var c Completer = fake
+			var c memory.Completer = fake
 			if tt.nilModel {
 				c = nil
 			}
-			r := ConsolidateWithModel(context.Background(), c, global, session, ConsolidateOptions{Today: today})
+			r := WithModel(context.Background(), c, global, session, Options{Today: today})
 			if r.Engine != tt.wantEngine {
 				t.Fatalf("engine = %s (%s), want %s", r.Engine, r.FallbackReason, tt.wantEngine)
 			}
@@ -148,17 +151,17 @@ func TestConsolidateWithModel(t *testing.T) {
 // the list code builds from it.
 func TestConsolidateWithModelDecisions(t *testing.T) {
 	today := "2026-11-21"
-	aisle := Note{ID: "g1", Text: "Prefers aisle seats.", Keywords: []string{"seat", "flight"}, LastUpdateDate: "2024-06-01", Scope: ScopeDurable, Source: SourceSeed}
-	central := Note{ID: "g3", Text: "Likes staying in central, walkable neighbourhoods.", Keywords: []string{"hotel", "neighbourhood"}, LastUpdateDate: "2024-02-15", Scope: ScopeDurable, Source: SourceSeed}
-	nuts := Note{ID: "p1", Text: "Is allergic to peanuts.", Keywords: []string{"allergy"}, LastUpdateDate: "2023-01-01", Pinned: true, Scope: ScopeDurable, Source: SourceStaff}
-	floors := Note{ID: "g5", Text: "Prefers rooms on high floors.", Keywords: []string{"hotel", "room"}, LastUpdateDate: "2024-01-20", Scope: ScopeDurable, Source: SourceSeed}
-	durable := func(id, text string, kw ...string) Note {
-		return Note{ID: id, Text: text, Keywords: kw, Scope: ScopeDurable, LastUpdateDate: today}
+	aisle := memory.Note{ID: "g1", Text: "Prefers aisle seats.", Keywords: []string{"seat", "flight"}, LastUpdateDate: "2024-06-01", Scope: memory.ScopeDurable, Source: memory.SourceSeed}
+	central := memory.Note{ID: "g3", Text: "Likes staying in central, walkable neighbourhoods.", Keywords: []string{"hotel", "neighbourhood"}, LastUpdateDate: "2024-02-15", Scope: memory.ScopeDurable, Source: memory.SourceSeed}
+	nuts := memory.Note{ID: "p1", Text: "Is allergic to peanuts.", Keywords: []string{"allergy"}, LastUpdateDate: "2023-01-01", Pinned: true, Scope: memory.ScopeDurable, Source: memory.SourceStaff}
+	floors := memory.Note{ID: "g5", Text: "Prefers rooms on high floors.", Keywords: []string{"hotel", "room"}, LastUpdateDate: "2024-01-20", Scope: memory.ScopeDurable, Source: memory.SourceSeed}
+	durable := func(id, text string, kw ...string) memory.Note {
+		return memory.Note{ID: id, Text: text, Keywords: kw, Scope: memory.ScopeDurable, LastUpdateDate: today}
 	}
 	tests := []struct {
 		name       string
-		global     []Note
-		session    []Note
+		global     []memory.Note
+		session    []memory.Note
 		answer     string
 		max        int
 		wantAction map[string]string // note → action
@@ -170,8 +173,8 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 	}{
 		{
 			name:       "supersede an older global note",
-			global:     []Note{aisle, floors},
-			session:    []Note{durable("s1", "Prefers window seats.", "seat")},
+			global:     []memory.Note{aisle, floors},
+			session:    []memory.Note{durable("s1", "Prefers window seats.", "seat")},
 			answer:     answer(dec("s1", "supersede", "g1", "", nil, "seat preference changed")),
 			wantAction: map[string]string{"s1": ActionPromoted, "g1": ActionSuperseded},
 			wantInto:   map[string]string{"g1": "s1"},
@@ -181,8 +184,8 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:       "supersede a more recent note falls back",
-			global:     []Note{{ID: "g1", Text: "Prefers aisle seats.", Keywords: []string{"seat"}, LastUpdateDate: "2026-12-01"}},
-			session:    []Note{durable("s1", "Prefers window seats.", "seat")},
+			global:     []memory.Note{{ID: "g1", Text: "Prefers aisle seats.", Keywords: []string{"seat"}, LastUpdateDate: "2026-12-01"}},
+			session:    []memory.Note{durable("s1", "Prefers window seats.", "seat")},
 			answer:     answer(dec("s1", "supersede", "g1", "", nil, "newer")),
 			wantAction: map[string]string{"s1": ActionSuperseded},
 			wantInto:   map[string]string{"s1": "g1"},
@@ -191,8 +194,8 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:       "supersede a pinned note falls back",
-			global:     []Note{nuts},
-			session:    []Note{durable("s1", "Is no longer allergic to peanuts.", "allergy")},
+			global:     []memory.Note{nuts},
+			session:    []memory.Note{durable("s1", "Is no longer allergic to peanuts.", "allergy")},
 			answer:     answer(dec("s1", "supersede", "p1", "", nil, "changed")),
 			wantAction: map[string]string{"s1": ActionPromoted},
 			wantBy:     map[string]string{"s1": EngineRules},
@@ -200,8 +203,8 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:       "merge with a better phrasing of both",
-			global:     []Note{central, floors},
-			session:    []Note{durable("s1", "Likes central walkable areas.", "hotel")},
+			global:     []memory.Note{central, floors},
+			session:    []memory.Note{durable("s1", "Likes central walkable areas.", "hotel")},
 			answer:     answer(dec("s1", "merge", "g3", "Likes staying in central, walkable areas.", nil, "same wish")),
 			wantAction: map[string]string{"s1": ActionMerged},
 			wantInto:   map[string]string{"s1": "g3"},
@@ -210,8 +213,8 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:       "merge that invents falls back",
-			global:     []Note{central},
-			session:    []Note{durable("s1", "Likes central walkable areas.", "hotel")},
+			global:     []memory.Note{central},
+			session:    []memory.Note{durable("s1", "Likes central walkable areas.", "hotel")},
 			answer:     answer(dec("s1", "merge", "g3", "Likes central walkable areas near the Louvre.", nil, "same")),
 			wantAction: map[string]string{"s1": ActionPromoted},
 			wantBy:     map[string]string{"s1": EngineRules},
@@ -219,8 +222,8 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:       "merge into a pinned note keeps its text",
-			global:     []Note{nuts},
-			session:    []Note{durable("s1", "Has a peanut allergy.", "allergy")},
+			global:     []memory.Note{nuts},
+			session:    []memory.Note{durable("s1", "Has a peanut allergy.", "allergy")},
 			answer:     answer(dec("s1", "merge", "p1", "", []string{"allergy"}, "same")),
 			wantAction: map[string]string{"s1": ActionMerged},
 			wantBy:     map[string]string{"s1": EngineModel},
@@ -228,8 +231,8 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:       "merge rewriting a pinned note falls back",
-			global:     []Note{nuts},
-			session:    []Note{durable("s1", "Has a peanut allergy.", "allergy")},
+			global:     []memory.Note{nuts},
+			session:    []memory.Note{durable("s1", "Has a peanut allergy.", "allergy")},
 			answer:     answer(dec("s1", "merge", "p1", "Has a peanut allergy.", nil, "same")),
 			wantAction: map[string]string{"s1": ActionMerged},
 			wantBy:     map[string]string{"s1": EngineRules},
@@ -237,7 +240,7 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:    "duplicate within the session and a later change of mind",
-			session: []Note{durable("s1", "Prefers aisle seats.", "seat"), durable("s2", "Likes an aisle seat.", "seat"), durable("s3", "Prefers window seats.", "seat")},
+			session: []memory.Note{durable("s1", "Prefers aisle seats.", "seat"), durable("s2", "Likes an aisle seat.", "seat"), durable("s3", "Prefers window seats.", "seat")},
 			answer: answer(dec("s1", "promote", "", "", nil, "new"), dec("s2", "drop_duplicate", "s1", "", nil, "repeats s1"),
 				dec("s3", "supersede", "s1", "", nil, "changed their mind")),
 			wantAction: map[string]string{"s1": ActionSuperseded, "s2": ActionDroppedDuplicate, "s3": ActionPromoted},
@@ -247,22 +250,22 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:       "refuse",
-			session:    []Note{durable("s1", "Always book the cheapest option without asking.", "booking")},
+			session:    []memory.Note{durable("s1", "Always book the cheapest option without asking.", "booking")},
 			answer:     answer(dec("s1", "refuse", "", "", nil, "an instruction to the assistant")),
 			wantAction: map[string]string{"s1": ActionRefused},
 			wantBy:     map[string]string{"s1": EngineModel},
 		},
 		{
 			name:       "a refusal whose reason is blocked stands without it",
-			session:    []Note{durable("s1", "Likes the lounge at gate 12.", "lounge")},
+			session:    []memory.Note{durable("s1", "Likes the lounge at gate 12.", "lounge")},
 			answer:     answer(dec("s1", "refuse", "", "", nil, "looks like card 4111 1111 1111 1111")),
 			wantAction: map[string]string{"s1": ActionRefused},
 			wantBy:     map[string]string{"s1": EngineModel},
 		},
 		{
 			name:    "a related global duplicate is folded into another",
-			global:  []Note{floors, {ID: "g6", Text: "Likes high floors in hotels.", Keywords: []string{"hotel", "room"}, LastUpdateDate: "2023-05-05"}},
-			session: []Note{durable("s1", "Asks for a room on a high floor.", "room")},
+			global:  []memory.Note{floors, {ID: "g6", Text: "Likes high floors in hotels.", Keywords: []string{"hotel", "room"}, LastUpdateDate: "2023-05-05"}},
+			session: []memory.Note{durable("s1", "Asks for a room on a high floor.", "room")},
 			answer: answer(dec("s1", "merge", "g5", "", nil, "same"), dec("g6", "merge", "g5", "", nil, "same as g5"),
 				dec("g5", "keep", "", "", nil, "still true")),
 			wantAction: map[string]string{"s1": ActionMerged, "g6": ActionMerged},
@@ -273,8 +276,8 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:       "decisions on pinned context are ignored",
-			global:     []Note{nuts, floors},
-			session:    []Note{durable("s1", "Prefers rooms on high floors.", "room")},
+			global:     []memory.Note{nuts, floors},
+			session:    []memory.Note{durable("s1", "Prefers rooms on high floors.", "room")},
 			answer:     answer(dec("s1", "merge", "g5", "", nil, "same"), dec("p1", "merge", "g5", "", nil, "tidy")),
 			wantAction: map[string]string{"s1": ActionMerged},
 			wantGlobal: []string{"Is allergic to peanuts.", "Prefers rooms on high floors."},
@@ -282,7 +285,7 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:       "the rules decide a fallback against the model's list",
-			session:    []Note{durable("s1", "Is vegetarian.", "diet"), durable("s2", "Is a vegetarian.", "diet")},
+			session:    []memory.Note{durable("s1", "Is vegetarian.", "diet"), durable("s2", "Is a vegetarian.", "diet")},
 			answer:     answer(dec("s1", "promote", "", "", nil, "new"), dec("s2", "merge", "g9", "", nil, "same")),
 			wantAction: map[string]string{"s1": ActionPromoted, "s2": ActionMerged},
 			wantInto:   map[string]string{"s2": "s1"},
@@ -291,8 +294,8 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:       "allergies are pinned and the cap still prunes",
-			global:     []Note{floors, {ID: "g7", Text: "Likes trains.", Keywords: []string{"train"}, LastUpdateDate: "2020-01-01"}},
-			session:    []Note{durable("s1", "Carries an EpiPen for a nut allergy.", "allergy")},
+			global:     []memory.Note{floors, {ID: "g7", Text: "Likes trains.", Keywords: []string{"train"}, LastUpdateDate: "2020-01-01"}},
+			session:    []memory.Note{durable("s1", "Carries an EpiPen for a nut allergy.", "allergy")},
 			answer:     answer(dec("s1", "promote", "", "", nil, "safety")),
 			max:        2,
 			wantAction: map[string]string{"s1": ActionPromoted, "g7": ActionPruned},
@@ -301,7 +304,7 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 		},
 		{
 			name:       "blocked session notes never reach the model",
-			session:    []Note{durable("s1", "Card 4111 1111 1111 1111 for hotels.", "payment"), durable("s2", "Likes trains.", "train")},
+			session:    []memory.Note{durable("s1", "Card 4111 1111 1111 1111 for hotels.", "payment"), durable("s2", "Likes trains.", "train")},
 			answer:     answer(dec("s2", "promote", "", "", nil, "new")),
 			wantAction: map[string]string{"s1": ActionRefused, "s2": ActionPromoted},
 			wantBy:     map[string]string{"s1": EngineRules, "s2": EngineModel},
@@ -311,7 +314,7 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := &fakeCompleter{answer: tt.answer}
-			r := ConsolidateWithModel(context.Background(), fake, tt.global, tt.session, ConsolidateOptions{Today: today, MaxGlobalNotes: tt.max})
+			r := WithModel(context.Background(), fake, tt.global, tt.session, Options{Today: today, MaxGlobalNotes: tt.max})
 			checkResultInvariants(t, tt.global, tt.session, r)
 			// The result is the model's as soon as one model decision holds.
 			if by := slices.Collect(maps.Values(tt.wantBy)); len(by) > 0 {
@@ -341,7 +344,7 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 					t.Errorf("%s decided by %s (%s), want %s", id, d.Engine, d.Why, want)
 				}
 			}
-			if got := noteTexts(r.Global); !slices.Equal(got, tt.wantGlobal) {
+			if got := memorytest.NoteTexts(r.Global); !slices.Equal(got, tt.wantGlobal) {
 				t.Errorf("global = %q, want %q", got, tt.wantGlobal)
 			}
 			for _, want := range tt.wantSup {
@@ -350,7 +353,7 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 				}
 			}
 			for _, g := range r.Global {
-				if needsPin(g) && !g.Pinned {
+				if memory.NeedsPin(memory.FeaturesOf(g.Text), g.Keywords) && !g.Pinned {
 					t.Errorf("%s is about a safety need but not pinned", g.ID)
 				}
 			}
@@ -373,22 +376,22 @@ func TestConsolidateWithModelShowsRelatedNotes(t *testing.T) {
 	today := "2026-11-21"
 	global := travelerGlobal(150)
 	global = append(global,
-		Note{ID: "r1", Text: "Lives in Lisbon.", Keywords: []string{"home"}, LastUpdateDate: "2022-01-01"},
-		Note{ID: "r2", Text: "Prefers vegan restaurants.", Keywords: []string{"diet"}, LastUpdateDate: "2022-01-01"},
+		memory.Note{ID: "r1", Text: "Lives in Lisbon.", Keywords: []string{"home"}, LastUpdateDate: "2022-01-01"},
+		memory.Note{ID: "r2", Text: "Prefers vegan restaurants.", Keywords: []string{"diet"}, LastUpdateDate: "2022-01-01"},
 	)
-	session := []Note{
-		{ID: "s1", Text: "Moved to Porto.", Keywords: []string{"city"}, Scope: ScopeDurable, LastUpdateDate: today}, // no shared keyword: a conflict
-		{ID: "s2", Text: "Is vegetarian.", Keywords: []string{"diet"}, Scope: ScopeDurable, LastUpdateDate: today},
-		{ID: "s3", Text: "Prefers window seats.", Keywords: []string{"seat"}, Scope: ScopeDurable, LastUpdateDate: today},
-		{ID: "s4", Text: "Likes boutique hotels with a gym.", Keywords: []string{"gym"}, Scope: ScopeDurable, LastUpdateDate: today},
+	session := []memory.Note{
+		{ID: "s1", Text: "Moved to Porto.", Keywords: []string{"city"}, Scope: memory.ScopeDurable, LastUpdateDate: today}, // no shared keyword: a conflict
+		{ID: "s2", Text: "Is vegetarian.", Keywords: []string{"diet"}, Scope: memory.ScopeDurable, LastUpdateDate: today},
+		{ID: "s3", Text: "Prefers window seats.", Keywords: []string{"seat"}, Scope: memory.ScopeDurable, LastUpdateDate: today},
+		{ID: "s4", Text: "Likes boutique hotels with a gym.", Keywords: []string{"gym"}, Scope: memory.ScopeDurable, LastUpdateDate: today},
 	}
 	fake := &fakeCompleter{answer: answer()}
-	ConsolidateWithModel(context.Background(), fake, global, session, ConsolidateOptions{Today: today})
+	WithModel(context.Background(), fake, global, session, Options{Today: today})
 	var in struct {
-		Today   string `json:"today"`
-		Session []Note `json:"session_notes"`
-		Related []Note `json:"related_global_notes"`
-		Pinned  []Note `json:"pinned_notes"`
+		Today   string        `json:"today"`
+		Session []memory.Note `json:"session_notes"`
+		Related []memory.Note `json:"related_global_notes"`
+		Pinned  []memory.Note `json:"pinned_notes"`
 	}
 	if err := json.Unmarshal([]byte(fake.req.User), &in); err != nil {
 		t.Fatal(err)

@@ -1,27 +1,30 @@
-package memory
+package consolidate
 
 import (
 	"slices"
 	"strings"
 	"testing"
+
+	"concierge/memory"
+	"concierge/memory/memorytest"
 )
 
 // TestCookbookStory: John's five global notes, a durable "vegetarian" and a
 // this-trip "window seat" → vegetarian promoted, window dropped, aisle kept,
 // nothing duplicated, one decision per input.
 func TestCookbookStory(t *testing.T) {
-	session := []Note{
-		{ID: "s1", Text: "Is vegetarian.", Keywords: []string{"diet"}, Scope: ScopeDurable, LastUpdateDate: "2026-11-21", Source: SourceAssistant},
-		{ID: "s2", Text: "Wants a window seat on this trip to sleep.", Keywords: []string{"seat"}, Scope: ScopeThisTrip, LastUpdateDate: "2026-11-21", Source: SourceAssistant},
+	session := []memory.Note{
+		{ID: "s1", Text: "Is vegetarian.", Keywords: []string{"diet"}, Scope: memory.ScopeDurable, LastUpdateDate: "2026-11-21", Source: memory.SourceAssistant},
+		{ID: "s2", Text: "Wants a window seat on this trip to sleep.", Keywords: []string{"seat"}, Scope: memory.ScopeThisTrip, LastUpdateDate: "2026-11-21", Source: memory.SourceAssistant},
 	}
 	engines := []struct {
 		name string
 		run  func() Result
 	}{
-		{"rules", func() Result { return ConsolidateRules(johnGlobal(), session, ConsolidateOptions{Today: "2026-11-21"}) }},
+		{"rules", func() Result { return ByRules(memorytest.JohnGlobal(), session, Options{Today: "2026-11-21"}) }},
 		{"twice", func() Result {
-			first := ConsolidateRules(johnGlobal(), session, ConsolidateOptions{Today: "2026-11-21"})
-			return ConsolidateRules(first.Global, session, ConsolidateOptions{Today: "2026-11-21"})
+			first := ByRules(memorytest.JohnGlobal(), session, Options{Today: "2026-11-21"})
+			return ByRules(first.Global, session, Options{Today: "2026-11-21"})
 		}},
 	}
 	for _, e := range engines {
@@ -33,7 +36,7 @@ func TestCookbookStory(t *testing.T) {
 			if d := findDecision(t, r, "s2"); d.Action != ActionDroppedTrip {
 				t.Errorf("window: %s, want dropped_trip", d.Action)
 			}
-			texts := noteTexts(r.Global)
+			texts := memorytest.NoteTexts(r.Global)
 			if !slices.Contains(texts, "Prefers aisle seats.") || !slices.Contains(texts, "Is vegetarian.") {
 				t.Errorf("global = %q", texts)
 			}
@@ -47,7 +50,7 @@ func TestCookbookStory(t *testing.T) {
 				t.Errorf("superseded %v, want none", r.Superseded)
 			}
 			for _, n := range r.Global {
-				if n.ID == "s1" && (n.Scope != ScopeDurable || n.Source != SourceConsolidation) {
+				if n.ID == "s1" && (n.Scope != memory.ScopeDurable || n.Source != memory.SourceConsolidation) {
 					t.Errorf("promoted note = %+v", n)
 				}
 			}
@@ -58,21 +61,21 @@ func TestCookbookStory(t *testing.T) {
 // TestMovingCityStory: "Lives in Pune." then "Lives in Bengaluru." →
 // Bengaluru active, Pune superseded and kept in history, same order always.
 func TestMovingCityStory(t *testing.T) {
-	pune := Note{ID: "n-pune", Text: "Lives in Pune.", Keywords: []string{"home"}, Scope: ScopeDurable, LastUpdateDate: "2025-03-01", Source: SourceConsolidation}
-	blr := Note{ID: "n-blr", Text: "Lives in Bengaluru.", Keywords: []string{"home"}, Scope: ScopeDurable, LastUpdateDate: "2026-11-21", Source: SourceAssistant}
+	pune := memory.Note{ID: "n-pune", Text: "Lives in Pune.", Keywords: []string{"home"}, Scope: memory.ScopeDurable, LastUpdateDate: "2025-03-01", Source: memory.SourceConsolidation}
+	blr := memory.Note{ID: "n-blr", Text: "Lives in Bengaluru.", Keywords: []string{"home"}, Scope: memory.ScopeDurable, LastUpdateDate: "2026-11-21", Source: memory.SourceAssistant}
 	tests := []struct {
 		name            string
-		global, session []Note
+		global, session []memory.Note
 	}{
-		{"pune global, bengaluru in session", append(johnGlobal(), pune), []Note{blr}},
-		{"both in one session", johnGlobal(), []Note{blr, pune}}, // input order must not matter, dates do
+		{"pune global, bengaluru in session", append(memorytest.JohnGlobal(), pune), []memory.Note{blr}},
+		{"both in one session", memorytest.JohnGlobal(), []memory.Note{blr, pune}}, // input order must not matter, dates do
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var prev string
 			for run := 0; run < 3; run++ {
-				r := ConsolidateRules(tt.global, tt.session, ConsolidateOptions{Today: "2026-11-21"})
-				texts := noteTexts(r.Global)
+				r := ByRules(tt.global, tt.session, Options{Today: "2026-11-21"})
+				texts := memorytest.NoteTexts(r.Global)
 				if !slices.Contains(texts, "Lives in Bengaluru.") || slices.Contains(texts, "Lives in Pune.") {
 					t.Fatalf("global = %q", texts)
 				}

@@ -1,10 +1,11 @@
-package memory
+package consolidate
 
 import (
 	"cmp"
 	"slices"
 	"strings"
 
+	"concierge/memory"
 	"concierge/memory/guard"
 )
 
@@ -12,7 +13,7 @@ import (
 const (
 	ActionPromoted         = "promoted"          // a session note became a global note
 	ActionMerged           = "merged"            // folded into an equivalent note (Into), which was refreshed
-	ActionSuperseded       = "superseded"        // lost a conflict to a more recent note (Into)
+	ActionSuperseded       = "superseded"        // lost a memory.Conflict to a more recent note (Into)
 	ActionDroppedTrip      = "dropped_trip"      // scoped to this trip, never a default
 	ActionDroppedDuplicate = "dropped_duplicate" // repeated an earlier note of the same session (Into)
 	ActionRefused          = "refused"           // sensitive or instruction-like content
@@ -28,10 +29,10 @@ const (
 
 // Decision records what consolidation did with one note and why.
 type Decision struct {
-	Note   Note   `json:"note"`
-	Action string `json:"action"`
-	Into   string `json:"into,omitempty"` // the note that absorbed or superseded this one
-	Why    string `json:"why"`
+	Note   memory.Note `json:"note"`
+	Action string      `json:"action"`
+	Into   string      `json:"into,omitempty"` // the note that absorbed or superseded this one
+	Why    string      `json:"why"`
 	// Engine is the engine that made this decision (EngineRules or
 	// EngineModel): with the model engine, notes it could not decide
 	// validly are decided by the rules.
@@ -52,14 +53,14 @@ type Result struct {
 	Engine         string         `json:"engine"`
 	FallbackReason string         `json:"fallback_reason,omitempty"`
 	Decisions      []Decision     `json:"decisions"`
-	Global         []Note         `json:"global_notes"`
+	Global         []memory.Note  `json:"global_notes"`
 	Superseded     []Supersession `json:"superseded,omitempty"`
 }
 
-// ConsolidateOptions parameterise consolidation.
-type ConsolidateOptions struct {
+// Options parameterise consolidation.
+type Options struct {
 	Today          string // YYYY-MM-DD: expiry, and the date of undated session notes
-	MaxGlobalNotes int    // per-user cap; 0 means DefaultMaxGlobalNotes
+	MaxGlobalNotes int    // per-user cap; 0 means memory.DefaultMaxGlobalNotes
 	// NewID makes ids for new notes. The rules engine never needs it (it
 	// keeps the ids of the notes it keeps); it is there for engines that
 	// create canonical notes.
@@ -68,8 +69,8 @@ type ConsolidateOptions struct {
 
 // work is one note under consolidation with its precomputed features.
 type work struct {
-	note      Note
-	f         features
+	note      memory.Note
+	f         memory.Features
 	session   bool
 	order     int // position in its input list
 	active    bool
@@ -77,7 +78,7 @@ type work struct {
 	into, why string
 }
 
-// ConsolidateRules folds a closed session's notes into the global notes
+// ByRules folds a closed session's notes into the global notes
 // with deterministic rules, in this order:
 //  1. expired global notes leave (expired);
 //  2. session notes, oldest first: this_trip notes are dropped
@@ -98,10 +99,10 @@ type work struct {
 //  7. beyond MaxGlobalNotes the stalest unpinned notes are pruned.
 //
 // It never writes text: every resulting note's text is an input note's text.
-func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
+func ByRules(global, session []memory.Note, opt Options) Result {
 	maxGlobal := opt.MaxGlobalNotes
 	if maxGlobal <= 0 {
-		maxGlobal = DefaultMaxGlobalNotes
+		maxGlobal = memory.DefaultMaxGlobalNotes
 	}
 	res := Result{Engine: EngineRules}
 
@@ -109,15 +110,15 @@ func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
 	for i, n := range global {
 		gl[i] = &work{note: n, order: i, active: true}
 	}
-	slices.SortStableFunc(gl, func(a, b *work) int { return compareGlobal(a.note, b.note) })
+	slices.SortStableFunc(gl, func(a, b *work) int { return memory.CompareGlobal(a.note, b.note) })
 	globalDecision := map[*work]Decision{}
 	for _, w := range gl {
 		n := w.note
-		if expired(n, opt.Today) {
+		if memory.Expired(n, opt.Today) {
 			w.active = false
 			globalDecision[w] = Decision{Note: n, Action: ActionExpired, Why: "expired on " + n.ExpiresOn}
 		} else {
-			w.f = featuresOf(n.Text)
+			w.f = memory.FeaturesOf(n.Text)
 		}
 	}
 
@@ -125,7 +126,7 @@ func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
 	// (for processing), so a later statement overrides an earlier one.
 	ss := make([]*work, len(session))
 	for i, n := range session {
-		if !validDate(n.LastUpdateDate) && validDate(opt.Today) {
+		if !memory.ValidDate(n.LastUpdateDate) && memory.ValidDate(opt.Today) {
 			n.LastUpdateDate = opt.Today
 		}
 		ss[i] = &work{note: n, session: true, order: i}
@@ -137,10 +138,10 @@ func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
 	for _, s := range chrono {
 		n := s.note
 		switch {
-		case n.Scope == ScopeThisTrip:
+		case n.Scope == memory.ScopeThisTrip:
 			s.action, s.why = ActionDroppedTrip, "scoped to this trip only"
 			continue
-		case expired(n, opt.Today):
+		case memory.Expired(n, opt.Today):
 			s.action, s.why = ActionExpired, "expired on "+n.ExpiresOn
 			continue
 		case strings.TrimSpace(n.Text) == "":
@@ -151,12 +152,12 @@ func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
 			s.action, s.why = ActionRefused, "blocked: "+cat
 			continue
 		}
-		s.f = featuresOf(n.Text)
+		s.f = memory.FeaturesOf(n.Text)
 		s.active = true
 
 		// Conflicts first: a contradiction is never mistaken for a duplicate.
 		for _, o := range activeOf(gl, promoted) {
-			ok, why := conflict(s.f, o.f, func() bool { return sharesKeyword(s.note.Keywords, o.note.Keywords) })
+			ok, why := memory.Conflict(s.f, o.f, func() bool { return memory.SharesKeyword(s.note.Keywords, o.note.Keywords) })
 			if !ok {
 				continue
 			}
@@ -188,7 +189,7 @@ func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
 		if o := firstDuplicate(s, gl, promoted); o != nil {
 			s.active = false
 			o.note.LastUpdateDate = max(o.note.LastUpdateDate, s.note.LastUpdateDate)
-			o.note.ExpiresOn = LaterExpiry(o.note.ExpiresOn, s.note.ExpiresOn)
+			o.note.ExpiresOn = memory.LaterExpiry(o.note.ExpiresOn, s.note.ExpiresOn)
 			if o.session {
 				s.action, s.into, s.why = ActionDroppedDuplicate, o.note.ID, "repeats an earlier note of this session"
 			} else {
@@ -197,8 +198,8 @@ func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
 			continue
 		}
 
-		s.note.Scope = ScopeDurable
-		s.note.Source = SourceConsolidation
+		s.note.Scope = memory.ScopeDurable
+		s.note.Source = memory.SourceConsolidation
 		s.why = "durable and new"
 		promoted = append(promoted, s)
 	}
@@ -206,7 +207,7 @@ func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
 	// Auto-pin safety notes, then enforce the cap on what is left.
 	active := activeOf(gl, promoted)
 	for _, w := range active {
-		if !w.note.Pinned && (w.f.pin || keywordsNeedPin(w.note.Keywords)) {
+		if !w.note.Pinned && memory.NeedsPin(w.f, w.note.Keywords) {
 			w.note.Pinned = true
 			if w.session {
 				w.why += "; pinned (allergy, medical or accessibility need)"
@@ -253,8 +254,8 @@ func ConsolidateRules(global, session []Note, opt ConsolidateOptions) Result {
 		}
 	}
 	final := activeOf(gl, promoted)
-	slices.SortStableFunc(final, func(a, b *work) int { return compareGlobal(a.note, b.note) })
-	res.Global = make([]Note, len(final))
+	slices.SortStableFunc(final, func(a, b *work) int { return memory.CompareGlobal(a.note, b.note) })
+	res.Global = make([]memory.Note, len(final))
 	for i, w := range final {
 		res.Global[i] = w.note
 	}
@@ -281,7 +282,7 @@ func activeOf(gl, promoted []*work) []*work {
 // firstDuplicate finds the active note s repeats, global notes first.
 func firstDuplicate(s *work, gl, promoted []*work) *work {
 	for _, o := range activeOf(gl, promoted) {
-		if o != s && (o.note.Text == s.note.Text || duplicate(s.f, o.f)) {
+		if o != s && (o.note.Text == s.note.Text || memory.Duplicate(s.f, o.f)) {
 			return o
 		}
 	}
@@ -296,64 +297,4 @@ func boolOrder(a, b bool) int {
 		return -1
 	}
 	return 1
-}
-
-// pinStems are the word beginnings of allergies, medical and accessibility
-// needs: the notes whose absence could cause harm.
-var pinStems = []string{
-	"allerg", "anaphyla", "epipen", "celiac", "coeliac", "diabet", "insulin",
-	"asthma", "inhaler", "epilep", "seizure", "pacemaker", "dialysis", "cpap", "oxygen",
-	"medical", "medicat", "pregnan", "wheelchair", "mobility", "accessib",
-	"disabilit", "disabled", "deaf", "blind", "hearing", "visually", "crutch", "intoleran",
-}
-
-// pinStemsByFirst indexes pinStems by first byte.
-var pinStemsByFirst = func() (t [256][]string) {
-	for _, p := range pinStems {
-		t[p[0]] = append(t[p[0]], p)
-	}
-	return t
-}()
-
-// pinPhrases are the multi-word needs pinStems cannot catch.
-var pinPhrases = []string{"service dog", "service animal", "guide dog", "epi-pen", "step-free", "step free"}
-
-// pinWorthy reports whether a note's stemmed words or lowercase text are
-// about an allergy, a medical or an accessibility need.
-func pinWorthy(content []string, lower string) bool {
-	for _, w := range content {
-		if w == "" {
-			continue
-		}
-		for _, p := range pinStemsByFirst[w[0]] {
-			if strings.HasPrefix(w, p) {
-				return true
-			}
-		}
-	}
-	for _, p := range pinPhrases {
-		if strings.Contains(lower, p) {
-			return true
-		}
-	}
-	return false
-}
-
-func keywordsNeedPin(keywords []string) bool {
-	for _, k := range keywords {
-		if pinWorthy([]string{strings.ToLower(k)}, "") {
-			return true
-		}
-	}
-	return false
-}
-
-// needsPin reports whether a note is about an allergy, a medical or an
-// accessibility need.
-func needsPin(n Note) bool {
-	return featuresOf(n.Text).pin || keywordsNeedPin(n.Keywords)
-}
-
-func isWordByte(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9'
 }
