@@ -17,3 +17,20 @@ func findDecision(t *testing.T, r Result, id string) Decision {
 	}
 	return found[0]
 }
+
+// checkDecisions fails the test for every note whose decision has another
+// action than wantAction or another into than wantInto names (note id →
+// want).
+func checkDecisions(t *testing.T, r Result, wantAction, wantInto map[string]string) {
+	t.Helper()
+	for id, want := range wantAction {
+		if d := findDecision(t, r, id); d.Action != want {
+			t.Errorf("%s: action = %s, want %s (%s)", id, d.Action, want, d.Why)
+		}
+	}
+	for id, want := range wantInto {
+		if d := findDecision(t, r, id); d.Into != want {
+			t.Errorf("%s: into = %q, want %q", id, d.Into, want)
+		}
+	}
+}

@@ -329,16 +329,7 @@ func TestConsolidateWithModelDecisions(t *testing.T) {
 			if !strings.Contains(r.FallbackReason, tt.wantReason) || tt.wantReason == "" && r.FallbackReason != "" && !hasRulesDecision(r) {
 				t.Errorf("fallback reason = %q, want it to mention %q", r.FallbackReason, tt.wantReason)
 			}
-			for id, want := range tt.wantAction {
-				if d := findDecision(t, r, id); d.Action != want {
-					t.Errorf("%s: action = %s, want %s (%s)", id, d.Action, want, d.Why)
-				}
-			}
-			for id, want := range tt.wantInto {
-				if d := findDecision(t, r, id); d.Into != want {
-					t.Errorf("%s: into = %q, want %q", id, d.Into, want)
-				}
-			}
+			checkDecisions(t, r, tt.wantAction, tt.wantInto)
 			for id, want := range tt.wantBy {
 				if d := findDecision(t, r, id); d.Engine != want {
 					t.Errorf("%s decided by %s (%s), want %s", id, d.Engine, d.Why, want)

@@ -133,16 +133,7 @@ func TestConsolidateRules(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := ByRules(tt.global, tt.session, Options{Today: today, MaxGlobalNotes: tt.max})
 			checkResultInvariants(t, tt.global, tt.session, r)
-			for id, want := range tt.wantAction {
-				if d := findDecision(t, r, id); d.Action != want {
-					t.Errorf("%s: action = %s, want %s (%s)", id, d.Action, want, d.Why)
-				}
-			}
-			for id, want := range tt.wantInto {
-				if d := findDecision(t, r, id); d.Into != want {
-					t.Errorf("%s: into = %q, want %q", id, d.Into, want)
-				}
-			}
+			checkDecisions(t, r, tt.wantAction, tt.wantInto)
 			if got := memorytest.NoteTexts(r.Global); !slices.Equal(got, tt.wantGlobal) {
 				t.Errorf("global = %q, want %q", got, tt.wantGlobal)
 			}
