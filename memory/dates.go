@@ -1,8 +1,8 @@
 package memory
 
-// dayNumber parses a YYYY-MM-DD date into days since 1970-01-01, without
+// DayNumber parses a YYYY-MM-DD date into days since 1970-01-01, without
 // the cost of time.Parse (it runs for every note on every turn).
-func dayNumber(s string) (int, bool) {
+func DayNumber(s string) (int, bool) {
 	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
 		return 0, false
 	}
@@ -48,13 +48,14 @@ func daysIn(y, m int) int {
 	return 31
 }
 
-func validDate(s string) bool {
-	_, ok := dayNumber(s)
+// ValidDate reports whether s is a real YYYY-MM-DD date.
+func ValidDate(s string) bool {
+	_, ok := DayNumber(s)
 	return ok
 }
 
-// expired reports whether n expired before today. Without a valid today
+// Expired reports whether n expired before today. Without a valid today
 // nothing expires.
-func expired(n Note, today string) bool {
-	return n.ExpiresOn != "" && validDate(today) && n.ExpiresOn < today
+func Expired(n Note, today string) bool {
+	return n.ExpiresOn != "" && ValidDate(today) && n.ExpiresOn < today
 }

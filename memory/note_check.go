@@ -211,7 +211,7 @@ func CollapseSpace(s string) string {
 }
 
 // abbreviations end with a dot without ending a sentence.
-var abbreviations = setOf("mr", "mrs", "ms", "dr", "st", "e.g", "i.e", "etc", "vs", "approx", "no", "jr", "sr", "a.m", "p.m", "u.s", "u.k", "min", "hrs", "ave", "mt", "ft")
+var abbreviations = SetOf("mr", "mrs", "ms", "dr", "st", "e.g", "i.e", "etc", "vs", "approx", "no", "jr", "sr", "a.m", "p.m", "u.s", "u.k", "min", "hrs", "ave", "mt", "ft")
 
 // sentenceCount counts sentences, ignoring the dots of abbreviations,
 // initials and decimals.

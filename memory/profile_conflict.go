@@ -71,7 +71,7 @@ func ProfileConflicts(p Profile, n Note) []ProfileSuggestion {
 		}
 		current := strings.TrimSpace(fmt.Sprint(cur))
 		proposed := pf.value(f, n.Text)
-		if current == "" || proposed == "" || strings.EqualFold(stem(strings.ToLower(current)), stem(strings.ToLower(proposed))) {
+		if current == "" || proposed == "" || strings.EqualFold(Stem(strings.ToLower(current)), Stem(strings.ToLower(proposed))) {
 			continue
 		}
 		out = append(out, ProfileSuggestion{Field: pf.field, Current: current, Proposed: proposed})

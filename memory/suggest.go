@@ -5,7 +5,7 @@ import "sort"
 // notTopics are words that carry no topic in a keyword, though they can
 // matter in a note's text (and so are not stopwords): numbers, comparisons
 // and the small verbs of a request.
-var notTopics = setOf(
+var notTopics = SetOf(
 	"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 	"under", "over", "before", "after", "about", "around", "less", "fewer", "least",
 	"please", "need", "needs", "get", "gets", "make", "take", "like", "want", "thing", "things",
@@ -25,8 +25,8 @@ func SuggestKeywords(text string) []string {
 	}
 	var cands []cand
 	seen := map[string]bool{}
-	for _, w := range words(text) {
-		if len([]rune(w)) < 3 || stopwords[w] || negators[w] || notTopics[w] || stem(w) == "prefer" || !validKeyword(w) || seen[w] {
+	for _, w := range Words(text) {
+		if len([]rune(w)) < 3 || stopwords[w] || negators[w] || notTopics[w] || Stem(w) == "prefer" || !validKeyword(w) || seen[w] {
 			continue
 		}
 		seen[w] = true

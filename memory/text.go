@@ -9,7 +9,7 @@ import (
 // stopwords carry no topic. Negations are deliberately absent (they flip a
 // note's meaning and are tracked as polarity), and so are comparison words
 // such as over/under/before/after, which often are the whole point of a note.
-var stopwords = setOf(
+var stopwords = SetOf(
 	"a", "an", "the", "to", "of", "in", "on", "at", "for", "and", "or", "with",
 	"is", "are", "was", "were", "be", "been", "being", "am", "i", "he", "she",
 	"they", "them", "their", "his", "her", "this", "that", "these", "those",
@@ -39,26 +39,27 @@ var canonical = map[string]string{
 }
 
 // negators flip the polarity of a note.
-var negators = setOf(
+var negators = SetOf(
 	"not", "no", "never", "avoid", "avoids", "avoided", "avoiding", "dislike", "dislikes",
 	"hate", "hates", "don't", "doesn't", "dont", "doesnt", "won't", "cannot", "can't", "refuses",
 )
 
-func setOf(words ...string) map[string]bool {
-	m := make(map[string]bool, len(words))
-	for _, w := range words {
+// SetOf is a set of words.
+func SetOf(ws ...string) map[string]bool {
+	m := make(map[string]bool, len(ws))
+	for _, w := range ws {
 		m[w] = true
 	}
 	return m
 }
 
-// words splits text into lowercase words: letters and digits, with inner
+// Words splits text into lowercase words: letters and digits, with inner
 // hyphens and apostrophes kept ("non-vegetarian", "doesn't").
-func words(text string) []string {
+func Words(text string) []string {
 	return lowerWords(strings.ToLower(text))
 }
 
-// lowerWords is words for text that is already lowercase.
+// lowerWords is Words for text that is already lowercase.
 func lowerWords(lower string) []string {
 	out := make([]string, 0, 12)
 	ascii := true
@@ -112,10 +113,10 @@ func lowerWords(lower string) []string {
 	return out
 }
 
-// stem folds a lowercase word to a rough base form: synonyms first, then
+// Stem folds a lowercase word to a rough base form: synonyms first, then
 // plural and -ing/-ed endings. It is deliberately crude; it only has to make
 // two phrasings of the same short note meet.
-func stem(w string) string {
+func Stem(w string) string {
 	if c, ok := canonical[w]; ok {
 		return c
 	}
@@ -166,7 +167,7 @@ func FeaturesOf(text string) Features {
 		if stopwords[w] {
 			continue
 		}
-		if s := stem(w); !stopwords[s] {
+		if s := Stem(w); !stopwords[s] {
 			f.Content = append(f.Content, s)
 		}
 	}

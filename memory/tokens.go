@@ -94,8 +94,8 @@ type estimateCounter struct{}
 
 func (estimateCounter) Count(text string) int { return EstimateTokens(text) }
 
-// counterOr is c, or the estimate when c is nil.
-func counterOr(c TokenCounter) TokenCounter {
+// CounterOr is c, or the estimate when c is nil.
+func CounterOr(c TokenCounter) TokenCounter {
 	if c == nil {
 		return estimateCounter{}
 	}

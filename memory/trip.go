@@ -129,7 +129,7 @@ func ParseUpdateTripArgs(raw string) (UpdateTripArgs, error) {
 // instructions).
 func (a UpdateTripArgs) Check() error {
 	for name, d := range map[string]*string{"start_date": a.StartDate, "end_date": a.EndDate} {
-		if d != nil && *d != "" && !validDate(*d) {
+		if d != nil && *d != "" && !ValidDate(*d) {
 			return Errorf(EINVALID, "%s must be a date YYYY-MM-DD", name)
 		}
 	}
