@@ -1,7 +1,7 @@
 // Package memorytest holds the fixtures the tests of the packages under
-// memory share: John, his profile and notes, and a long transcript. (The
-// tests inside package memory keep their own copy: they cannot import a
-// package that imports memory.)
+// memory (prompt, consolidate, longchat) share: John, his profile and
+// notes, and a long transcript. Package memory's own tests cannot import
+// it, since it imports memory.
 package memorytest
 
 import (
