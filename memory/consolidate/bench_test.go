@@ -18,8 +18,10 @@ func BenchmarkConsolidateRules(b *testing.B) {
 		}
 		session = append(session, memory.Note{ID: fmt.Sprintf("s%02d", i), Text: text, Keywords: []string{"hotel"}, Scope: memory.ScopeDurable, LastUpdateDate: "2026-11-21"})
 	}
+	opt := Options{Today: "2026-11-21"}
+	ByRules(global, session, opt) // compile the guard's language files, as a running server has
 	b.ReportAllocs()
 	for b.Loop() {
-		ByRules(global, session, Options{Today: "2026-11-21"})
+		ByRules(global, session, opt)
 	}
 }
