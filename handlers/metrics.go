@@ -40,6 +40,9 @@ func newMetrics(store *models.Store, log *slog.Logger) *metrics {
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "concierge_bookkeeping_write_failures_total",
 			Help: "Best-effort writes (a token's last use, cleared sign-in counters) that failed without failing their request (this instance)."},
 			func() float64 { return float64(store.BookkeepingFailures()) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "concierge_db_statements_total",
+			Help: "SQL statements sent to the database (this instance); concierge-load reports them per turn."},
+			func() float64 { return float64(store.Statements()) }),
 		// The pool's waits show a database that cannot keep up (go_sql_*).
 		collectors.NewDBStatsCollector(store.Pool(), store.Kind()))
 	return m

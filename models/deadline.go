@@ -40,6 +40,7 @@ func (s *Store) boundStatements(db *gorm.DB) error {
 		db.Statement.Context = ctx
 	}
 	after := func(db *gorm.DB) {
+		s.statements.Add(1)
 		if c, ok := db.InstanceGet(settingCancel); ok {
 			db.Error = deadlineCause(db.Statement.Context, db.Error)
 			c.(context.CancelFunc)()

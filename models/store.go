@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -68,6 +69,9 @@ type Store struct {
 
 	health writeHealth
 	clock  dbClock
+	// statements counts the SQL statements sent, for /metrics (see
+	// Statements).
+	statements atomic.Int64
 	tracer trace.Tracer // nil: tracing off (see Trace)
 	// unserve releases the serve lock HoldServing took.
 	unserve func()
@@ -216,7 +220,7 @@ func Open(dsn string) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("models: open read pool: %w", err)
 		}
-		s.writer = startWriter(db)
+		s.writer = startWriter(db, &s.statements)
 	}
 	s.sqlDB.SetConnMaxLifetime(time.Hour)
 	if err := s.Ping(context.Background()); err != nil {
@@ -232,6 +236,12 @@ func Open(dsn string) (*Store, error) {
 	}
 	return s, nil
 }
+
+// Statements is how many SQL statements the store has sent since it
+// opened: every statement through GORM, and the savepoints of SQLite's
+// group commit (a transaction's BEGIN and COMMIT are not counted).
+// concierge-load divides it by the turns of a run.
+func (s *Store) Statements() int64 { return s.statements.Load() }
 
 // Ping checks that the database answers.
 func (s *Store) Ping(ctx context.Context) error {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"gorm.io/gorm"
 )
@@ -31,14 +32,16 @@ type writeOp struct {
 // arrival order, unlike database/sql's waiters for a busy connection.
 type writer struct {
 	db   *gorm.DB
+	// statements is the store's count of statements sent (Statements).
+	statements *atomic.Int64
 	ops  chan *writeOp
 	stop chan struct{}
 	once sync.Once
 	wg   sync.WaitGroup
 }
 
-func startWriter(db *gorm.DB) *writer {
-	w := &writer{db: db, ops: make(chan *writeOp), stop: make(chan struct{})}
+func startWriter(db *gorm.DB, statements *atomic.Int64) *writer {
+	w := &writer{db: db, statements: statements, ops: make(chan *writeOp), stop: make(chan struct{})}
 	w.wg.Go(w.loop)
 	return w
 }
@@ -89,6 +92,7 @@ func (w *writer) run(batch []*writeOp) {
 		// GORM's statement pipeline they cost as much as a real statement.
 		conn := tx.Statement.ConnPool
 		exec := func(q string) error {
+			w.statements.Add(1)
 			_, err := conn.ExecContext(context.Background(), q)
 			return err
 		}

@@ -36,6 +36,12 @@ type server struct {
 // on a fresh SQLite file (or dsn when it is set), and waits until it
 // listens. env is added to the process environment.
 func startServer(ctx context.Context, bin, dsn string, env []string, extra ...string) (*server, error) {
+	return startPinned(ctx, "", bin, dsn, env, extra...)
+}
+
+// startPinned is startServer with the server's threads on the CPUs cpus
+// names (taskset's list, e.g. "0"); "" leaves it unpinned.
+func startPinned(ctx context.Context, cpus, bin, dsn string, env []string, extra ...string) (*server, error) {
 	dir, err := os.MkdirTemp("", "concierge-load-")
 	if err != nil {
 		return nil, err
@@ -45,6 +51,9 @@ func startServer(ctx context.Context, bin, dsn string, env []string, extra ...st
 	}
 	args := append([]string{"serve", "--addr", "127.0.0.1:0", "--db", dsn, "--log-level", "error"}, extra...)
 	cmd := exec.CommandContext(ctx, bin, args...)
+	if cpus != "" {
+		cmd = exec.CommandContext(ctx, "taskset", append([]string{"-c", cpus, bin}, args...)...)
+	}
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stderr = os.Stderr
 	stdout, err := cmd.StdoutPipe()
@@ -129,6 +138,61 @@ func (s *server) cpuSeconds(ctx context.Context, c *client) (float64, error) {
 	return 0, fmt.Errorf("/metrics (status %d) has no process_cpu_seconds_total", resp.StatusCode)
 }
 
+// threadCPU is the server's CPU time so far in nanoseconds, summed over
+// its threads from /proc/PID/task/*/schedstat (exact, unlike the clock
+// ticks of /proc/PID/stat); threads that ended are not in it, so it is for
+// differences over short spans.
+func (s *server) threadCPU() (time.Duration, error) {
+	if s.cmd == nil {
+		return 0, errors.New("the server was not started by this command")
+	}
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", s.cmd.Process.Pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("no schedstat for the server: %v", err)
+	}
+	var total int64
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue // the thread ended
+		}
+		f := strings.Fields(string(b))
+		if len(f) > 0 {
+			n, _ := strconv.ParseInt(f[0], 10, 64)
+			total += n
+		}
+	}
+	return time.Duration(total), nil
+}
+
+// pinSelf moves every thread of this process to the CPUs cpus names
+// (taskset -a; threads started later inherit it).
+func pinSelf(cpus string) error {
+	if cpus == "" {
+		return nil
+	}
+	out, err := exec.Command("taskset", "-a", "-cp", cpus, strconv.Itoa(os.Getpid())).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("taskset -a -cp %s: %v: %s", cpus, err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// statementsMetric is the server's count of SQL statements on /metrics;
+// a build without it reports none.
+const statementsMetric = "concierge_db_statements_total"
+
+// statementsPer formats statements over n turns, or says the server does
+// not count them.
+func statementsPer(m0, m1 map[string]float64, n int) string {
+	a, ok0 := m0[statementsMetric]
+	b, ok1 := m1[statementsMetric]
+	if !ok0 || !ok1 || n == 0 {
+		return "not counted by this build"
+	}
+	return fmt.Sprintf("%.1f per turn", (b-a)/float64(n))
+}
+
 // scrape sums the samples of /metrics whose names (labels aside) are
 // asked for, read with a staff token.
 func scrape(ctx context.Context, c *client, names ...string) (map[string]float64, error) {
@@ -208,6 +272,9 @@ type throughputConfig struct {
 	Duration        time.Duration
 	Turns           int // stop after this many turns (0 = Duration only)
 	Session         int // messages per session before it is closed
+	// Pin places the server and this command on CPUs ("0:1": the server on
+	// CPU 0, the load generator on CPU 1); "" leaves both unpinned.
+	Pin string
 }
 
 // runThroughput sends turns from cfg.Clients clients for cfg.Duration (or
@@ -215,27 +282,30 @@ type throughputConfig struct {
 // prints both rates, their ratio, latency percentiles and server CPU per
 // turn.
 func runThroughput(ctx context.Context, cfg throughputConfig, stdout io.Writer) error {
+	srvCPUs, loadCPUs, err := splitPin(cfg.Pin)
+	if err != nil {
+		return err
+	}
 	srv := &server{url: cfg.URL}
 	if cfg.Bin != "" {
-		var err error
-		if srv, err = startServer(ctx, cfg.Bin, cfg.DSN, nil); err != nil {
+		if srv, err = startPinned(ctx, srvCPUs, cfg.Bin, cfg.DSN, nil); err != nil {
 			return err
 		}
 		defer srv.stop()
+	}
+	if err := pinSelf(loadCPUs); err != nil {
+		return err
 	}
 	httpc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Clients * 2}}
 	tok, err := signInRetrying(ctx, httpc, srv.url, cfg.Email, cfg.Password)
 	if err != nil {
 		return err
 	}
-	var staff *client
-	if srv.cmd == nil {
-		st, err := signInRetrying(ctx, httpc, srv.url, cfg.Staff, cfg.Password)
-		if err != nil {
-			return fmt.Errorf("staff sign-in for /metrics: %w", err)
-		}
-		staff = &client{base: srv.url, token: st, http: httpc}
+	st, err := signInRetrying(ctx, httpc, srv.url, cfg.Staff, cfg.Password)
+	if err != nil {
+		return fmt.Errorf("staff sign-in for /metrics: %w", err)
 	}
+	staff := &client{base: srv.url, token: st, http: httpc}
 	// Warm up: one session of a few turns, so connection set-up and first
 	// queries are not in the figures.
 	c0 := &client{base: srv.url, token: tok, http: httpc}
@@ -244,6 +314,10 @@ func runThroughput(ctx context.Context, cfg throughputConfig, stdout io.Writer) 
 	}
 
 	cpu0, err := srv.cpuSeconds(ctx, staff)
+	if err != nil {
+		return err
+	}
+	st0, err := scrape(ctx, staff, statementsMetric)
 	if err != nil {
 		return err
 	}
@@ -277,6 +351,10 @@ func runThroughput(ctx context.Context, cfg throughputConfig, stdout io.Writer) 
 	own1 := ownCPUSeconds()
 	cancel()
 	cpu1, err := srv.cpuSeconds(ctx, staff)
+	if err != nil {
+		return err
+	}
+	st1, err := scrape(ctx, staff, statementsMetric)
 	if err != nil {
 		return err
 	}
@@ -324,7 +402,20 @@ func runThroughput(ctx context.Context, cfg throughputConfig, stdout io.Writer) 
 	fmt.Fprintf(stdout, "ratio /healthz to turns: %.1f\n", hps/tps)
 	fmt.Fprintf(stdout, "server CPU %.2fs over %d turns: %.2f ms per turn\n", cpu1-cpu0, len(turns), (cpu1-cpu0)*1000/float64(len(turns)))
 	fmt.Fprintf(stdout, "load generator CPU %.2fs: %.2f ms per turn (it shares the machine)\n", own1-own0, (own1-own0)*1000/float64(len(turns)))
+	fmt.Fprintf(stdout, "SQL statements (tool turns, session opens and closes, consolidations included): %s\n", statementsPer(st0, st1, len(turns)))
 	return nil
+}
+
+// splitPin splits --pin "SERVER:LOAD" into taskset CPU lists.
+func splitPin(pin string) (string, string, error) {
+	if pin == "" {
+		return "", "", nil
+	}
+	srv, load, ok := strings.Cut(pin, ":")
+	if !ok || srv == "" || load == "" {
+		return "", "", fmt.Errorf("--pin %q: want SERVER_CPUS:LOAD_CPUS, e.g. 0:1", pin)
+	}
+	return srv, load, nil
 }
 
 // ownCPUSeconds is this process's user and system CPU time so far.
@@ -377,14 +468,24 @@ type burstConfig struct {
 	Turns           int
 	Delay           time.Duration // the model server's delay on every call
 	Timeout         time.Duration
+	Pin             string // as throughputConfig.Pin
+	// Calibrate is how many conversations (of Turns turns, one turn at a
+	// time) measure the server's CPU before a model call, for the floor.
+	Calibrate int
 }
+
+// calibrationDelay is the model's delay while the burst calibrates: long
+// enough that the server's work before the call and after it are apart.
+const calibrationDelay = 30 * time.Millisecond
 
 // burstScript are messages the offline model answers without a tool call,
 // so each turn is exactly one model call and the overhead is comparable.
+// None names a place or a date: the offline model would record a trip
+// (update_trip) and call the model twice.
 var burstScript = []string{
-	"Find me a flight to Lisbon next month",
+	"What do you know about me?",
 	"Can you suggest restaurants near the hotel?",
-	"Let's go with the second option",
+	"Thanks, that sounds good",
 }
 
 // runBurst starts a slow OpenAI-compatible model server in this process
@@ -399,32 +500,101 @@ func runBurst(ctx context.Context, cfg burstConfig, stdout io.Writer) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 	defer cancel()
+	srvCPUs, loadCPUs, err := splitPin(cfg.Pin)
+	if err != nil {
+		return err
+	}
 	model, closeModel := fakeopenai.Start()
 	defer closeModel()
 	h := fakeopenai.ModelHandler(offline.New(memory.NewTokenCounter("gpt-4o-mini")), nil)
+	var delay atomic.Int64 // the model's delay now: short while calibrating
+	delay.Store(int64(calibrationDelay))
+	var arrived func() // calibration: called as each model request arrives
+	var arrivedMu sync.Mutex
 	model.Handler(func(r fakeopenai.ChatRequest) fakeopenai.Response {
+		arrivedMu.Lock()
+		if arrived != nil {
+			arrived()
+		}
+		arrivedMu.Unlock()
 		resp := h(r)
-		resp.Delay = cfg.Delay
+		resp.Delay = time.Duration(delay.Load())
 		return resp
 	})
-	srv, err := startServer(ctx, cfg.Bin, cfg.DSN,
+	srv, err := startPinned(ctx, srvCPUs, cfg.Bin, cfg.DSN,
 		[]string{"OPENAI_API_KEY=load-test", "OPENAI_BASE_URL=" + model.URL()},
 		"--guard-model", "off", "--model-concurrency", strconv.Itoa(max(cfg.Conversations, 1)))
 	if err != nil {
 		return err
 	}
 	defer srv.stop()
+	if err := pinSelf(loadCPUs); err != nil {
+		return err
+	}
 	httpc := &http.Client{Timeout: 2 * time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: cfg.Conversations + 8}}
 	tok, err := signInRetrying(ctx, httpc, srv.url, cfg.Email, cfg.Password)
 	if err != nil {
 		return err
 	}
-	calls0 := len(model.Requests())
 	stok, err := signInRetrying(ctx, httpc, srv.url, "admin@example.com", cfg.Password)
 	if err != nil {
 		return err
 	}
 	staff := &client{base: srv.url, token: stok, http: httpc}
+
+	// Calibration: conversations one turn at a time, the server otherwise
+	// idle, its CPU read as each message is sent, as its model request
+	// arrives and as the answer is back. The CPU before the model call,
+	// times the burst's conversations, is the floor on one core: the
+	// last of N first turns arriving together cannot reach the model
+	// sooner.
+	var pre, whole []time.Duration
+	stm0, err := scrape(ctx, staff, statementsMetric)
+	if err != nil {
+		return err
+	}
+	calTurns := 0
+	for range cfg.Calibrate {
+		c := &client{base: srv.url, token: tok, http: httpc}
+		var s struct {
+			ID string `json:"id"`
+		}
+		if status, err := c.call(ctx, "POST", "/api/v1/sessions", nil, &s); err != nil || status != http.StatusCreated {
+			return fmt.Errorf("calibration: open session: status %d: %v", status, err)
+		}
+		for i := range cfg.Turns {
+			var atModel time.Duration
+			arrivedMu.Lock()
+			arrived = func() { atModel, _ = srv.threadCPU() }
+			arrivedMu.Unlock()
+			sent, err := srv.threadCPU()
+			if err != nil {
+				return err
+			}
+			status, err := c.call(ctx, "POST", "/api/v1/sessions/"+s.ID+"/messages", map[string]string{"content": burstScript[i%len(burstScript)]}, nil)
+			if err != nil || status != http.StatusOK {
+				return fmt.Errorf("calibration turn: status %d: %v", status, err)
+			}
+			time.Sleep(5 * time.Millisecond) // what the turn does after its answer
+			back, _ := srv.threadCPU()
+			arrivedMu.Lock()
+			arrived = nil
+			at := atModel
+			arrivedMu.Unlock()
+			if at > 0 {
+				pre = append(pre, at-sent)
+				whole = append(whole, back-sent)
+			}
+			calTurns++
+		}
+	}
+	stm1, err := scrape(ctx, staff, statementsMetric)
+	if err != nil {
+		return err
+	}
+	delay.Store(int64(cfg.Delay))
+
+	calls0 := len(model.Requests())
 	split := []string{"concierge_turn_model_seconds_sum", "concierge_turn_server_seconds_sum", "concierge_turn_server_seconds_count",
 		"go_sql_wait_count_total", "go_sql_wait_duration_seconds_total"}
 	m0, err := scrape(ctx, staff, split...)
@@ -511,11 +681,29 @@ func runBurst(ctx context.Context, cfg burstConfig, stdout io.Writer) error {
 	if cfg.DSN != "" {
 		db = "PostgreSQL"
 	}
-	fmt.Fprintf(stdout, "burst: %d conversations x %d turns on %s, model delay %v: %d turns in %v, %d failed, %.2f model calls per turn\n",
-		cfg.Conversations, cfg.Turns, db, cfg.Delay, len(turns), elapsed.Round(time.Millisecond), failed.Load(), float64(calls)/float64(len(turns)))
+	placed := "unpinned"
+	if cfg.Pin != "" {
+		placed = "server on CPU " + srvCPUs + ", model server and load generator on CPU " + loadCPUs
+	}
+	fmt.Fprintf(stdout, "burst: %d conversations x %d turns on %s, model delay %v, %s: %d turns in %v, %d failed, %.2f model calls per turn\n",
+		cfg.Conversations, cfg.Turns, db, cfg.Delay, placed, len(turns), elapsed.Round(time.Millisecond), failed.Load(), float64(calls)/float64(len(turns)))
+	var floor time.Duration
+	if len(pre) > 0 {
+		slices.Sort(pre)
+		slices.Sort(whole)
+		floor = time.Duration(cfg.Conversations) * pct(pre, .5)
+		fmt.Fprintf(stdout, "calibration: %d turns one at a time: server CPU before the model call p50 %v (p90 %v), whole turn p50 %v; SQL statements %s\n",
+			len(pre), round(pct(pre, .5)), round(pct(pre, .9)), round(pct(whole, .5)), statementsPer(stm0, stm1, calTurns))
+		fmt.Fprintf(stdout, "floor: %d x %v = %v (one core's CPU for every conversation's turn before its model call)\n",
+			cfg.Conversations, round(pct(pre, .5)), round(floor))
+	}
 	fmt.Fprintf(stdout, "turn          p50 %v  p99 %v  max %v\n", round(pct(turns, .5)), round(pct(turns, .99)), round(pct(turns, 1)))
 	fmt.Fprintf(stdout, "model direct  p50 %v  p99 %v  max %v\n", round(pct(dir, .5)), round(pct(dir, .99)), round(pct(dir, 1)))
-	fmt.Fprintf(stdout, "overhead      p50 %v  p99 %v\n", round(pct(turns, .5)-pct(dir, .5)), round(pct(turns, .99)-pct(dir, .99)))
+	over99 := pct(turns, .99) - pct(dir, .99)
+	fmt.Fprintf(stdout, "overhead      p50 %v  p99 %v\n", round(pct(turns, .5)-pct(dir, .5)), round(over99))
+	if floor > 0 {
+		fmt.Fprintf(stdout, "overhead p99 / floor: %.2f\n", float64(over99)/float64(floor))
+	}
 	for i := range byTurn {
 		d := byTurn[i].sorted()
 		fmt.Fprintf(stdout, "  turn %d of each conversation: p50 %v  p99 %v\n", i+1, round(pct(d, .5)), round(pct(d, .99)))

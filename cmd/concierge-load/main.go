@@ -119,6 +119,8 @@ func run(args []string, stdout io.Writer) error {
 	modelDelay := fs.Duration("model-delay", time.Second, "burst: the model server's delay on every call")
 	bin := fs.String("bin", "", "throughput, burst: a built concierge binary to start on 127.0.0.1 with demo data (required for burst)")
 	dsn := fs.String("db", "", "throughput, burst: database of the started server (default a fresh SQLite file; a postgres:// URL of an empty database)")
+	pin := fs.String("pin", "", "throughput, burst: place the started server and this command on CPUs, SERVER:LOAD in taskset's terms (e.g. 0:1)")
+	calibrate := fs.Int("calibrate", 5, "burst: conversations sent one turn at a time first, to measure the server's CPU before a model call (the floor)")
 	staff := fs.String("staff-email", "admin@example.com", "throughput without --bin: staff account that reads /metrics for CPU seconds")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -137,11 +139,12 @@ func run(args []string, stdout io.Writer) error {
 		ctx, cancel := context.WithTimeout(context.Background(), *throughput+5*time.Minute)
 		defer cancel()
 		return runThroughput(ctx, throughputConfig{Bin: *bin, URL: strings.TrimRight(*url, "/"), DSN: *dsn, Email: *email, Password: *password,
-			Staff: *staff, Clients: max(n, 1), Duration: *throughput, Turns: limit, Session: 10}, stdout)
+			Staff: *staff, Clients: max(n, 1), Duration: *throughput, Turns: limit, Session: 10, Pin: *pin}, stdout)
 	}
 	if *burst > 0 {
 		return runBurst(context.Background(), burstConfig{Bin: *bin, DSN: *dsn, Email: *email, Password: *password,
-			Conversations: *burst, Turns: max(*burstTurns, 1), Delay: *modelDelay, Timeout: *timeout}, stdout)
+			Conversations: *burst, Turns: max(*burstTurns, 1), Delay: *modelDelay, Timeout: *timeout,
+			Pin: *pin, Calibrate: max(*calibrate, 0)}, stdout)
 	}
 	if *soak > 0 {
 		cfg := soakConfig{URLs: splitList(*urls), Emails: splitList(*emails), Password: *password, Clients: *clients,
