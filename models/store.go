@@ -72,7 +72,7 @@ type Store struct {
 	// statements counts the SQL statements sent, for /metrics (see
 	// Statements).
 	statements atomic.Int64
-	tracer trace.Tracer // nil: tracing off (see Trace)
+	tracer     trace.Tracer // nil: tracing off (see Trace)
 	// unserve releases the serve lock HoldServing took.
 	unserve func()
 }

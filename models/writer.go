@@ -31,13 +31,13 @@ type writeOp struct {
 // queued, it runs at once, alone. Queued transactions are taken in
 // arrival order, unlike database/sql's waiters for a busy connection.
 type writer struct {
-	db   *gorm.DB
+	db *gorm.DB
 	// statements is the store's count of statements sent (Statements).
 	statements *atomic.Int64
-	ops  chan *writeOp
-	stop chan struct{}
-	once sync.Once
-	wg   sync.WaitGroup
+	ops        chan *writeOp
+	stop       chan struct{}
+	once       sync.Once
+	wg         sync.WaitGroup
 }
 
 func startWriter(db *gorm.DB, statements *atomic.Int64) *writer {
