@@ -72,6 +72,9 @@ type Store struct {
 	// statements counts the SQL statements sent, for /metrics (see
 	// Statements).
 	statements atomic.Int64
+	// stopIndex ends SQLite's background search-index step (indexLoop).
+	stopIndex chan struct{}
+	indexWG   sync.WaitGroup
 	tracer     trace.Tracer // nil: tracing off (see Trace)
 	// unserve releases the serve lock HoldServing took.
 	unserve func()
@@ -234,6 +237,10 @@ func Open(dsn string) (*Store, error) {
 		s.sqlDB.Close()
 		return nil, fmt.Errorf("models: read the database's clock: %w", err)
 	}
+	if s.writer != nil {
+		s.stopIndex = make(chan struct{})
+		s.indexWG.Go(func() { s.indexLoop(s.stopIndex) })
+	}
 	return s, nil
 }
 
@@ -259,6 +266,14 @@ func (s *Store) Close() error {
 	s.stopClock()
 	if s.unserve != nil {
 		defer s.unserve()
+	}
+	if s.stopIndex != nil {
+		close(s.stopIndex)
+		s.indexWG.Wait()
+		// What the last step did not reach is indexed before the writer
+		// stops (a later open would index it too).
+		_, _ = s.indexPending(context.Background())
+		s.stopIndex = nil
 	}
 	if s.writer != nil {
 		s.writer.close()
