@@ -75,7 +75,7 @@ type Store struct {
 	// stopIndex ends SQLite's background search-index step (indexLoop).
 	stopIndex chan struct{}
 	indexWG   sync.WaitGroup
-	tracer     trace.Tracer // nil: tracing off (see Trace)
+	tracer    trace.Tracer // nil: tracing off (see Trace)
 	// unserve releases the serve lock HoldServing took.
 	unserve func()
 }
