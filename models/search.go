@@ -68,9 +68,9 @@ func searchMigration(postgres bool) []string {
 // A deleted or redacted message still leaves the index at once: the
 // delete and update triggers take an indexed message's old words out as
 // before, and a message still pending never entered the index, so only
-// its note goes (the FTS4 delete of a document it never indexed would
-// corrupt the index's counts). An update of a pending message needs
-// nothing: the step indexes the text the message has then. Notes are keyed
+// its note goes (the triggers send FTS4 no delete for a document it never
+// had). An update of a pending message needs nothing: the step indexes
+// the text the message has then, once. Notes are keyed
 // by rowid, which SQLite may hand out again after the newest message is
 // deleted; the delete takes its note along, so a reused rowid is noted
 // afresh.
