@@ -177,7 +177,7 @@ func (s *Server) chatRestore(c echo.Context) error {
 		return err
 	}
 	chip := views.MemoryChip{SessionID: cs.ID, NoteID: n.ID, Text: n.Text, Restored: true}
-	announce(c, "Undone: “"+n.Text+"” is remembered again.", "#chip-"+n.ID)
+	announce(c, localizer(c).T("chat.chip.restored", "Text", n.Text), "#chip-"+n.ID)
 	return render(c, http.StatusOK, views.UndoResult(chip, panel))
 }
 

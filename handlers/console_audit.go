@@ -13,6 +13,7 @@ import (
 	"concierge/memory/consolidate"
 	"concierge/models"
 	"concierge/views"
+	"concierge/views/locale"
 )
 
 // auditActors are the actor kinds the timeline can be filtered by.
@@ -23,10 +24,10 @@ var auditActors = []string{models.ActorTraveler, models.ActorAssistant, models.A
 func (s *Server) consoleAudit(c echo.Context) error {
 	ctx := c.Request().Context()
 	vm := views.AuditPage{Actor: c.QueryParam("actor"), Action: c.QueryParam("action"), From: c.QueryParam("from"), To: c.QueryParam("to"), Actors: auditActors}
-	title := "Audit trail"
+	title := "console.tab.audit"
 	f, err := auditFilter(c)
 	if err != nil {
-		vm.Error = userMessage(err)
+		vm.Error = userMessage(c, err)
 		f = models.AuditFilter{ActorKind: vm.Actor, Action: vm.Action}
 	}
 	if c.Param("id") != "" {
@@ -34,7 +35,7 @@ func (s *Server) consoleAudit(c echo.Context) error {
 		cu := toConsoleUser(u)
 		vm.Customer = &cu
 		f.UserID = u.ID
-		title = "Audit · " + u.Name
+		title = localizer(c).T("title.audit", "Name", u.Name)
 	}
 	if f.UserID == "" {
 		f.SubjectRole = managedRole(currentUser(c)) // support sees travelers' events only
@@ -56,22 +57,23 @@ func (s *Server) consoleAudit(c echo.Context) error {
 	return render(c, http.StatusOK, views.AuditPageView(s.page(c, title, active), vm))
 }
 
+// decisionLabels are the message ids of the consolidation decisions.
 var decisionLabels = map[string]string{
-	consolidate.ActionPromoted: "promoted", consolidate.ActionMerged: "merged into", consolidate.ActionSuperseded: "superseded",
-	consolidate.ActionDroppedTrip: "dropped: trip only", consolidate.ActionDroppedDuplicate: "duplicate", consolidate.ActionRefused: "refused",
-	consolidate.ActionExpired: "expired", consolidate.ActionPruned: "pruned",
+	consolidate.ActionPromoted: "runs.decision.promoted", consolidate.ActionMerged: "runs.decision.merged", consolidate.ActionSuperseded: "runs.decision.superseded",
+	consolidate.ActionDroppedTrip: "runs.decision.dropped_trip", consolidate.ActionDroppedDuplicate: "runs.decision.duplicate", consolidate.ActionRefused: "runs.decision.refused",
+	consolidate.ActionExpired: "runs.decision.expired", consolidate.ActionPruned: "runs.decision.pruned",
 }
 
 // runView turns a job and its report into decisions and a diff of the
 // resulting global notes: + promoted, ~ refreshed by a merge, − superseded,
 // expired or pruned, and unchanged notes.
-func runView(j models.ConsolidationJob, rep *models.ConsolidationReport) (views.RunView, error) {
-	v := views.RunView{JobID: j.ID, SessionID: j.SessionID, Status: j.Status, Created: fmtTime(j.CreatedAt), Attempts: j.Attempts,
+func runView(l *locale.Localizer, j models.ConsolidationJob, rep *models.ConsolidationReport) (views.RunView, error) {
+	v := views.RunView{JobID: j.ID, SessionID: j.SessionID, Status: j.Status, Created: fmtTime(l, j.CreatedAt), Attempts: j.Attempts,
 		CanRetry: j.Status == models.JobFailed}
 	if j.Status == models.JobFailed || (j.Error != "" && j.Status != models.JobDone) {
 		v.Error = j.Error
 		if v.Error == "" {
-			v.Error = "The consolidation failed."
+			v.Error = l.T("runs.failed")
 		}
 	}
 	if rep == nil {
@@ -110,9 +112,9 @@ func runView(j models.ConsolidationJob, rep *models.ConsolidationReport) (views.
 	for _, g := range r.GlobalNotes {
 		switch {
 		case added[g.ID]:
-			v.Diff = append(v.Diff, views.DiffLine{Kind: "added", Text: g.Text, Note: "new from this session"})
+			v.Diff = append(v.Diff, views.DiffLine{Kind: "added", Text: g.Text, Note: "runs.diff.added"})
 		case refreshed[g.ID]:
-			v.Diff = append(v.Diff, views.DiffLine{Kind: "refreshed", Text: g.Text, Note: "confirmed again; date refreshed"})
+			v.Diff = append(v.Diff, views.DiffLine{Kind: "refreshed", Text: g.Text, Note: "runs.diff.refreshed"})
 		default:
 			v.Diff = append(v.Diff, views.DiffLine{Kind: "kept", Text: g.Text})
 		}
@@ -126,7 +128,7 @@ func runView(j models.ConsolidationJob, rep *models.ConsolidationReport) (views.
 			v.Diff = append(v.Diff, views.DiffLine{Kind: "removed", Text: d.Note.Text, Note: decisionLabels[d.Action]})
 		case consolidate.ActionSuperseded:
 			if d.Note.Scope == memory.ScopeDurable && d.Note.Source != memory.SourceAssistant {
-				v.Diff = append(v.Diff, views.DiffLine{Kind: "removed", Text: d.Note.Text, Note: "superseded by “" + texts[d.Into] + "”"})
+				v.Diff = append(v.Diff, views.DiffLine{Kind: "removed", Text: d.Note.Text, Note: "runs.diff.superseded", Into: texts[d.Into]})
 			}
 		}
 	}
@@ -140,7 +142,7 @@ func (s *Server) consoleConsolidations(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	vm := views.ConsolidationsPage{Customer: toConsoleUser(u), CSRF: csrfToken(c), Flash: flashMessage(c.QueryParam("done"))}
+	vm := views.ConsolidationsPage{Customer: toConsoleUser(u), CSRF: csrfToken(c), Flash: flashMessage(localizer(c), c.QueryParam("done"))}
 	for _, j := range jobs {
 		rep, err := s.store.ReportForJob(ctx, j.ID)
 		if err != nil && !errors.Is(err, models.ErrNotFound) {
@@ -149,13 +151,13 @@ func (s *Server) consoleConsolidations(c echo.Context) error {
 		if err != nil {
 			rep = nil
 		}
-		rv, err := runView(j, rep)
+		rv, err := runView(localizer(c), j, rep)
 		if err != nil {
 			return err
 		}
 		vm.Runs = append(vm.Runs, rv)
 	}
-	return render(c, http.StatusOK, views.ConsolidationsPageView(s.page(c, "Consolidations · "+u.Name, "customers"), vm))
+	return render(c, http.StatusOK, views.ConsolidationsPageView(s.page(c, localizer(c).T("title.consolidations", "Name", u.Name), "customers"), vm))
 }
 
 func (s *Server) consoleRetryJob(c echo.Context) error {
@@ -190,9 +192,10 @@ func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]v
 	if err != nil {
 		return nil, err
 	}
+	l := locale.From(ctx)
 	out := make([]views.AuditRow, len(events))
 	for i, e := range events {
-		r := views.AuditRow{ID: e.ID, At: fmtTime(e.CreatedAt), Actor: e.ActorKind, ActorName: names[e.ActorID], Action: e.Action,
+		r := views.AuditRow{ID: e.ID, At: fmtTime(l, e.CreatedAt), Actor: e.ActorKind, ActorName: names[e.ActorID], Action: e.Action,
 			NoteID: e.NoteID, Reason: e.Reason, Changes: payloadChanges(e.Before, e.After), CustomerID: e.UserID, CustomerName: names[e.UserID]}
 		if !changesField(r.Changes, "text") {
 			r.Subject = payloadText(e.After)
@@ -203,16 +206,16 @@ func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]v
 		redactDeleted(&r)
 		switch {
 		case e.ConsolidationID != "":
-			r.FromLabel = "consolidation run"
+			r.FromLabel = "audit.from.consolidation"
 			r.FromHref = "/console/customers/" + e.UserID + "/consolidations#job-" + e.ConsolidationID
 		case e.SessionID != "" && e.MessageID != "":
-			r.FromLabel = "a message in a chat session"
+			r.FromLabel = "audit.from.message"
 			r.FromHref = "/console/sessions/" + e.SessionID + "#msg-" + e.MessageID
 		case e.SessionID != "":
-			r.FromLabel = "chat session"
+			r.FromLabel = "audit.from.session"
 			r.FromHref = "/console/sessions/" + e.SessionID
 		case e.ActorKind == models.ActorSupport || e.ActorKind == models.ActorAdmin:
-			r.FromLabel = "the console"
+			r.FromLabel = "audit.from.console"
 		}
 		out[i] = r
 	}
