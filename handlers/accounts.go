@@ -362,7 +362,7 @@ func (s *Server) tokensPageCreate(c echo.Context) error {
 		return err
 	}
 	vm.Secret, vm.SecretLabel = token, label
-	announce(c, "Token “"+label+"” created. Copy it now: it is shown only this once.", "#token-secret")
+	announce(c, localizer(c).T("account.tokens.say.created", "Label", label), "#token-secret")
 	return render(c, http.StatusOK, views.TokensBody(vm))
 }
 

@@ -293,7 +293,7 @@ func (s *Server) chatPanelFor(c echo.Context, cs *models.ChatSession) (views.Cha
 		}
 		panel.Session = travelerNotes(session)
 	}
-	panel.Profile = withOverrides(profileHighlights(profile), profile, append(session, global...))
+	panel.Profile = withOverrides(profileHighlights(localizer(c), profile), profile, append(session, global...))
 	panel.CSRF = csrfToken(c)
 	return panel, s.panelTrips(c, cs, &panel)
 }

@@ -162,6 +162,7 @@ var domainMessages = []struct {
 	{models.ErrBadErasureReason, "error.bad_erasure_reason"},
 	{models.ErrBadTicket, "error.bad_ticket"},
 	{agent.ErrSuperseded, "error.superseded"},
+	{errOwnAccount, "error.own_account"},
 }
 
 // domainMessageID is the catalogue id of a domain refusal, or "".
@@ -206,7 +207,7 @@ func toError(err error) (e *Error, internal bool) {
 		return localError(http.StatusForbidden, "bad_credentials", "error.wrong_password"), false
 	case errors.As(err, &de):
 		if status, ok := domainStatus[de.Code]; ok {
-			e := &Error{Status: status, Code: de.Code, Message: de.Message, Turn: de.Turn, ID: domainMessageID(err)}
+			e := &Error{Status: status, Code: de.Code, Message: de.Message, Turn: de.Turn, ID: domainMessageID(de)}
 			if de.Note != nil {
 				e.ID, e.Args = noteRefusalMessage(de.Note)
 				e.Message = locale.For(locale.Default).T(e.ID, e.Args...)

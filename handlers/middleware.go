@@ -3,9 +3,9 @@ package handlers
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"

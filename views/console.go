@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"concierge/views/locale"
 )
 
 // The console's view models: handlers build them, components render them.
@@ -478,8 +480,11 @@ var acronyms = map[string]string{"id": "ID", "ids": "IDs", "iata": "IATA", "url"
 
 // FieldName is a profile or note field's label in the request's
 // language: the catalogue's (field.<key>) when it has one, else FieldLabel.
-func FieldName(ctx context.Context, key string) string {
-	if s := T(ctx, "field."+key); s != "field."+key {
+func FieldName(ctx context.Context, key string) string { return FieldLabelIn(locale.From(ctx), key) }
+
+// FieldLabelIn is FieldName for a handler that holds the Localizer.
+func FieldLabelIn(l *locale.Localizer, key string) string {
+	if s := l.T("field." + key); s != "field."+key {
 		return s
 	}
 	return FieldLabel(key)
