@@ -196,7 +196,7 @@ func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]v
 	out := make([]views.AuditRow, len(events))
 	for i, e := range events {
 		r := views.AuditRow{ID: e.ID, At: fmtTime(l, e.CreatedAt), Actor: e.ActorKind, ActorName: names[e.ActorID], Action: e.Action,
-			NoteID: e.NoteID, Reason: e.Reason, Changes: payloadChanges(e.Before, e.After), CustomerID: e.UserID, CustomerName: names[e.UserID]}
+			NoteID: e.NoteID, Reason: e.Reason, Changes: payloadChanges(l, e.Before, e.After), CustomerID: e.UserID, CustomerName: names[e.UserID]}
 		if !changesField(r.Changes, "text") {
 			r.Subject = payloadText(e.After)
 			if r.Subject == "" {
@@ -266,7 +266,7 @@ func payloadText(payload string) string {
 }
 
 // payloadChanges compares two JSON payloads field by field.
-func payloadChanges(before, after string) []views.Change {
+func payloadChanges(l *locale.Localizer, before, after string) []views.Change {
 	var b, a map[string]any
 	_ = json.Unmarshal([]byte(before), &b)
 	_ = json.Unmarshal([]byte(after), &a)
@@ -296,10 +296,10 @@ func payloadChanges(before, after string) []views.Change {
 		av, aok := a[k]
 		bs, as := "", ""
 		if bok {
-			bs = displayValue(bv)
+			bs = displayValue(l, bv)
 		}
 		if aok {
-			as = displayValue(av)
+			as = displayValue(l, av)
 		}
 		if bs == as {
 			continue

@@ -15,6 +15,7 @@ import (
 	"concierge/memory/prompt"
 	"concierge/models"
 	"concierge/views"
+	"concierge/views/locale"
 )
 
 func (s *Server) consoleSearch(c echo.Context) error {
@@ -40,23 +41,24 @@ func profileFields(ctx context.Context, p memory.Profile) []views.KV {
 	sort.Strings(keys)
 	out := make([]views.KV, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, views.KV{Key: views.FieldName(ctx, k), Value: displayValue(p[k])})
+		out = append(out, views.KV{Key: views.FieldName(ctx, k), Value: displayValue(locale.From(ctx), p[k])})
 	}
 	return out
 }
 
-// displayValue renders a profile value compactly: scalars as they are,
-// lists and objects as short readable text.
-func displayValue(v any) string {
+// displayValue renders a profile value compactly in l's language: days
+// as the language writes them, other scalars as they are, lists and
+// objects as short readable text.
+func displayValue(l *locale.Localizer, v any) string {
 	switch t := v.(type) {
 	case string:
-		return t
+		return l.Day(t)
 	case nil:
 		return "—"
 	case []any:
 		parts := make([]string, len(t))
 		for i, x := range t {
-			parts[i] = displayValue(x)
+			parts[i] = displayValue(l, x)
 		}
 		return strings.Join(parts, "; ")
 	case map[string]any:
@@ -67,7 +69,7 @@ func displayValue(v any) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = strings.ToLower(views.FieldLabel(k)) + ": " + displayValue(t[k])
+			parts[i] = strings.ToLower(views.FieldLabelIn(l, k)) + ": " + displayValue(l, t[k])
 		}
 		return strings.Join(parts, ", ")
 	}
