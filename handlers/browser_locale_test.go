@@ -298,6 +298,23 @@ func checkPageSkipping(t *testing.T, ctx context.Context, v vocabulary, data []s
 	browsertest.Screenshot(t, ctx, "locale-"+lang+"-"+name)
 }
 
+// phoneAgain restores a phone's viewport, which a full-page screenshot
+// leaves reset.
+func phoneAgain(t *testing.T, ctx context.Context, width, height int64, phone bool) {
+	t.Helper()
+	if os.Getenv("CONCIERGE_SCREENSHOTS") != "" {
+		emulate(t, ctx, width, height, phone)
+	}
+}
+
+// step bounds one step of a browser test, so that a page that never
+// shows what it waits for fails at that page, not at the test's timeout.
+func step(ctx context.Context) context.Context {
+	c, cancel := context.WithTimeout(ctx, 45*time.Second)
+	go func() { <-c.Done(); cancel() }()
+	return c
+}
+
 func clearCookies(t *testing.T, ctx context.Context) {
 	t.Helper()
 	if _, err := chromedp.Call(ctx, network.ClearBrowserCookies, cdp.Empty{}); err != nil {
@@ -312,7 +329,7 @@ const consoleTrips = `.grid-2 [data-testid="trips"]`
 
 func chooseLanguage(t *testing.T, ctx context.Context, e *env, lang string) {
 	t.Helper()
-	err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/account/tokens"), chromedp.WaitVisible(`[data-testid="language-form"]`),
+	err := chromedp.Do(step(ctx), chromedp.Navigate(e.srv.URL+"/account/tokens"), chromedp.WaitVisible(`[data-testid="language-form"]`),
 		chromedp.SetValue(`#language-choice`, lang), chromedp.Click(`[data-testid="language-save"]`),
 		chromedp.WaitVisible(`[data-testid="flash"]`))
 	if err != nil {
@@ -336,7 +353,7 @@ func TestEnglishCheckCatchesEnglish(t *testing.T) {
 		{"Lo que Concierge recuerda", false},
 		{"Prefers aisle seats.", false},
 		{"john@example.com", false},
-		{"Fell back to the rules engine:", true},   // a catalogue message
+		{"Fell back to the rules engine:", true},    // a catalogue message
 		{"Type ERASE in capitals to confirm", true}, // was a handler literal
 		{"customer.notes.title", true},
 		{"Estado: open", true},
@@ -400,6 +417,7 @@ func TestBrowserPagesInSpanishAndRussian(t *testing.T) {
 				{"ru", "Что помнит Concierge", " дек. ", "до 31 дек. 2027 г.", "3 дек. 2027 г. – 9 дек. 2027 г.", "планируется", "Schengen, действует до 1 мая 2028 г."},
 			} {
 				clearCookies(t, ctx)
+				phoneAgain(t, ctx, size.width, size.height, size.phone)
 				browserSignIn(t, ctx, e, "priya@example.com")
 				chooseLanguage(t, ctx, e, tt.lang)
 				for _, pg := range []struct{ name, path, wait string }{
@@ -408,7 +426,8 @@ func TestBrowserPagesInSpanishAndRussian(t *testing.T) {
 					{"conversation", "/chat/" + sessionID, `[data-testid="transcript"]`},
 					{"memory", "/memory", `[data-testid="memory-page"]`},
 				} {
-					if err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+pg.path), chromedp.WaitVisible(pg.wait)); err != nil {
+					phoneAgain(t, ctx, size.width, size.height, size.phone)
+					if err := chromedp.Do(step(ctx), chromedp.Navigate(e.srv.URL+pg.path), chromedp.WaitVisible(pg.wait)); err != nil {
 						t.Fatalf("%s %s: %v", tt.lang, pg.name, err)
 					}
 					checkPage(t, ctx, v, data, tt.lang, pg.name+"-"+size.name, size.width)
@@ -431,7 +450,7 @@ func TestBrowserPagesInSpanishAndRussian(t *testing.T) {
 
 				// The admin, in the same language.
 				clearCookies(t, ctx)
-				if err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+"/login"), signIn("admin@example.com")); err != nil {
+				if err := chromedp.Do(step(ctx), chromedp.Navigate(e.srv.URL+"/login"), signIn("admin@example.com")); err != nil {
 					t.Fatalf("admin signs in: %v", err)
 				}
 				chooseLanguage(t, ctx, e, tt.lang)
@@ -452,7 +471,8 @@ func TestBrowserPagesInSpanishAndRussian(t *testing.T) {
 					{"console-accounts", "/console/accounts", `[data-testid="accounts"]`},
 					{"console-not-found", "/console/customers/no-such-account", `[data-testid="error-page"]`},
 				} {
-					if err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+pg.path), chromedp.WaitVisible(pg.wait)); err != nil {
+					phoneAgain(t, ctx, size.width, size.height, size.phone)
+					if err := chromedp.Do(step(ctx), chromedp.Navigate(e.srv.URL+pg.path), chromedp.WaitVisible(pg.wait)); err != nil {
 						t.Fatalf("%s %s: %v", tt.lang, pg.name, err)
 					}
 					// The customer page's trips section is being rewritten for
@@ -467,21 +487,24 @@ func TestBrowserPagesInSpanishAndRussian(t *testing.T) {
 				// The note's edit and delete forms (htmx), and a refused
 				// edit: the reason left out.
 				row := `#note-` + note
-				err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+customer), htmxReady(),
-					chromedp.Click(row+` [data-testid="note-edit"]`), chromedp.WaitVisible(row+` [data-testid="note-edit-form"]`),
+				phoneAgain(t, ctx, size.width, size.height, size.phone)
+				err := chromedp.Do(step(ctx), chromedp.Navigate(e.srv.URL+customer), htmxReady(), htmxProcessed(row+` [data-testid="note-edit"]`),
+					chromedp.Click(row+` [data-testid="note-edit"]`), chromedp.WaitVisible(row+` [data-testid="note-edit-form"]`), htmxProcessed(row+` [data-testid="note-edit-form"]`),
 					chromedp.Click(row+` [data-testid="note-save"]`), chromedp.WaitVisible(row+` [data-testid="note-error"]`))
 				if err != nil {
 					t.Fatalf("%s edit a note without a reason: %v", tt.lang, err)
 				}
 				checkPageSkipping(t, ctx, v, data, tt.lang, "console-note-refused-"+size.name, size.width, consoleTrips)
-				err = chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+customer), htmxReady(),
+				phoneAgain(t, ctx, size.width, size.height, size.phone)
+				err = chromedp.Do(step(ctx), chromedp.Navigate(e.srv.URL+customer), htmxReady(), htmxProcessed(row+` [data-testid="note-delete"]`),
 					chromedp.Click(row+` [data-testid="note-delete"]`), chromedp.WaitVisible(row+` [data-testid="note-delete-form"]`))
 				if err != nil {
 					t.Fatalf("%s open the delete form: %v", tt.lang, err)
 				}
 				checkPageSkipping(t, ctx, v, data, tt.lang, "console-note-delete-"+size.name, size.width, consoleTrips)
 				// A flash after a change.
-				if err := chromedp.Do(ctx, chromedp.Navigate(e.srv.URL+customer+"?done=note"), chromedp.WaitVisible(`[data-testid="flash"]`)); err != nil {
+				phoneAgain(t, ctx, size.width, size.height, size.phone)
+				if err := chromedp.Do(step(ctx), chromedp.Navigate(e.srv.URL+customer+"?done=note"), chromedp.WaitVisible(`[data-testid="flash"]`)); err != nil {
 					t.Fatal(err)
 				}
 				checkPageSkipping(t, ctx, v, data, tt.lang, "console-flash-"+size.name, size.width, consoleTrips)
@@ -489,4 +512,3 @@ func TestBrowserPagesInSpanishAndRussian(t *testing.T) {
 		})
 	}
 }
-

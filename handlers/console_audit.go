@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"sort"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -196,7 +197,7 @@ func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]v
 	out := make([]views.AuditRow, len(events))
 	for i, e := range events {
 		r := views.AuditRow{ID: e.ID, At: fmtTime(l, e.CreatedAt), Actor: e.ActorKind, ActorName: names[e.ActorID], Action: e.Action,
-			NoteID: e.NoteID, Reason: e.Reason, Changes: payloadChanges(l, e.Before, e.After), CustomerID: e.UserID, CustomerName: names[e.UserID]}
+			NoteID: e.NoteID, Reason: auditReason(l, e.ActorKind, e.Reason), Changes: payloadChanges(l, e.Before, e.After), CustomerID: e.UserID, CustomerName: names[e.UserID]}
 		if !changesField(r.Changes, "text") {
 			r.Subject = payloadText(e.After)
 			if r.Subject == "" {
@@ -220,6 +221,28 @@ func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]v
 		out[i] = r
 	}
 	return out, nil
+}
+
+// systemReasons are the message ids of the reasons Concierge itself
+// records (for the traveler's and the assistant's own acts); a reason a
+// person typed is shown as they typed it.
+var systemReasons = map[string]string{
+	"added by the traveler": "reason.added", "all deleted by the traveler": "reason.all_deleted", "asked by the traveler": "reason.asked",
+	"changed by the traveler": "reason.changed", "corrected by the traveler": "reason.corrected", "deleted by the traveler": "reason.deleted",
+	"edited by the traveler": "reason.edited", "ended by the traveler": "reason.ended", "forgetting undone by the traveler": "reason.forget_undone",
+	"requested by the traveler": "reason.requested", "stated by the traveler": "reason.stated", "undone by the traveler": "reason.undone",
+	"written by the traveler": "reason.written", "consolidation": "reason.consolidation", "own password change": "reason.own_password",
+}
+
+// auditReason is an entry's reason in l's language when Concierge wrote it.
+func auditReason(l *locale.Localizer, actorKind, reason string) string {
+	if actorKind == models.ActorSupport || actorKind == models.ActorAdmin {
+		return reason
+	}
+	if id, ok := systemReasons[reason]; ok {
+		return l.T(id)
+	}
+	return reason
 }
 
 // redactDeleted says in words what deleting a note took out of an entry:
@@ -296,10 +319,10 @@ func payloadChanges(l *locale.Localizer, before, after string) []views.Change {
 		av, aok := a[k]
 		bs, as := "", ""
 		if bok {
-			bs = displayValue(l, bv)
+			bs = enumWords(l, k, displayValue(l, bv))
 		}
 		if aok {
-			as = displayValue(l, av)
+			as = enumWords(l, k, displayValue(l, av))
 		}
 		if bs == as {
 			continue
@@ -317,4 +340,26 @@ func payloadChanges(l *locale.Localizer, before, after string) []views.Change {
 		out = append(out, views.Change{Field: k, Before: bs, After: as})
 	}
 	return out
+}
+
+// enumWords says a field's value from a fixed list (a trip's status, a
+// note's scope, a pin, a seat) in l's language; any other value as it is.
+func enumWords(l *locale.Localizer, field, value string) string {
+	id := ""
+	switch {
+	case value == "true" || value == "false":
+		id = "value." + value
+	case field == "status":
+		id = "trips.status." + value
+	case field == "scope":
+		id = "value.scope." + value
+	case field == "seat_preference":
+		id = "profile.seat." + strings.ReplaceAll(value, " ", "_")
+	case field == "purpose":
+		id = "value.purpose." + value
+	}
+	if id != "" && l.T(id) != id {
+		return l.T(id)
+	}
+	return value
 }

@@ -41,7 +41,8 @@ func profileFields(ctx context.Context, p memory.Profile) []views.KV {
 	sort.Strings(keys)
 	out := make([]views.KV, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, views.KV{Key: views.FieldName(ctx, k), Value: displayValue(locale.From(ctx), p[k])})
+		l := locale.From(ctx)
+		out = append(out, views.KV{Key: views.FieldName(ctx, k), Value: enumWords(l, k, displayValue(l, p[k]))})
 	}
 	return out
 }
