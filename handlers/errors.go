@@ -262,6 +262,8 @@ func noteRefusalMessage(r *memory.NoteRefusal) (string, []any) {
 		return "blocked.user_cap_staff", nil
 	case !r.Own && r.Category == memory.CategorySessionCap:
 		return "blocked.session_cap", nil
+	case !r.Own && (r.Category == memory.CategoryTooLong || r.Category == memory.CategoryBadFormat || r.Category == memory.CategoryBadKeywords):
+		return "error.note_staff." + r.Category, nil
 	}
 	switch r.Category {
 	case memory.CategoryTooLong:
