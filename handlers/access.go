@@ -271,9 +271,9 @@ func (s *Server) guard(r rule, t target) echo.MiddlewareFunc {
 // make it reconnect forever.
 func refuse(c echo.Context, err error) error {
 	if e, internal := toError(err); !internal && isEventStream(c) {
-		msg := "This conversation is no longer available."
+		msg := "chat.failed.gone"
 		if e.Status == http.StatusForbidden {
-			msg = e.Message
+			msg = e.In(localizer(c))
 		}
 		return streamRefusal(c, c.Param("id"), msg)
 	}
@@ -296,7 +296,7 @@ func unauthenticated(c echo.Context) error {
 	}
 	if strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream") {
 		// An event stream cannot follow a redirect; say it in the stream.
-		return streamRefusal(c, c.Param("id"), "You were signed out. Reload the page and sign in again; your message is saved.")
+		return streamRefusal(c, c.Param("id"), "chat.failed.signed_out")
 	}
 	return redirectToLogin(c)
 }

@@ -73,7 +73,7 @@ func (s *Server) apiPatchUser(c echo.Context) error {
 		return err
 	}
 	if req.Role == nil && req.Disabled == nil {
-		return newError(http.StatusUnprocessableEntity, "nothing_to_change", "Change the role, or disable or enable the account.")
+		return localError(http.StatusUnprocessableEntity, "nothing_to_change", "error.account_nothing")
 	}
 	if strings.TrimSpace(req.Reason) == "" {
 		req.Reason = apiReason
@@ -119,13 +119,14 @@ func (s *Server) accountsPage(c echo.Context) (views.AccountsPage, error) {
 	return vm, nil
 }
 
-// accountFlashes are the confirmations of the accounts page's actions.
+// accountFlashes are the message ids of the confirmations of the
+// accounts page's actions.
 var accountFlashes = map[string]string{
-	"role":     "Role changed. The change is in the audit trail.",
-	"created":  "Account created. Give its owner the password in person or over a channel you trust.",
-	"disabled": "Account disabled: it cannot sign in, and its sessions and API tokens were revoked.",
-	"enabled":  "Account enabled again: it can sign in with its password.",
-	"password": "Password reset. The account was signed out everywhere.",
+	"role":     "accounts.flash.role",
+	"created":  "accounts.flash.created",
+	"disabled": "accounts.flash.disabled",
+	"enabled":  "accounts.flash.enabled",
+	"password": "accounts.flash.password",
 }
 
 func (s *Server) consoleAccounts(c echo.Context) error {
@@ -133,8 +134,11 @@ func (s *Server) consoleAccounts(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := s.page(c, "Accounts", "accounts")
-	vm.Flash, vm.Highlight = accountFlashes[c.QueryParam("done")], c.QueryParam("id")
+	p := s.page(c, "nav.accounts", "accounts")
+	if id, ok := accountFlashes[c.QueryParam("done")]; ok {
+		vm.Flash = localizer(c).T(id)
+	}
+	vm.Highlight = c.QueryParam("id")
 	if vm.Flash != "" {
 		p.Say, p.Focus = vm.Flash, "#account-"+vm.Highlight
 	}
@@ -174,7 +178,7 @@ func (s *Server) consoleCreateAccount(c echo.Context) error {
 	email, name, role := c.FormValue("email"), c.FormValue("name"), c.FormValue("role")
 	u, err := s.createAccount(c, email, name, role, c.FormValue("password"))
 	if e, _ := toError(err); err != nil && e.Status < 500 {
-		return s.accountsFail(c, "new", newAccountField(e), e.Message, map[string]string{"email": email, "name": name, "role": role})
+		return s.accountsFail(c, "new", newAccountField(e), e.In(localizer(c)), map[string]string{"email": email, "name": name, "role": role})
 	}
 	if err != nil {
 		return err
@@ -186,11 +190,11 @@ func (s *Server) consoleChangeRole(c echo.Context) error {
 	u, me := subjectOf(c), currentUser(c)
 	role := models.Role(c.FormValue("role"))
 	if !role.Valid() {
-		return s.accountsFail(c, "role:"+u.ID, "role-"+u.ID, "Choose traveler, support or admin.", nil)
+		return s.accountsFail(c, "role:"+u.ID, "role-"+u.ID, localizer(c).T("error.bad_role"), nil)
 	}
 	reason, err := models.CheckReason(c.FormValue("reason"))
 	if err != nil {
-		return s.accountsFail(c, "role:"+u.ID, "rr-"+u.ID, userMessage(err), nil)
+		return s.accountsFail(c, "role:"+u.ID, "rr-"+u.ID, userMessage(c, err), nil)
 	}
 	if err := s.store.ChangeUserRole(c.Request().Context(), u.ID, role, actorOf(me), reason); err != nil {
 		return err
@@ -205,7 +209,7 @@ func (s *Server) consoleSetDisabled(disabled bool) echo.HandlerFunc {
 		u, me := subjectOf(c), currentUser(c)
 		reason, err := models.CheckReason(c.FormValue("reason"))
 		if err != nil {
-			return s.accountsFail(c, "toggle:"+u.ID, "dr-"+u.ID, userMessage(err), nil)
+			return s.accountsFail(c, "toggle:"+u.ID, "dr-"+u.ID, userMessage(c, err), nil)
 		}
 		if _, err := s.store.SetUserDisabled(c.Request().Context(), u.ID, disabled, actorOf(me), reason); err != nil {
 			return err
@@ -223,7 +227,7 @@ func (s *Server) consoleResetPassword(c echo.Context) error {
 	u, me := subjectOf(c), currentUser(c)
 	reason, err := models.CheckReason(c.FormValue("reason"))
 	if err != nil {
-		return s.accountsFail(c, "password:"+u.ID, "pr-"+u.ID, userMessage(err), nil)
+		return s.accountsFail(c, "password:"+u.ID, "pr-"+u.ID, userMessage(c, err), nil)
 	}
 	err = s.store.ResetPassword(c.Request().Context(), u.ID, c.FormValue("password"), actorOf(me), reason)
 	var pe *models.PasswordError
@@ -277,6 +281,7 @@ func (s *Server) tokensBody(c echo.Context) (views.TokensPage, error) {
 	if err != nil {
 		return views.TokensPage{}, err
 	}
+	l := localizer(c)
 	vm := views.TokensPage{CSRF: csrfToken(c), Language: currentUser(c).Language, Languages: locale.Languages}
 	switch c.QueryParam("done") {
 	case "password":
@@ -286,9 +291,9 @@ func (s *Server) tokensBody(c echo.Context) (views.TokensPage, error) {
 	}
 	vm.PasswordError = c.QueryParam("error")
 	for _, t := range tokens {
-		row := views.TokenRow{ID: t.ID, Label: t.Label, Prefix: t.Prefix, Created: fmtTime(t.CreatedAt), Expires: fmtTime(t.ExpiresAt), LastUsed: "never"}
+		row := views.TokenRow{ID: t.ID, Label: t.Label, Prefix: t.Prefix, Created: fmtTime(l, t.CreatedAt), Expires: fmtTime(l, t.ExpiresAt), LastUsed: l.T("account.tokens.never")}
 		if t.LastUsedAt != nil {
-			row.LastUsed = fmtTime(*t.LastUsedAt)
+			row.LastUsed = fmtTime(l, *t.LastUsedAt)
 		}
 		vm.Tokens = append(vm.Tokens, row)
 	}
@@ -307,7 +312,7 @@ func (s *Server) tokensPage(c echo.Context) error {
 	}
 	p := s.page(c, "page.account", active)
 	if c.QueryParam("done") == "revoked" {
-		vm.Flash = "Token revoked: it no longer works."
+		vm.Flash = localizer(c).T("account.tokens.revoked")
 		p.Say, p.Focus = vm.Flash, "#tokens-title"
 	}
 	if f := s.takeFormFlash(c); f != nil && f.Form == "token" {
@@ -337,12 +342,12 @@ func (s *Server) tokensPageCreate(c echo.Context) error {
 	}
 	switch {
 	case label == "":
-		return refuse("Name the token after what will use it, such as “backup script”.")
+		return refuse(localizer(c).T("account.tokens.error.empty"))
 	case len([]rune(label)) > models.MaxTokenLabel:
-		return refuse("Keep the name under 60 characters.")
+		return refuse(localizer(c).T("account.tokens.error.long"))
 	}
 	if _, blocked := guard.ScreenText(label); blocked {
-		return refuse("A token's name cannot hold personal data or instructions; name the program that uses it.")
+		return refuse(localizer(c).T("account.tokens.error.blocked"))
 	}
 	token, t, err := s.store.CreateLabelledAPIToken(c.Request().Context(), currentUser(c).ID, label, s.cfg.TokenTTL)
 	if err != nil {
@@ -357,7 +362,7 @@ func (s *Server) tokensPageCreate(c echo.Context) error {
 		return err
 	}
 	vm.Secret, vm.SecretLabel = token, label
-	announce(c, "Token “"+label+"” created. Copy it now: it is shown only this once.", "#token-secret")
+	announce(c, localizer(c).T("account.tokens.say.created", "Label", label), "#token-secret")
 	return render(c, http.StatusOK, views.TokensBody(vm))
 }
 
@@ -373,6 +378,6 @@ func (s *Server) tokensPageRevoke(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	announce(c, "Token revoked: it no longer works.", "#tokens-title")
+	announce(c, localizer(c).T("account.tokens.revoked"), "#tokens-title")
 	return render(c, http.StatusOK, views.TokensBody(vm))
 }

@@ -141,7 +141,7 @@ func auditFilter(c echo.Context) (models.AuditFilter, error) {
 		}
 		d, err := time.Parse(memory.DateLayout, v)
 		if err != nil {
-			return f, newError(http.StatusBadRequest, "bad_date", "Dates are written YYYY-MM-DD.")
+			return f, localError(http.StatusBadRequest, "bad_date", "error.bad_date")
 		}
 		*p.dst = d.AddDate(0, 0, p.days)
 	}

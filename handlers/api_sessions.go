@@ -71,7 +71,7 @@ func (s *Server) apiCreateSession(c echo.Context) error {
 func validateMessage(content string) (string, error) {
 	content = strings.TrimSpace(content)
 	if content == "" {
-		return "", newError(http.StatusUnprocessableEntity, "invalid", "Write a message first.")
+		return "", localError(http.StatusUnprocessableEntity, "invalid", "error.empty_message")
 	}
 	return content, models.CheckMessageSize(content)
 }

@@ -44,7 +44,7 @@ func (s *Server) editOwnNote(c echo.Context, noteID string, text *string, keywor
 func sessionTitle(title string) (string, error) {
 	title = strings.Join(strings.Fields(title), " ")
 	if title == "" {
-		return "", newError(http.StatusUnprocessableEntity, "invalid", "Give the conversation a name.")
+		return "", localError(http.StatusUnprocessableEntity, "invalid", "error.no_title")
 	}
 	return title, nil
 }
@@ -150,7 +150,7 @@ func (r ownNoteRequest) check() error {
 		return models.ErrCannotPin
 	}
 	if r.Text == nil && r.ExpiresOn == nil {
-		return newError(http.StatusUnprocessableEntity, "nothing_to_change", "Give the note's text or its end date.")
+		return localError(http.StatusUnprocessableEntity, "nothing_to_change", "error.note_nothing")
 	}
 	return nil
 }
@@ -166,7 +166,7 @@ func (s *Server) apiOwnerCreateNote(c echo.Context) error {
 		return err
 	}
 	if req.Text == nil {
-		return newError(http.StatusUnprocessableEntity, "nothing_to_change", "Give the note's text.")
+		return localError(http.StatusUnprocessableEntity, "nothing_to_change", "error.note_no_text")
 	}
 	n, err := s.addOwnNote(c, *req.Text, req.Keywords, deref(req.ExpiresOn))
 	if err != nil {

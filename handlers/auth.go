@@ -250,7 +250,7 @@ func (s *Server) apiToken(c echo.Context) error {
 		return err
 	}
 	if req.Email == "" || req.Password == "" {
-		return newError(http.StatusUnprocessableEntity, "invalid", "Give an email and a password.")
+		return localError(http.StatusUnprocessableEntity, "invalid", "error.sign_in_empty")
 	}
 	u, err := s.store.Authenticate(c.Request().Context(), req.Email, req.Password, c.RealIP(), s.cfg.LoginPolicy)
 	if err != nil {
@@ -279,7 +279,7 @@ func (s *Server) apiChangePassword(c echo.Context) error {
 		return err
 	}
 	if req.Current == "" || req.New == "" {
-		return newError(http.StatusUnprocessableEntity, "invalid", "Give the current password and the new one.")
+		return localError(http.StatusUnprocessableEntity, "invalid", "error.password_empty")
 	}
 	return s.changePassword(c, req.Current, req.New, func() error { return c.NoContent(http.StatusNoContent) })
 }
@@ -308,7 +308,7 @@ func (s *Server) accountChangePassword(c echo.Context) error {
 		return c.Redirect(http.StatusSeeOther, "/account/tokens?done=password")
 	})
 	if signInRefused(err) || errors.Is(err, models.ErrWrongPassword) {
-		return c.Redirect(http.StatusSeeOther, "/account/tokens?error="+url.QueryEscape(userMessage(err)))
+		return c.Redirect(http.StatusSeeOther, "/account/tokens?error="+url.QueryEscape(userMessage(c, err)))
 	}
 	return err
 }

@@ -177,7 +177,7 @@ func (s *Server) chatRestore(c echo.Context) error {
 		return err
 	}
 	chip := views.MemoryChip{SessionID: cs.ID, NoteID: n.ID, Text: n.Text, Restored: true}
-	announce(c, "Undone: “"+n.Text+"” is remembered again.", "#chip-"+n.ID)
+	announce(c, localizer(c).T("chat.chip.restored", "Text", n.Text), "#chip-"+n.ID)
 	return render(c, http.StatusOK, views.UndoResult(chip, panel))
 }
 
@@ -293,7 +293,7 @@ func (s *Server) chatPanelFor(c echo.Context, cs *models.ChatSession) (views.Cha
 		}
 		panel.Session = travelerNotes(session)
 	}
-	panel.Profile = withOverrides(profileHighlights(profile), profile, append(session, global...))
+	panel.Profile = withOverrides(profileHighlights(localizer(c), profile), profile, append(session, global...))
 	panel.CSRF = csrfToken(c)
 	return panel, s.panelTrips(c, cs, &panel)
 }

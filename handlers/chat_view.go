@@ -12,6 +12,7 @@ import (
 	"concierge/memory/consolidate"
 	"concierge/models"
 	"concierge/views"
+	"concierge/views/locale"
 )
 
 // This file turns stored chat data into the traveler's view models.
@@ -244,11 +245,11 @@ func domainRows(rows []models.Note) []memory.Note {
 }
 
 // profileHighlights is the short profile of the chat's side panel.
-func profileHighlights(p memory.Profile) []views.TravelerFact {
+func profileHighlights(l *locale.Localizer, p memory.Profile) []views.TravelerFact {
 	var out []views.TravelerFact
 	for _, f := range profileLabels {
 		if v, ok := p[f.key]; ok && highlightKeys[f.key] {
-			if s := profileValue(f.key, v); s != "" {
+			if s := profileValue(l, f.key, v); s != "" {
 				out = append(out, views.TravelerFact{Key: f.key, Label: f.label, Value: s})
 			}
 		}
@@ -258,13 +259,13 @@ func profileHighlights(p memory.Profile) []views.TravelerFact {
 
 // profileFacts is the whole profile without identifiers: known fields
 // first, then any other field under a label made from its key.
-func profileFacts(p memory.Profile) []views.TravelerFact {
+func profileFacts(l *locale.Localizer, p memory.Profile) []views.TravelerFact {
 	var out []views.TravelerFact
 	known := map[string]bool{}
 	for _, f := range profileLabels {
 		known[f.key] = true
 		if v, ok := p[f.key]; ok {
-			if s := profileValue(f.key, v); s != "" {
+			if s := profileValue(l, f.key, v); s != "" {
 				out = append(out, views.TravelerFact{Key: f.key, Label: f.label, Value: s})
 			}
 		}
@@ -277,19 +278,25 @@ func profileFacts(p memory.Profile) []views.TravelerFact {
 	}
 	sort.Strings(rest)
 	for _, k := range rest {
-		if s := profileValue(k, p[k]); s != "" {
+		if s := profileValue(l, k, p[k]); s != "" {
 			out = append(out, views.TravelerFact{Label: capitalize(strings.ReplaceAll(k, "_", " ")), Value: s})
 		}
 	}
 	return out
 }
 
-// profileValue renders one profile value in words, leaving identifiers out.
-func profileValue(key string, v any) string {
+// profileValue renders one profile value in words of l's language,
+// leaving identifiers out.
+func profileValue(l *locale.Localizer, key string, v any) string {
 	switch t := v.(type) {
 	case nil:
 		return ""
 	case string:
+		if key == "seat_preference" {
+			if id := "profile.seat." + strings.ReplaceAll(t, " ", "_"); l.T(id) != id {
+				return l.T(id)
+			}
+		}
 		if key == "seat_preference" || key == "preferred_tone" {
 			return capitalize(t)
 		}
@@ -300,34 +307,34 @@ func profileValue(key string, v any) string {
 	case []any:
 		parts := make([]string, 0, len(t))
 		for _, x := range t {
-			if s := profileValue("", x); s != "" {
+			if s := profileValue(l, "", x); s != "" {
 				parts = append(parts, s)
 			}
 		}
 		return strings.Join(parts, "; ")
 	case map[string]any:
-		return profileObject(t)
+		return profileObject(l, t)
 	}
 	return fmt.Sprint(v)
 }
 
 // profileObject renders a nested profile object: a loyalty programme as
 // "programme status", a visa with its validity, anything else as
-// "key: value" pairs — identifiers always left out.
-func profileObject(m map[string]any) string {
+// "key: value" pairs — identifiers always left out — in l's language.
+func profileObject(l *locale.Localizer, m map[string]any) string {
 	str := func(k string) string { s, _ := m[k].(string); return s }
 	switch {
 	case str("program") != "":
 		return strings.TrimSpace(str("program") + " " + str("status"))
 	case str("type") != "":
 		if until := str("valid_until"); until != "" && until != "n/a" {
-			return str("type") + ", valid until " + travelerDay(until)
+			return l.T("profile.valid_until", "Type", str("type"), "Date", l.Day(until))
 		}
 		return str("type")
 	case str("provider") != "":
 		s := strings.TrimSpace(str("provider") + " " + str("plan"))
-		if covers := profileValue("", m["covers"]); covers != "" {
-			s += " — covers " + strings.ReplaceAll(covers, ";", ",")
+		if covers := profileValue(l, "", m["covers"]); covers != "" {
+			s = l.T("profile.covers", "Plan", s, "Covers", strings.ReplaceAll(covers, ";", ","))
 		}
 		return s
 	}
@@ -340,8 +347,8 @@ func profileObject(m map[string]any) string {
 	sort.Strings(keys)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
-		if s := profileValue(k, m[k]); s != "" {
-			parts = append(parts, strings.ReplaceAll(k, "_", " ")+": "+s)
+		if s := profileValue(l, k, m[k]); s != "" {
+			parts = append(parts, strings.ToLower(views.FieldLabelIn(l, k))+": "+s)
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -8,28 +8,26 @@ import (
 
 	"concierge/models"
 	"concierge/views"
+	"concierge/views/locale"
 )
 
-// consoleTime is how the console shows instants (UTC).
-const consoleTime = "2006-01-02 15:04 UTC"
-
-func fmtTime(t time.Time) string { return t.UTC().Format(consoleTime) }
+// fmtTime is how the console shows an instant: the day in the reader's
+// language and the time of day, in UTC.
+func fmtTime(l *locale.Localizer, t time.Time) string {
+	t = t.UTC()
+	return l.T("date.time", "Date", l.Date(t), "Time", t.Format("15:04"))
+}
 
 func toConsoleUser(u *models.User) views.ConsoleUser {
 	return views.ConsoleUser{ID: u.ID, Name: u.Name, Email: u.Email, Role: string(u.Role), Language: u.Language}
 }
 
-// flashMessage turns a post-redirect-get marker into a confirmation.
-func flashMessage(done string) string {
+// flashMessage turns a post-redirect-get marker into a confirmation in
+// the reader's language.
+func flashMessage(l *locale.Localizer, done string) string {
 	switch done {
-	case "profile":
-		return "Profile saved. The change is in the audit trail."
-	case "note":
-		return "Note added. The change is in the audit trail."
-	case "erasure":
-		return "Erasure request created. Execute it from the erasure queue."
-	case "retry":
-		return "The consolidation was queued again."
+	case "profile", "note", "erasure", "retry":
+		return l.T("flash." + done)
 	}
 	return ""
 }

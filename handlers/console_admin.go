@@ -13,6 +13,7 @@ import (
 
 	"concierge/models"
 	"concierge/views"
+	"concierge/views/locale"
 )
 
 // healthDays is how far back the memory health dashboard looks.
@@ -24,7 +25,7 @@ func (s *Server) consoleHealth(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.HealthPageView(s.page(c, "Memory health", "health"), healthView(h)))
+	return render(c, http.StatusOK, views.HealthPageView(s.page(c, "nav.health", "health"), healthView(c, h)))
 }
 
 func ratio(num, den int64, scale float64) float64 {
@@ -37,7 +38,9 @@ func ratio(num, den int64, scale float64) float64 {
 // categoryClasses give each blocked-write category a stable colour.
 func categoryClass(i int) string { return "c" + strconv.Itoa(i%8) }
 
-func healthView(h *models.MemoryHealth) views.HealthPage {
+func healthView(c echo.Context, h *models.MemoryHealth) views.HealthPage {
+	l := localizer(c)
+	w := views.ChartWordsIn(c.Request().Context())
 	n := len(h.Days)
 	days := make([]string, n)
 	writes, superseded, fallbacks, failed, turns, ttp := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
@@ -67,7 +70,7 @@ func healthView(h *models.MemoryHealth) views.HealthPage {
 		for j, d := range h.Days {
 			vals[j] = float64(d.Blocked[cat])
 		}
-		blocked = append(blocked, views.Series{Name: strings.ReplaceAll(cat, "_", " "), Class: categoryClass(i), Values: vals})
+		blocked = append(blocked, views.Series{Name: l.T(views.CategoryNameID(cat)), Class: categoryClass(i), Values: vals})
 	}
 	labels := make([]string, len(h.NotesPerUser))
 	counts := make([]float64, len(h.NotesPerUser))
@@ -78,7 +81,7 @@ func healthView(h *models.MemoryHealth) views.HealthPage {
 		if math.IsNaN(v) {
 			return "—"
 		}
-		return strconv.FormatFloat(v, 'f', digits, 64)
+		return strings.ReplaceAll(strconv.FormatFloat(v, 'f', digits, 64), ".", l.T("number.decimal"))
 	}
 	avgNotes := math.NaN()
 	if h.Travelers > 0 {
@@ -87,44 +90,44 @@ func healthView(h *models.MemoryHealth) views.HealthPage {
 	return views.HealthPage{
 		Since: days[0], Until: days[n-1],
 		Stats: []views.KV{
-			{Key: "turns in 30 days", Value: strconv.FormatInt(tTurns, 10)},
-			{Key: "memory writes per 100 turns", Value: fmtRatio(ratio(tWrites, tTurns, 100), 1)},
-			{Key: "blocked writes", Value: strconv.FormatInt(tBlocked, 10)},
-			{Key: "supersessions per run", Value: fmtRatio(ratio(tSup, tRuns, 1), 2)},
-			{Key: "rules fallbacks", Value: strconv.FormatInt(tFall, 10)},
-			{Key: "turns to personalization", Value: fmtRatio(ratio(tTTP, tPers, 1), 1)},
-			{Key: "notes per traveler", Value: fmtRatio(avgNotes, 1)},
+			{Key: "health.stat.turns", Value: l.Number(int(tTurns))},
+			{Key: "health.stat.writes", Value: fmtRatio(ratio(tWrites, tTurns, 100), 1)},
+			{Key: "health.stat.blocked", Value: l.Number(int(tBlocked))},
+			{Key: "health.stat.supersessions", Value: fmtRatio(ratio(tSup, tRuns, 1), 2)},
+			{Key: "health.stat.fallbacks", Value: l.Number(int(tFall))},
+			{Key: "health.stat.personalization", Value: fmtRatio(ratio(tTTP, tPers, 1), 1)},
+			{Key: "health.stat.notes", Value: fmtRatio(avgNotes, 1)},
 		},
 		Charts: []views.Chart{
-			views.LineChart("writes", "Memory writes per 100 turns", "Session notes the assistant saved, per 100 traveler messages.", days, " per 100 turns",
-				views.Series{Name: "writes per 100 turns", Class: "c0", Values: writes}),
-			views.StackedBarChart("blocked", "Blocked writes by category", "Memory writes the guardrails refused; only the category is ever kept.", days, blocked...),
-			views.LineChart("supersede", "Supersede rate", "Notes superseded by a newer, conflicting note, per consolidation run.", days, " per run",
-				views.Series{Name: "supersessions per run", Class: "c2", Values: superseded}),
-			views.StackedBarChart("fallbacks", "Consolidation fallbacks and failures", "Model-engine runs that fell back to the rules engine, and jobs that gave up.", days,
-				views.Series{Name: "fell back to rules", Class: "c3", Values: fallbacks}, views.Series{Name: "failed", Class: "c1", Values: failed}),
-			views.LineChart("personalization", "Time to personalization", "Turns a new traveler had without any memory in the prompt before the first turn with one (average, by the day it happened).", days, " turns",
-				views.Series{Name: "turns", Class: "c4", Values: ttp}),
-			views.CategoryBarChart("notes", "Notes per traveler", "Travelers by number of active global notes, today.", labels, counts, "c5"),
-			views.LineChart("turns", "Turns per day", "Traveler messages, for scale.", days, " turns",
-				views.Series{Name: "turns", Class: "c6", Values: turns}),
+			views.LineChart(w, "writes", l.T("health.writes.title"), l.T("health.writes.help"), days, " "+l.T("health.writes.unit"),
+				views.Series{Name: l.T("health.writes.series"), Class: "c0", Values: writes}),
+			views.StackedBarChart(w, "blocked", l.T("health.blocked.title"), l.T("health.blocked.help"), days, blocked...),
+			views.LineChart(w, "supersede", l.T("health.supersede.title"), l.T("health.supersede.help"), days, " "+l.T("health.supersede.unit"),
+				views.Series{Name: l.T("health.supersede.series"), Class: "c2", Values: superseded}),
+			views.StackedBarChart(w, "fallbacks", l.T("health.fallbacks.title"), l.T("health.fallbacks.help"), days,
+				views.Series{Name: l.T("health.fallbacks.series"), Class: "c3", Values: fallbacks}, views.Series{Name: l.T("health.fallbacks.failed"), Class: "c1", Values: failed}),
+			views.LineChart(w, "personalization", l.T("health.personalization.title"), l.T("health.personalization.help"), days, " "+l.T("health.turns.unit"),
+				views.Series{Name: l.T("health.turns.unit"), Class: "c4", Values: ttp}),
+			views.CategoryBarChart(w, "notes", l.T("health.notes.title"), l.T("health.notes.help"), labels, counts, "c5"),
+			views.LineChart(w, "turns", l.T("health.turns.title"), l.T("health.turns.help"), days, " "+l.T("health.turns.unit"),
+				views.Series{Name: l.T("health.turns.unit"), Class: "c6", Values: turns}),
 		},
 	}
 }
 
-func receiptView(r *models.ErasureReceipt, executedBy string) *views.ReceiptView {
+func receiptView(l *locale.Localizer, r *models.ErasureReceipt, executedBy string) *views.ReceiptView {
 	if r == nil {
 		return nil
 	}
 	v := &views.ReceiptView{RequestID: r.RequestID, RequestedBy: r.RequestedBy, ExecutedBy: executedBy,
-		RequestedAt: fmtTime(r.RequestedAt), CompletedAt: fmtTime(r.CompletedAt), Scrub: r.Scrub}
+		RequestedAt: fmtTime(l, r.RequestedAt), CompletedAt: fmtTime(l, r.CompletedAt), Scrub: scrubWords(l, r.Scrub)}
 	tables := make([]string, 0, len(r.RowsDeleted))
 	for t := range r.RowsDeleted {
 		tables = append(tables, t)
 	}
 	sort.Strings(tables)
 	for _, t := range tables {
-		v.Rows = append(v.Rows, views.KV{Key: t, Value: strconv.FormatInt(r.RowsDeleted[t], 10)})
+		v.Rows = append(v.Rows, views.KV{Key: t, Value: l.Number(int(r.RowsDeleted[t]))})
 		v.Total += r.RowsDeleted[t]
 	}
 	return v
@@ -132,6 +135,7 @@ func receiptView(r *models.ErasureReceipt, executedBy string) *views.ReceiptView
 
 func (s *Server) erasurePage(c echo.Context) (views.ErasurePage, error) {
 	ctx := c.Request().Context()
+	l := localizer(c)
 	vm := views.ErasurePage{CSRF: csrfToken(c), Highlight: c.QueryParam("receipt")}
 	reqs, err := s.store.ErasureRequests(ctx, "", 200)
 	if err != nil {
@@ -147,9 +151,9 @@ func (s *Server) erasurePage(c echo.Context) (views.ErasurePage, error) {
 	}
 	now := s.store.Clock()
 	for _, r := range reqs {
-		row := views.ErasureRow{ID: r.ID, CustomerID: r.UserID, RequestedBy: r.RequestedBy, Created: fmtTime(r.CreatedAt),
+		row := views.ErasureRow{ID: r.ID, CustomerID: r.UserID, RequestedBy: r.RequestedBy, Created: fmtTime(l, r.CreatedAt),
 			Reason: views.ErasureReasonLabel(r.Reason), Ticket: r.Ticket,
-			Due: fmtTime(r.DueAt(s.cfg.ErasureDue)), Urgency: r.Urgency(now, s.cfg.ErasureDue)}
+			Due: fmtTime(l, r.DueAt(s.cfg.ErasureDue)), Urgency: r.Urgency(now, s.cfg.ErasureDue)}
 		if r.Status == models.ErasurePending {
 			if u, err := s.store.UserByID(ctx, r.UserID); err == nil {
 				row.CustomerName, row.CustomerEmail = u.Name, u.Email
@@ -163,12 +167,12 @@ func (s *Server) erasurePage(c echo.Context) (views.ErasurePage, error) {
 		}
 		row.ExecutedBy = names[r.ExecutedBy]
 		if row.ExecutedBy == "" {
-			row.ExecutedBy = "an admin (account id " + r.ExecutedBy + ")"
+			row.ExecutedBy = l.T("erasure.executed_by_gone", "ID", r.ExecutedBy)
 		}
 		if r.CompletedAt != nil {
-			row.Completed = fmtTime(*r.CompletedAt)
+			row.Completed = fmtTime(l, *r.CompletedAt)
 		}
-		row.Receipt = receiptView(rec, row.ExecutedBy)
+		row.Receipt = receiptView(l, rec, row.ExecutedBy)
 		vm.Done = append(vm.Done, row)
 	}
 	return vm, nil
@@ -179,7 +183,7 @@ func (s *Server) consoleErasure(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := s.page(c, "Erasure", "erasure")
+	p := s.page(c, "nav.erasure", "erasure")
 	if f := s.takeFormFlash(c); f != nil {
 		if id, ok := strings.CutPrefix(f.Form, "erase:"); ok {
 			vm.Error, vm.ErrorFor, vm.ErrorAt, vm.Reason, vm.Ticket = f.Message, id, f.Field, f.Values["reason"], f.Values["ticket"]
@@ -187,7 +191,7 @@ func (s *Server) consoleErasure(c echo.Context) error {
 		}
 	}
 	if vm.Highlight != "" {
-		p.Say, p.Focus = "Erasure done: the receipt is below.", "#receipt-"+vm.Highlight
+		p.Say, p.Focus = localizer(c).T("erasure.say.done"), "#receipt-"+vm.Highlight
 	}
 	return render(c, http.StatusOK, views.ErasurePageView(p, vm))
 }
@@ -214,17 +218,29 @@ func (s *Server) consoleExecuteErasure(c echo.Context) error {
 		if errors.Is(err, models.ErrBadTicket) {
 			field = "er-ticket-"
 		}
-		return fail(field, userMessage(err))
+		return fail(field, userMessage(c, err))
 	}
 	if strings.TrimSpace(c.FormValue("confirm")) != "ERASE" {
-		return fail("er-confirm-", "Type ERASE in capitals to confirm: this cannot be undone.")
+		return fail("er-confirm-", localizer(c).T("erasure.confirm_error"))
 	}
 	rec, err := s.erase(c, req.UserID, why)
 	if e, _ := toError(err); err != nil && e.Status < 500 {
-		return fail("er-confirm-", e.Message)
+		return fail("er-confirm-", e.In(localizer(c)))
 	}
 	if err != nil {
 		return err
 	}
 	return c.Redirect(http.StatusSeeOther, "/console/erasure?receipt="+rec.RequestID)
+}
+
+// scrubWords is a receipt's record of how the database files were
+// scrubbed, in the reader's language when it is one the store writes.
+func scrubWords(l *locale.Localizer, scrub string) string {
+	switch {
+	case strings.HasPrefix(scrub, "sqlite:"):
+		return l.T("erasure.scrub.sqlite")
+	case strings.HasPrefix(scrub, "postgresql:"):
+		return l.T("erasure.scrub.postgres")
+	}
+	return scrub
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"sort"
+	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -13,6 +14,7 @@ import (
 	"concierge/memory/consolidate"
 	"concierge/models"
 	"concierge/views"
+	"concierge/views/locale"
 )
 
 // auditActors are the actor kinds the timeline can be filtered by.
@@ -23,10 +25,10 @@ var auditActors = []string{models.ActorTraveler, models.ActorAssistant, models.A
 func (s *Server) consoleAudit(c echo.Context) error {
 	ctx := c.Request().Context()
 	vm := views.AuditPage{Actor: c.QueryParam("actor"), Action: c.QueryParam("action"), From: c.QueryParam("from"), To: c.QueryParam("to"), Actors: auditActors}
-	title := "Audit trail"
+	title := "console.tab.audit"
 	f, err := auditFilter(c)
 	if err != nil {
-		vm.Error = userMessage(err)
+		vm.Error = userMessage(c, err)
 		f = models.AuditFilter{ActorKind: vm.Actor, Action: vm.Action}
 	}
 	if c.Param("id") != "" {
@@ -34,7 +36,7 @@ func (s *Server) consoleAudit(c echo.Context) error {
 		cu := toConsoleUser(u)
 		vm.Customer = &cu
 		f.UserID = u.ID
-		title = "Audit · " + u.Name
+		title = localizer(c).T("title.audit", "Name", u.Name)
 	}
 	if f.UserID == "" {
 		f.SubjectRole = managedRole(currentUser(c)) // support sees travelers' events only
@@ -56,22 +58,23 @@ func (s *Server) consoleAudit(c echo.Context) error {
 	return render(c, http.StatusOK, views.AuditPageView(s.page(c, title, active), vm))
 }
 
+// decisionLabels are the message ids of the consolidation decisions.
 var decisionLabels = map[string]string{
-	consolidate.ActionPromoted: "promoted", consolidate.ActionMerged: "merged into", consolidate.ActionSuperseded: "superseded",
-	consolidate.ActionDroppedTrip: "dropped: trip only", consolidate.ActionDroppedDuplicate: "duplicate", consolidate.ActionRefused: "refused",
-	consolidate.ActionExpired: "expired", consolidate.ActionPruned: "pruned",
+	consolidate.ActionPromoted: "runs.decision.promoted", consolidate.ActionMerged: "runs.decision.merged", consolidate.ActionSuperseded: "runs.decision.superseded",
+	consolidate.ActionDroppedTrip: "runs.decision.dropped_trip", consolidate.ActionDroppedDuplicate: "runs.decision.duplicate", consolidate.ActionRefused: "runs.decision.refused",
+	consolidate.ActionExpired: "runs.decision.expired", consolidate.ActionPruned: "runs.decision.pruned",
 }
 
 // runView turns a job and its report into decisions and a diff of the
 // resulting global notes: + promoted, ~ refreshed by a merge, − superseded,
 // expired or pruned, and unchanged notes.
-func runView(j models.ConsolidationJob, rep *models.ConsolidationReport) (views.RunView, error) {
-	v := views.RunView{JobID: j.ID, SessionID: j.SessionID, Status: j.Status, Created: fmtTime(j.CreatedAt), Attempts: j.Attempts,
+func runView(l *locale.Localizer, j models.ConsolidationJob, rep *models.ConsolidationReport) (views.RunView, error) {
+	v := views.RunView{JobID: j.ID, SessionID: j.SessionID, Status: j.Status, Created: fmtTime(l, j.CreatedAt), Attempts: j.Attempts,
 		CanRetry: j.Status == models.JobFailed}
 	if j.Status == models.JobFailed || (j.Error != "" && j.Status != models.JobDone) {
 		v.Error = j.Error
 		if v.Error == "" {
-			v.Error = "The consolidation failed."
+			v.Error = l.T("runs.failed")
 		}
 	}
 	if rep == nil {
@@ -110,9 +113,9 @@ func runView(j models.ConsolidationJob, rep *models.ConsolidationReport) (views.
 	for _, g := range r.GlobalNotes {
 		switch {
 		case added[g.ID]:
-			v.Diff = append(v.Diff, views.DiffLine{Kind: "added", Text: g.Text, Note: "new from this session"})
+			v.Diff = append(v.Diff, views.DiffLine{Kind: "added", Text: g.Text, Note: "runs.diff.added"})
 		case refreshed[g.ID]:
-			v.Diff = append(v.Diff, views.DiffLine{Kind: "refreshed", Text: g.Text, Note: "confirmed again; date refreshed"})
+			v.Diff = append(v.Diff, views.DiffLine{Kind: "refreshed", Text: g.Text, Note: "runs.diff.refreshed"})
 		default:
 			v.Diff = append(v.Diff, views.DiffLine{Kind: "kept", Text: g.Text})
 		}
@@ -126,7 +129,7 @@ func runView(j models.ConsolidationJob, rep *models.ConsolidationReport) (views.
 			v.Diff = append(v.Diff, views.DiffLine{Kind: "removed", Text: d.Note.Text, Note: decisionLabels[d.Action]})
 		case consolidate.ActionSuperseded:
 			if d.Note.Scope == memory.ScopeDurable && d.Note.Source != memory.SourceAssistant {
-				v.Diff = append(v.Diff, views.DiffLine{Kind: "removed", Text: d.Note.Text, Note: "superseded by “" + texts[d.Into] + "”"})
+				v.Diff = append(v.Diff, views.DiffLine{Kind: "removed", Text: d.Note.Text, Note: "runs.diff.superseded", Into: texts[d.Into]})
 			}
 		}
 	}
@@ -140,7 +143,7 @@ func (s *Server) consoleConsolidations(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	vm := views.ConsolidationsPage{Customer: toConsoleUser(u), CSRF: csrfToken(c), Flash: flashMessage(c.QueryParam("done"))}
+	vm := views.ConsolidationsPage{Customer: toConsoleUser(u), CSRF: csrfToken(c), Flash: flashMessage(localizer(c), c.QueryParam("done"))}
 	for _, j := range jobs {
 		rep, err := s.store.ReportForJob(ctx, j.ID)
 		if err != nil && !errors.Is(err, models.ErrNotFound) {
@@ -149,13 +152,13 @@ func (s *Server) consoleConsolidations(c echo.Context) error {
 		if err != nil {
 			rep = nil
 		}
-		rv, err := runView(j, rep)
+		rv, err := runView(localizer(c), j, rep)
 		if err != nil {
 			return err
 		}
 		vm.Runs = append(vm.Runs, rv)
 	}
-	return render(c, http.StatusOK, views.ConsolidationsPageView(s.page(c, "Consolidations · "+u.Name, "customers"), vm))
+	return render(c, http.StatusOK, views.ConsolidationsPageView(s.page(c, localizer(c).T("title.consolidations", "Name", u.Name), "customers"), vm))
 }
 
 func (s *Server) consoleRetryJob(c echo.Context) error {
@@ -190,10 +193,11 @@ func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]v
 	if err != nil {
 		return nil, err
 	}
+	l := locale.From(ctx)
 	out := make([]views.AuditRow, len(events))
 	for i, e := range events {
-		r := views.AuditRow{ID: e.ID, At: fmtTime(e.CreatedAt), Actor: e.ActorKind, ActorName: names[e.ActorID], Action: e.Action,
-			NoteID: e.NoteID, Reason: e.Reason, Changes: payloadChanges(e.Before, e.After), CustomerID: e.UserID, CustomerName: names[e.UserID]}
+		r := views.AuditRow{ID: e.ID, At: fmtTime(l, e.CreatedAt), Actor: e.ActorKind, ActorName: names[e.ActorID], Action: e.Action,
+			NoteID: e.NoteID, Reason: auditReason(l, e.ActorKind, e.Reason), Changes: payloadChanges(l, e.Before, e.After), CustomerID: e.UserID, CustomerName: names[e.UserID]}
 		if !changesField(r.Changes, "text") {
 			r.Subject = payloadText(e.After)
 			if r.Subject == "" {
@@ -203,20 +207,42 @@ func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]v
 		redactDeleted(&r)
 		switch {
 		case e.ConsolidationID != "":
-			r.FromLabel = "consolidation run"
+			r.FromLabel = "audit.from.consolidation"
 			r.FromHref = "/console/customers/" + e.UserID + "/consolidations#job-" + e.ConsolidationID
 		case e.SessionID != "" && e.MessageID != "":
-			r.FromLabel = "a message in a chat session"
+			r.FromLabel = "audit.from.message"
 			r.FromHref = "/console/sessions/" + e.SessionID + "#msg-" + e.MessageID
 		case e.SessionID != "":
-			r.FromLabel = "chat session"
+			r.FromLabel = "audit.from.session"
 			r.FromHref = "/console/sessions/" + e.SessionID
 		case e.ActorKind == models.ActorSupport || e.ActorKind == models.ActorAdmin:
-			r.FromLabel = "the console"
+			r.FromLabel = "audit.from.console"
 		}
 		out[i] = r
 	}
 	return out, nil
+}
+
+// systemReasons are the message ids of the reasons Concierge itself
+// records (for the traveler's and the assistant's own acts); a reason a
+// person typed is shown as they typed it.
+var systemReasons = map[string]string{
+	"added by the traveler": "reason.added", "all deleted by the traveler": "reason.all_deleted", "asked by the traveler": "reason.asked",
+	"changed by the traveler": "reason.changed", "corrected by the traveler": "reason.corrected", "deleted by the traveler": "reason.deleted",
+	"edited by the traveler": "reason.edited", "ended by the traveler": "reason.ended", "forgetting undone by the traveler": "reason.forget_undone",
+	"requested by the traveler": "reason.requested", "stated by the traveler": "reason.stated", "undone by the traveler": "reason.undone",
+	"written by the traveler": "reason.written", "consolidation": "reason.consolidation", "own password change": "reason.own_password",
+}
+
+// auditReason is an entry's reason in l's language when Concierge wrote it.
+func auditReason(l *locale.Localizer, actorKind, reason string) string {
+	if actorKind == models.ActorSupport || actorKind == models.ActorAdmin {
+		return reason
+	}
+	if id, ok := systemReasons[reason]; ok {
+		return l.T(id)
+	}
+	return reason
 }
 
 // redactDeleted says in words what deleting a note took out of an entry:
@@ -263,7 +289,7 @@ func payloadText(payload string) string {
 }
 
 // payloadChanges compares two JSON payloads field by field.
-func payloadChanges(before, after string) []views.Change {
+func payloadChanges(l *locale.Localizer, before, after string) []views.Change {
 	var b, a map[string]any
 	_ = json.Unmarshal([]byte(before), &b)
 	_ = json.Unmarshal([]byte(after), &a)
@@ -293,10 +319,10 @@ func payloadChanges(before, after string) []views.Change {
 		av, aok := a[k]
 		bs, as := "", ""
 		if bok {
-			bs = displayValue(bv)
+			bs = enumWords(l, k, displayValue(l, bv))
 		}
 		if aok {
-			as = displayValue(av)
+			as = enumWords(l, k, displayValue(l, av))
 		}
 		if bs == as {
 			continue
@@ -314,4 +340,26 @@ func payloadChanges(before, after string) []views.Change {
 		out = append(out, views.Change{Field: k, Before: bs, After: as})
 	}
 	return out
+}
+
+// enumWords says a field's value from a fixed list (a trip's status, a
+// note's scope, a pin, a seat) in l's language; any other value as it is.
+func enumWords(l *locale.Localizer, field, value string) string {
+	id := ""
+	switch {
+	case value == "true" || value == "false":
+		id = "value." + value
+	case field == "status":
+		id = "trips.status." + value
+	case field == "scope":
+		id = "value.scope." + value
+	case field == "seat_preference":
+		id = "profile.seat." + strings.ReplaceAll(value, " ", "_")
+	case field == "purpose":
+		id = "value.purpose." + value
+	}
+	if id != "" && l.T(id) != id {
+		return l.T(id)
+	}
+	return value
 }

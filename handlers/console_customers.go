@@ -15,6 +15,7 @@ import (
 	"concierge/memory/prompt"
 	"concierge/models"
 	"concierge/views"
+	"concierge/views/locale"
 )
 
 func (s *Server) consoleSearch(c echo.Context) error {
@@ -32,7 +33,7 @@ func (s *Server) consoleSearch(c echo.Context) error {
 }
 
 // profileFields flattens a profile for display, keys sorted.
-func profileFields(p memory.Profile) []views.KV {
+func profileFields(ctx context.Context, p memory.Profile) []views.KV {
 	keys := make([]string, 0, len(p))
 	for k := range p {
 		keys = append(keys, k)
@@ -40,23 +41,25 @@ func profileFields(p memory.Profile) []views.KV {
 	sort.Strings(keys)
 	out := make([]views.KV, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, views.KV{Key: views.FieldLabel(k), Value: displayValue(p[k])})
+		l := locale.From(ctx)
+		out = append(out, views.KV{Key: views.FieldName(ctx, k), Value: enumWords(l, k, displayValue(l, p[k]))})
 	}
 	return out
 }
 
-// displayValue renders a profile value compactly: scalars as they are,
-// lists and objects as short readable text.
-func displayValue(v any) string {
+// displayValue renders a profile value compactly in l's language: days
+// as the language writes them, other scalars as they are, lists and
+// objects as short readable text.
+func displayValue(l *locale.Localizer, v any) string {
 	switch t := v.(type) {
 	case string:
-		return t
+		return l.Day(t)
 	case nil:
 		return "—"
 	case []any:
 		parts := make([]string, len(t))
 		for i, x := range t {
-			parts[i] = displayValue(x)
+			parts[i] = displayValue(l, x)
 		}
 		return strings.Join(parts, "; ")
 	case map[string]any:
@@ -67,7 +70,7 @@ func displayValue(v any) string {
 		sort.Strings(keys)
 		parts := make([]string, len(keys))
 		for i, k := range keys {
-			parts[i] = strings.ToLower(views.FieldLabel(k)) + ": " + displayValue(t[k])
+			parts[i] = strings.ToLower(views.FieldLabelIn(l, k)) + ": " + displayValue(l, t[k])
 		}
 		return strings.Join(parts, ", ")
 	}
@@ -130,7 +133,7 @@ func (s *Server) consolePreview(c echo.Context) error {
 	// Typed into the box: say what the new preview holds, without moving
 	// the focus from the box.
 	if c.Request().Header.Get("HX-Trigger") == "preview-message" {
-		announce(c, pv.Outcome(), "")
+		announce(c, pv.Outcome(c.Request().Context()), "")
 	}
 	return render(c, http.StatusOK, views.PreviewBody(pv))
 }
@@ -138,6 +141,7 @@ func (s *Server) consolePreview(c echo.Context) error {
 // customerPage gathers everything the customer page shows.
 func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPage, error) {
 	ctx := c.Request().Context()
+	l := localizer(c)
 	csrf := csrfToken(c)
 	vm := views.CustomerPage{Customer: toConsoleUser(u), IsAdmin: currentUser(c).Role == models.RoleAdmin, CSRF: csrf,
 		NewNote: views.NoteRow{CustomerID: u.ID, CSRF: csrf}}
@@ -145,7 +149,7 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 	if err != nil {
 		return vm, err
 	}
-	vm.ProfileFields = profileFields(profile)
+	vm.ProfileFields = profileFields(ctx, profile)
 	pj, _ := json.MarshalIndent(profile, "", "  ")
 	vm.ProfileJSON = string(pj)
 	rows, err := s.store.GlobalNoteRows(ctx, u.ID, true)
@@ -172,7 +176,7 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 		return vm, err
 	}
 	for _, cs := range sessions {
-		vm.Sessions = append(vm.Sessions, sessionRow(&cs))
+		vm.Sessions = append(vm.Sessions, sessionRow(l, &cs))
 		if cs.Status == models.SessionOpen && vm.OpenSessionID == "" {
 			vm.OpenSessionID = cs.ID
 			srows, err := s.store.SessionNoteRows(ctx, cs.ID)
@@ -198,7 +202,7 @@ func (s *Server) customerPage(c echo.Context, u *models.User) (views.CustomerPag
 		return vm, err
 	}
 	if r, err := s.store.PendingErasureRequest(ctx, u.ID); err == nil {
-		vm.PendingErasure, vm.ErasureBy, vm.ErasureRequested = r.ID, r.RequestedBy, fmtTime(r.CreatedAt)
+		vm.PendingErasure, vm.ErasureBy, vm.ErasureRequested = r.ID, r.RequestedBy, fmtTime(l, r.CreatedAt)
 	}
 	jobs, err := s.store.ConsolidationJobs(ctx, u.ID, 1000)
 	if err != nil {
@@ -219,13 +223,14 @@ func (s *Server) consoleCustomer(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	vm.Flash = flashMessage(c.QueryParam("done"))
+	vm.Flash = flashMessage(localizer(c), c.QueryParam("done"))
 	return render(c, http.StatusOK, views.CustomerPageView(s.page(c, u.Name, "customers"), vm))
 }
 
 func (s *Server) consoleSaveProfile(c echo.Context) error {
 	u := subjectOf(c)
 	raw, reasonIn := c.FormValue("profile"), c.FormValue("reason")
+	l := localizer(c)
 	fail := func(msg string) error {
 		vm, err := s.customerPage(c, u)
 		if err != nil {
@@ -236,25 +241,25 @@ func (s *Server) consoleSaveProfile(c echo.Context) error {
 	}
 	reason, err := models.CheckReason(reasonIn)
 	if err != nil {
-		return fail(userMessage(err))
+		return fail(userMessage(c, err))
 	}
 	var profile memory.Profile
 	dec := json.NewDecoder(strings.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&profile); err != nil || profile == nil || dec.More() {
-		return fail("The profile must be one JSON object, e.g. {\"home_city\": \"Lisbon\"}.")
+		return fail(l.T("customer.profile.error.json"))
 	}
 	for k := range profile {
 		if strings.TrimSpace(k) == "" {
-			return fail("Every profile field needs a name: remove the empty key.")
+			return fail(l.T("customer.profile.error.empty_key"))
 		}
 	}
 	if memory.CheckProfile(profile) != nil {
-		return fail("The profile was not saved: a value reads as an instruction to the assistant, a role marker or a prompt tag. Keep profile values to plain facts.")
+		return fail(l.T("customer.profile.error.instruction"))
 	}
 	if err := s.store.SetProfile(c.Request().Context(), u.ID, profile, actorOf(currentUser(c)), reason); err != nil {
 		if memory.ErrorCode(err) == memory.EBADPROFILE {
-			return fail(userMessage(err))
+			return fail(userMessage(c, err))
 		}
 		return err
 	}

@@ -59,12 +59,12 @@ func (s *Server) consoleAddNote(c echo.Context) error {
 	}
 	reason, err := models.CheckReason(reasonIn)
 	if err != nil {
-		return fail(userMessage(err))
+		return fail(userMessage(c, err))
 	}
 	_, err = s.notes.Add(c.Request().Context(), models.NewNote{UserID: u.ID, Kind: models.KindGlobal,
 		Note: memory.Note{Text: text, Keywords: splitKeywords(kw), Pinned: pinned, Source: memory.SourceStaff}}, actorOf(currentUser(c)), reason)
 	if e, _ := toError(err); err != nil && e.Status < 500 {
-		return fail(e.Message)
+		return fail(e.In(localizer(c)))
 	}
 	if err != nil {
 		return err
@@ -109,7 +109,7 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 	}
 	reason, err := models.CheckReason(reasonIn)
 	if err != nil {
-		return fail("reason-", userMessage(err))
+		return fail("reason-", userMessage(c, err))
 	}
 	var tp *string
 	var kws []string
@@ -130,13 +130,13 @@ func (s *Server) consoleUpdateNote(c echo.Context) error {
 	}
 	updated, err := s.updateNote(c, n.UserID, n.ID, models.NotePatch{Text: tp, Keywords: kws, Pinned: pp, ExpiresOn: ep}, reason)
 	if e, _ := toError(err); err != nil && e.Status < 500 {
-		return fail("text-", e.Message)
+		return fail("text-", e.In(localizer(c)))
 	}
 	if err != nil {
 		return err
 	}
 	notesChanged(c)
-	announce(c, "Note saved: “"+updated.Text+"”. The change is in the audit trail.", "#note-"+n.ID)
+	announce(c, localizer(c).T("cnote.say.saved", "Text", updated.Text), "#note-"+n.ID)
 	return render(c, http.StatusOK, views.NoteItem(noteRow(n.UserID, updated, csrfToken(c))))
 }
 
@@ -149,7 +149,7 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 	reason, err := models.CheckReason(c.FormValue("reason"))
 	if err != nil {
 		row := noteRow(n.UserID, n, csrfToken(c))
-		row.Mode, row.Error = "delete", userMessage(err)
+		row.Mode, row.Error = "delete", userMessage(c, err)
 		announce(c, "", "#dreason-"+n.ID)
 		return render(c, inlineErrorStatus(c), views.NoteItem(row))
 	}
@@ -158,6 +158,6 @@ func (s *Server) consoleDeleteNote(c echo.Context) error {
 	}
 	// An empty answer removes the row (hx-swap outerHTML).
 	notesChanged(c)
-	announce(c, "Note deleted. The deletion is in the audit trail.", "#global-notes-title")
+	announce(c, localizer(c).T("cnote.say.deleted"), "#global-notes-title")
 	return c.HTML(http.StatusOK, "")
 }

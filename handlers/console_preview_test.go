@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"concierge/views/locale"
 )
 
 // TestPreviewIsWhatTheNextTurnIsSent checks that the console preview and
@@ -43,11 +45,12 @@ func TestPreviewIsWhatTheNextTurnIsSent(t *testing.T) {
 	if !ok || len(notes) == 0 || tokens.Total() == 0 {
 		t.Fatalf("snapshot structure = %+v %+v %v", notes, tokens, ok)
 	}
-	if got := doc.Find(`[data-testid="preview-note-tokens"]`).Text(); got != strconv.Itoa(tokens.GlobalNotes) {
+	en := locale.For("en") // the page writes numbers as English does: 1,211
+	if got := doc.Find(`[data-testid="preview-note-tokens"]`).Text(); got != en.Number(tokens.GlobalNotes) {
 		t.Errorf("preview meter %s tokens, the snapshot recorded %d", got, tokens.GlobalNotes)
 	}
 	counts := doc.Find(`[data-testid="preview-counts"]`).Text()
-	if !strings.Contains(counts, strconv.Itoa(len(notes))+" of ") || !strings.Contains(counts, strconv.Itoa(tokens.Total())+" tokens in all") {
+	if !strings.Contains(counts, strconv.Itoa(len(notes))+" of ") || !strings.Contains(counts, en.Number(tokens.Total())+" tokens in all") {
 		t.Errorf("preview counts %q, snapshot has %d notes and %d tokens", counts, len(notes), tokens.Total())
 	}
 

@@ -12,6 +12,7 @@ import (
 	"concierge/memory/prompt"
 	"concierge/models"
 	"concierge/views"
+	"concierge/views/locale"
 )
 
 func toolCallViews(calls []memory.ToolCall) []views.ToolCallView {
@@ -44,7 +45,7 @@ func (s *Server) consoleSession(c echo.Context) error {
 	for _, sn := range snaps {
 		has[sn.Turn] = true
 	}
-	vm := views.SessionPage{Customer: toConsoleUser(u), Session: sessionRow(cs)}
+	vm := views.SessionPage{Customer: toConsoleUser(u), Session: sessionRow(localizer(c), cs)}
 	for _, m := range msgs {
 		if n := len(vm.Turns); n == 0 || vm.Turns[n-1].Turn != m.Turn {
 			vm.Turns = append(vm.Turns, views.TranscriptTurn{Turn: m.Turn, HasSnapshot: has[m.Turn]})
@@ -61,7 +62,7 @@ func (s *Server) consoleSession(c echo.Context) error {
 			}
 		}
 	}
-	return render(c, http.StatusOK, views.SessionPageView(s.page(c, "Session of "+u.Name, "customers"), vm))
+	return render(c, http.StatusOK, views.SessionPageView(s.page(c, localizer(c).T("title.session", "Name", u.Name), "customers"), vm))
 }
 
 // consoleTurn is the turn inspector: every model call of one turn exactly
@@ -84,7 +85,7 @@ func (s *Server) consoleTurn(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	vm := views.TurnPage{Customer: toConsoleUser(u), Session: sessionRow(cs), Turn: turn}
+	vm := views.TurnPage{Customer: toConsoleUser(u), Session: sessionRow(localizer(c), cs), Turn: turn}
 	for _, sn := range snaps {
 		switch {
 		case sn.Turn < turn:
@@ -98,7 +99,7 @@ func (s *Server) consoleTurn(c echo.Context) error {
 			}
 			var resp agent.Response
 			_ = json.Unmarshal([]byte(sn.Response), &resp)
-			r := views.RoundView{Round: sn.Round, Model: sn.Model, At: fmtTime(sn.CreatedAt), Instructions: sn.Instructions,
+			r := views.RoundView{Round: sn.Round, Model: sn.Model, At: fmtTime(localizer(c), sn.CreatedAt), Instructions: sn.Instructions,
 				Answer: resp.Content, ToolCalls: toolCallViews(resp.ToolCalls), PromptTokens: sn.PromptTokens, CompletionTokens: sn.CompletionTokens}
 			if notes, tokens, ok := sn.Injection(); ok {
 				r.Recorded, r.InstructionTokens, r.Sections, r.SessionBlock = true, tokens.Total(), tokenSections(tokens), sn.SessionBlock
@@ -130,7 +131,7 @@ func (s *Server) consoleTurn(c echo.Context) error {
 			vm.UserMessage = m.Content
 		}
 	}
-	return render(c, http.StatusOK, views.TurnPageView(s.page(c, "Turn "+strconv.Itoa(turn)+" · "+u.Name, "customers"), vm))
+	return render(c, http.StatusOK, views.TurnPageView(s.page(c, localizer(c).T("title.turn", "Turn", strconv.Itoa(turn), "Name", u.Name), "customers"), vm))
 }
 
 // tokenSections lists the sections of the instructions with their tokens.
@@ -142,7 +143,18 @@ func tokenSections(t prompt.SectionTokens) []views.TokenSection {
 	return append(out, views.TokenSection{Name: "policy", Tokens: t.Policy})
 }
 
-func sessionRow(cs *models.ChatSession) views.SessionRow {
-	return views.SessionRow{ID: cs.ID, Title: cs.Title, Status: cs.Status, Started: fmtTime(cs.CreatedAt),
-		LastActivity: fmtTime(cs.LastActivityAt), CloseReason: cs.CloseReason}
+// closeReasons are the message ids of the reasons a session is closed
+// with; another reason shows as it is.
+var closeReasons = map[string]string{
+	"ended by the traveler": "session.close_reason.traveler", "closed by support": "session.close_reason.support",
+	"closed by admin": "session.close_reason.admin", "idle": "session.close_reason.idle", "ended": "session.close_reason.ended",
+}
+
+func sessionRow(l *locale.Localizer, cs *models.ChatSession) views.SessionRow {
+	reason := cs.CloseReason
+	if id, ok := closeReasons[reason]; ok {
+		reason = l.T(id)
+	}
+	return views.SessionRow{ID: cs.ID, Title: cs.Title, Status: cs.Status, Started: fmtTime(l, cs.CreatedAt),
+		LastActivity: fmtTime(l, cs.LastActivityAt), CloseReason: reason}
 }

@@ -110,7 +110,7 @@ func (s *Server) consoleUpdateTrip(c echo.Context) error {
 	}
 	reason, err := models.CheckReason(reasonIn)
 	if err != nil {
-		return fail("reason", userMessage(err))
+		return fail("reason", userMessage(c, err))
 	}
 	// Only what the form changed is sent: a trip's other fields, and a
 	// field staff left as it was, stay.

@@ -23,7 +23,7 @@ func decodeJSON(c echo.Context, v any) error {
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return newError(http.StatusRequestEntityTooLarge, "too_large", "The request is too large.")
+			return localError(http.StatusRequestEntityTooLarge, "too_large", "error.too_large")
 		}
 		return newError(http.StatusBadRequest, "bad_json", "The request body could not be read.")
 	}

@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/csv"
 	"net/http"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -41,12 +42,18 @@ func (s *Server) apiErasureReceiptsCSV(c echo.Context) error {
 		if r.CompletedAt != nil {
 			completed, onTime = stamp(*r.CompletedAt), strconv.FormatBool(!r.CompletedAt.After(due))
 		}
+		// Plain digits for the auditor's tools, whatever the reader's language.
 		var total int64
 		var counts []string
-		if v := receiptView(rec, ""); v != nil {
-			total = v.Total
-			for _, kv := range v.Rows {
-				counts = append(counts, kv.Key+"="+kv.Value)
+		if rec != nil {
+			tables := make([]string, 0, len(rec.RowsDeleted))
+			for t := range rec.RowsDeleted {
+				tables = append(tables, t)
+			}
+			sort.Strings(tables)
+			for _, t := range tables {
+				total += rec.RowsDeleted[t]
+				counts = append(counts, t+"="+strconv.FormatInt(rec.RowsDeleted[t], 10))
 			}
 		}
 		if err := w.Write([]string{r.ID, r.RequestedBy, stamp(r.CreatedAt), stamp(due), completed, onTime,

@@ -15,6 +15,7 @@ import (
 	"concierge/memory"
 	"concierge/models"
 	"concierge/views"
+	"concierge/views/locale"
 )
 
 // Error is a failure to show to the client: an HTTP status, a stable
@@ -23,6 +24,11 @@ type Error struct {
 	Status  int
 	Code    string
 	Message string
+	// ID and Args are the catalogue message a page shows in its reader's
+	// language (Message is the English one the API sends); "" shows
+	// Message as it is.
+	ID   string
+	Args []any
 	// Turn is the stored message's turn, for answer_in_progress.
 	Turn int
 	// Stored says, for unavailable, whether the request's message was
@@ -36,11 +42,26 @@ func newError(status int, code, message string) *Error {
 	return &Error{Status: status, Code: code, Message: message}
 }
 
+// localError is an Error whose message is the catalogue's id (with pairs
+// of field name and value): English for the API, the reader's language on
+// a page.
+func localError(status int, code, id string, pairs ...any) *Error {
+	return &Error{Status: status, Code: code, Message: locale.For(locale.Default).T(id, pairs...), ID: id, Args: pairs}
+}
+
+// In is the message in l's language.
+func (e *Error) In(l *locale.Localizer) string {
+	if e.ID == "" {
+		return e.Message
+	}
+	return l.T(e.ID, e.Args...)
+}
+
 // Common errors.
 var (
-	errUnauthorized = newError(http.StatusUnauthorized, "unauthorized", "Sign in to continue.")
-	errForbidden    = newError(http.StatusForbidden, "forbidden", "You do not have access to this.")
-	errNotFound     = newError(http.StatusNotFound, "not_found", "We could not find what you were looking for.")
+	errUnauthorized = localError(http.StatusUnauthorized, "unauthorized", "error.unauthorized")
+	errForbidden    = localError(http.StatusForbidden, "forbidden", "error.forbidden")
+	errNotFound     = localError(http.StatusNotFound, "not_found", "error.not_found")
 	// errClientGone is what a request whose client hung up "answers" (the
 	// 499 of nginx): never sent, logged at debug level.
 	errClientGone = newError(statusClientGone, "client_gone", "The client went away.")
@@ -93,12 +114,65 @@ var domainStatus = map[string]int{
 	memory.EERASEPARTIAL:  http.StatusInternalServerError,
 }
 
-// userMessage is the message a person sees for err, through the same
-// mapping as every error response: a form that shows the error beside its
-// control uses it instead of asserting err's type.
-func userMessage(err error) string {
+// userMessage is the message a person sees for err, in the request's
+// language, through the same mapping as every error response: a form that
+// shows the error beside its control uses it instead of asserting err's
+// type.
+func userMessage(c echo.Context, err error) string {
 	e, _ := toError(err)
-	return e.Message
+	return e.In(localizer(c))
+}
+
+// domainMessages are the catalogue ids of the domain's refusals people
+// read, by the sentinel they are (errors.Is): the one place domain errors
+// get words in the reader's language. A refusal not listed here shows its
+// English message.
+var domainMessages = []struct {
+	err error
+	id  string
+}{
+	{models.ErrNotFound, "error.not_found"},
+	{models.ErrConflict, "error.conflict"},
+	{models.ErrSessionClosed, "chat.failed.ended"},
+	{models.ErrBusy, "error.busy_not_stored"},
+	{models.ErrKeyReused, "error.key_reused"},
+	{models.ErrSelfErasure, "error.self_erasure"},
+	{models.ErrErasureIncomplete, "error.erasure_incomplete"},
+	{models.ErrJobNotFailed, "error.not_failed"},
+	{models.ErrNotForgettable, "error.not_forgettable"},
+	{models.ErrNotEditable, "error.not_editable"},
+	{models.ErrNothingToChange, "error.nothing_to_change"},
+	{models.ErrCannotPin, "error.cannot_pin"},
+	{models.ErrUndoClosed, "error.undo_closed"},
+	{models.ErrReviewResolved, "error.review_resolved"},
+	{models.ErrReviewClaimed, "error.review_claimed"},
+	{models.ErrNoReason, "error.reason_required"},
+	{models.ErrReasonTooLong, "error.reason_too_long"},
+	{models.ErrNoName, "error.name_required"},
+	{models.ErrMessageTooBig, "error.message_too_big"},
+	{models.ErrTitleTooLong, "error.title_too_long"},
+	{models.ErrSessionBusy, "error.session_busy"},
+	{models.ErrNoPendingErasure, "error.no_pending_erasure"},
+	{models.ErrTripAttached, "error.trip_attached"},
+	{models.ErrTripAmbiguous, "error.trip_ambiguous"},
+	{models.ErrTripNotOpen, "error.trip_not_open"},
+	{models.ErrInvalidEmail, "error.invalid_email"},
+	{models.ErrInvalidRole, "error.bad_role"},
+	{models.ErrEmailTaken, "error.email_taken"},
+	{models.ErrBadErasureReason, "error.bad_erasure_reason"},
+	{models.ErrBadTicket, "error.bad_ticket"},
+	{agent.ErrSuperseded, "error.superseded"},
+	{errOwnAccount, "error.own_account"},
+}
+
+// domainMessageID is the catalogue id of a domain refusal, or "".
+func domainMessageID(err error) string {
+	for _, m := range domainMessages {
+		if errors.Is(err, m.err) {
+			return m.id
+		}
+	}
+	return ""
 }
 
 // toError maps any error to the Error the client sees; internal reports
@@ -116,9 +190,9 @@ func toError(err error) (e *Error, internal bool) {
 		// gave up on it). Nobody reads the answer; it is not our failure.
 		return errClientGone, false
 	case errors.Is(err, agent.ErrOverloaded):
-		return newError(http.StatusServiceUnavailable, "overloaded", "Concierge is answering many travelers right now. Try again in a few seconds; nothing was stored."), false
+		return localError(http.StatusServiceUnavailable, "overloaded", "error.overloaded"), false
 	case errors.Is(err, agent.ErrDraining):
-		return newError(http.StatusServiceUnavailable, "restarting", "Concierge is restarting. Try again in a few seconds; nothing was stored."), false
+		return localError(http.StatusServiceUnavailable, "restarting", "error.restarting"), false
 	case errors.As(err, &locked):
 		// Sign-in refusals never tell which part was wrong, nor whether an
 		// account has that email.
@@ -126,23 +200,26 @@ func toError(err error) (e *Error, internal bool) {
 		if wait < time.Second {
 			wait = time.Second
 		}
-		return newError(http.StatusTooManyRequests, "locked",
-			"Too many failed sign-ins from here with this email. Try again in "+wait.String()+"."), false
+		return localError(http.StatusTooManyRequests, "locked", "login.locked", "Wait", wait.String()), false
 	case errors.Is(err, models.ErrBadCredentials):
-		return newError(http.StatusUnauthorized, "bad_credentials", "That email and password do not match."), false
+		return localError(http.StatusUnauthorized, "bad_credentials", "login.bad_credentials"), false
 	case errors.Is(err, models.ErrWrongPassword):
-		return newError(http.StatusForbidden, "bad_credentials", "The current password is not right."), false
+		return localError(http.StatusForbidden, "bad_credentials", "error.wrong_password"), false
 	case errors.As(err, &de):
 		if status, ok := domainStatus[de.Code]; ok {
-			msg := de.Message
+			e := &Error{Status: status, Code: de.Code, Message: de.Message, Turn: de.Turn, ID: domainMessageID(de)}
 			if de.Note != nil {
-				msg = noteRefusalMessage(de.Note)
+				e.ID, e.Args = noteRefusalMessage(de.Note)
+				e.Message = locale.For(locale.Default).T(e.ID, e.Args...)
 			}
-			return &Error{Status: status, Code: de.Code, Message: msg, Turn: de.Turn}, status >= 500
+			return e, status >= 500
 		}
 	case errors.As(err, &me):
-		// The user's message is stored before the model is called.
-		return newError(http.StatusBadGateway, "model_unavailable", agent.Explain(me)+" Your message is saved: send it again to retry."), false
+		// The user's message is stored before the model is called; the
+		// page says so in its language, the API adds what the model did.
+		e := localError(http.StatusBadGateway, "model_unavailable", "error.model_unavailable")
+		e.Message = agent.Explain(me) + " " + e.Message
+		return e, false
 	case models.IsUnavailable(err):
 		return unavailableError(err), true
 	case errors.As(err, &he):
@@ -150,45 +227,53 @@ func toError(err error) (e *Error, internal bool) {
 		case http.StatusNotFound:
 			return errNotFound, false
 		case http.StatusMethodNotAllowed:
-			return newError(he.Code, "method_not_allowed", "That method is not allowed here."), false
+			return localError(he.Code, "method_not_allowed", "error.method_not_allowed"), false
 		case http.StatusRequestEntityTooLarge:
-			return newError(he.Code, "too_large", "The request is too large."), false
+			return localError(he.Code, "too_large", "error.too_large"), false
 		case http.StatusTooManyRequests:
-			return newError(he.Code, "rate_limited", "Too many attempts. Wait a minute and try again."), false
+			return localError(he.Code, "rate_limited", "error.rate_limited"), false
 		case http.StatusForbidden, http.StatusBadRequest:
 			if strings.Contains(fmt.Sprint(he.Message), "csrf") {
-				return newError(http.StatusForbidden, "csrf", "Your form expired. Reload the page and try again."), false
+				return localError(http.StatusForbidden, "csrf", "error.csrf"), false
 			}
-			return newError(he.Code, "bad_request", fmt.Sprint(he.Message)), false
+			e := newError(he.Code, "bad_request", fmt.Sprint(he.Message))
+			e.ID = "error.bad_request"
+			return e, false
 		case http.StatusUnauthorized:
 			return errUnauthorized, false
 		case http.StatusServiceUnavailable:
-			return newError(he.Code, "unavailable", "The service is not available right now."), true
+			return localError(he.Code, "unavailable", "error.unavailable"), true
 		}
 		if he.Code < 500 {
-			return newError(he.Code, "bad_request", http.StatusText(he.Code)), false
+			e := newError(he.Code, "bad_request", http.StatusText(he.Code))
+			e.ID = "error.bad_request"
+			return e, false
 		}
 	}
-	return newError(http.StatusInternalServerError, "internal", "Something went wrong on our side. Please try again."), true
+	return localError(http.StatusInternalServerError, "internal", "chat.failed.ours"), true
 }
 
-// noteRefusalMessage words the guard's refusal of a note for whoever wrote
-// it: the traveler in their terms (what to change), staff plainly; never
-// the refused text.
-func noteRefusalMessage(r *memory.NoteRefusal) string {
-	if !r.Own {
-		return "The note was not saved: " + strings.TrimPrefix(r.Message, "Not saved: ")
+// noteRefusalMessage is the catalogue message (id and fields) of the
+// guard's refusal of a note, worded for whoever wrote it: the traveler in
+// their terms (what to change), staff plainly; never the refused text.
+func noteRefusalMessage(r *memory.NoteRefusal) (string, []any) {
+	switch {
+	case !r.Own && r.Category == memory.CategoryUserCap:
+		return "blocked.user_cap_staff", nil
+	case !r.Own && r.Category == memory.CategorySessionCap:
+		return "blocked.session_cap", nil
+	case !r.Own && (r.Category == memory.CategoryTooLong || r.Category == memory.CategoryBadFormat || r.Category == memory.CategoryBadKeywords):
+		return "error.note_staff." + r.Category, nil
 	}
 	switch r.Category {
 	case memory.CategoryTooLong:
-		return "Not saved: a note holds at most 180 characters and this one has " +
-			strconv.Itoa(r.Chars) + ". Shorten it to one short sentence."
+		return "error.note_too_long", []any{"Chars", strconv.Itoa(r.Chars)}
 	case memory.CategoryBadFormat:
-		return "Not saved: write one or two short sentences."
+		return "error.note_bad_format", nil
 	case memory.CategoryBadKeywords:
-		return "Not saved: say in a few words what the note is about (for example “Prefers aisle seats.”)."
+		return "error.note_bad_keywords", nil
 	}
-	return views.BlockedNotice(r.Category)
+	return views.BlockedNoticeID(r.Category), nil
 }
 
 // unavailableError is the 503 of a database that is away or refuses
@@ -199,16 +284,18 @@ func unavailableError(err error) *Error {
 	if errors.As(err, &ue) {
 		stored = ue.Stored
 	}
-	e := newError(http.StatusServiceUnavailable, "unavailable", "Concierge cannot reach its database right now. Try again in a few seconds.")
+	e := localError(http.StatusServiceUnavailable, "unavailable", "error.database")
 	switch stored {
 	case models.StoredNo:
 		no := false
 		e.Stored = &no
 		e.Message = "Concierge cannot reach its database right now; your message was not stored. Send it again (with the same Idempotency-Key) in a few seconds."
+		e.ID = "error.database_not_stored"
 	case models.StoredYes:
 		yes := true
 		e.Stored = &yes
 		e.Message = "Concierge cannot reach its database right now; your message is saved. Send it again (with the same Idempotency-Key) in a few seconds to get its answer."
+		e.ID = "error.database_stored"
 	}
 	return e
 }
@@ -256,14 +343,18 @@ func (s *Server) handleError(err error, c echo.Context) {
 		_ = redirectToLogin(c)
 		return
 	}
+	l := localizer(c)
 	if fromHTMX(c) {
 		c.Response().Header().Set(hxRetarget, "#flash")
 		c.Response().Header().Set(hxReswap, "innerHTML")
-		_ = render(c, e.Status, views.Flash("error", e.Message))
+		_ = render(c, e.Status, views.Flash("error", e.In(l)))
 		return
 	}
-	title := http.StatusText(e.Status)
-	_ = render(c, e.Status, views.ErrorPage(s.page(c, title, ""), e.Status, e.Message))
+	title := "status." + strconv.Itoa(e.Status)
+	if l.T(title) == title {
+		title = http.StatusText(e.Status)
+	}
+	_ = render(c, e.Status, views.ErrorPage(s.page(c, title, ""), e.Status, e.In(l)))
 }
 
 func requestID(c echo.Context) string {

@@ -42,7 +42,7 @@ func localizer(c echo.Context) *locale.Localizer { return locale.From(c.Request(
 func (s *Server) accountLanguage(c echo.Context) error {
 	lang := c.FormValue("language")
 	if lang != "" && !locale.Supported(lang) {
-		return newError(http.StatusUnprocessableEntity, "invalid", "Choose English, Spanish or Russian.")
+		return localError(http.StatusUnprocessableEntity, "invalid", "error.bad_language")
 	}
 	u := currentUser(c)
 	if err := s.store.SetUserLanguage(c.Request().Context(), u.ID, lang); err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -41,7 +40,7 @@ func (s *Server) myMemory(c echo.Context) error {
 		return err
 	}
 	travelerOrder(global, func(n memory.Note) bool { return n.Pinned })
-	facts := withOverrides(profileFacts(profile), profile, append(domainRows(open), global...))
+	facts := withOverrides(profileFacts(localizer(c), profile), profile, append(domainRows(open), global...))
 	v := views.RemembersView{Profile: facts, Notes: notes}
 	if v.Trip, err = s.myTripNotes(c); err != nil {
 		return err
@@ -296,7 +295,7 @@ func (s *Server) myMemoryDeleteAll(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return s.myNotesChanged(c, strconv.Itoa(n)+" notes deleted. Concierge remembers nothing about you now.", "")
+	return s.myNotesChanged(c, localizer(c).N("memory.say.deleted_all", n), "")
 }
 
 // myMemoryExport downloads everything Concierge holds about the traveler.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -55,7 +56,7 @@ func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
 		defer func() {
 			if r := recover(); r != nil {
 				s.log.Error("panic", "request_id", requestID(c), "route", c.Path(), "panic", fmt.Sprint(r))
-				err = newError(http.StatusInternalServerError, "internal", "Something went wrong on our side. Please try again.")
+				err = localError(http.StatusInternalServerError, "internal", "chat.failed.ours")
 			}
 		}()
 		return next(c)
@@ -96,7 +97,7 @@ func (s *Server) csrf() echo.MiddlewareFunc {
 		CookieSameSite: http.SameSiteLaxMode,
 		CookieSecure:   s.cfg.SecureCookies,
 		ErrorHandler: func(err error, c echo.Context) error {
-			return newError(http.StatusForbidden, "csrf", "Your form expired. Reload the page and try again.")
+			return localError(http.StatusForbidden, "csrf", "error.csrf")
 		},
 	})
 }
@@ -111,7 +112,7 @@ func (s *Server) loginLimiter() echo.MiddlewareFunc {
 	return middleware.RateLimiterWithConfig(middleware.RateLimiterConfig{
 		Store: store,
 		DenyHandler: func(c echo.Context, _ string, _ error) error {
-			return newError(http.StatusTooManyRequests, "rate_limited", "Too many sign-in attempts. Wait a minute and try again.")
+			return localError(http.StatusTooManyRequests, "rate_limited", "error.sign_in_rate")
 		},
 	})
 }
@@ -157,7 +158,7 @@ func rejectBadBytes(next echo.HandlerFunc) echo.HandlerFunc {
 					return errBadBytes("query")
 				}
 				if utf8.RuneCountInString(v) > MaxQueryValueChars {
-					return newError(http.StatusBadRequest, "too_long", fmt.Sprintf("Query values are limited to %d characters.", MaxQueryValueChars))
+					return localError(http.StatusBadRequest, "too_long", "error.query_too_long", "Max", strconv.Itoa(MaxQueryValueChars))
 				}
 			}
 		}
@@ -167,9 +168,9 @@ func rejectBadBytes(next echo.HandlerFunc) echo.HandlerFunc {
 			if err != nil {
 				var tooLarge *http.MaxBytesError
 				if errors.As(err, &tooLarge) {
-					return newError(http.StatusRequestEntityTooLarge, "too_large", "The request is too large.")
+					return localError(http.StatusRequestEntityTooLarge, "too_large", "error.too_large")
 				}
-				return newError(http.StatusBadRequest, "bad_form", "The form could not be read.")
+				return localError(http.StatusBadRequest, "bad_form", "error.bad_form")
 			}
 			for k, vs := range form {
 				if !cleanText(k) {

@@ -2,7 +2,6 @@ package handlers
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -10,25 +9,26 @@ import (
 
 	"concierge/models"
 	"concierge/views"
+	"concierge/views/locale"
 )
 
 // The review queue (SPEC §2.6): the API for a helpdesk and the console's
 // page. Access is access.go's: staff only, and support works the items of
 // travelers only (reviewParam resolves an item's traveler).
 
-// reviewKindLabels name the kinds for people.
+// reviewKindLabels are the message ids of the kinds' names.
 var reviewKindLabels = map[string]string{
-	models.ReviewSafetyPin:     "Safety pin to confirm",
-	models.ReviewProfileUpdate: "Profile update suggested",
-	models.ReviewRefusedWrite:  "Refused write",
-	models.ReviewFallback:      "Consolidation fallback",
+	models.ReviewSafetyPin:     "review.kind.safety_pin",
+	models.ReviewProfileUpdate: "review.kind.profile_update",
+	models.ReviewRefusedWrite:  "review.kind.refused_write",
+	models.ReviewFallback:      "review.kind.fallback",
 }
 
-// reviewActionLabels name the actions for people.
+// reviewActionLabels are the message ids of the actions' names.
 var reviewActionLabels = map[string]string{
-	"confirm": "Confirm the pin", "edit": "Edit the note", "unpin": "Unpin",
-	"apply": "Apply to the profile", "dismiss": "Dismiss",
-	"add": "Add the note in my words", "accept": "Accept the rules' decisions", "correct": "Correct a note",
+	"confirm": "review.action.confirm", "edit": "review.action.edit", "unpin": "review.action.unpin",
+	"apply": "review.action.apply", "dismiss": "review.action.dismiss",
+	"add": "review.action.add", "accept": "review.action.accept", "correct": "review.action.correct",
 }
 
 // apiReviewItem is how the API shows an item.
@@ -199,33 +199,33 @@ func (s *Server) reviewViews(c echo.Context, rows []models.ReviewRow) ([]views.R
 	me, now := currentUser(c).ID, s.store.Clock()
 	out := make([]views.ReviewItemView, len(rows))
 	for i := range rows {
-		out[i] = reviewView(&rows[i], d, names, me, now)
+		out[i] = reviewView(localizer(c), &rows[i], d, names, me, now)
 	}
 	return out, nil
 }
 
-func reviewView(r *models.ReviewRow, d models.ReviewDetails, names map[string]string, me string, now time.Time) views.ReviewItemView {
+func reviewView(l *locale.Localizer, r *models.ReviewRow, d models.ReviewDetails, names map[string]string, me string, now time.Time) views.ReviewItemView {
 	v := views.ReviewItemView{ID: r.ID, Kind: r.Kind, KindLabel: reviewKindLabels[r.Kind], CustomerID: r.UserID, CustomerName: r.UserName,
-		SessionID: r.SessionID, Turn: r.Turn, Created: fmtTime(r.CreatedAt), Age: ageOf(now.Sub(r.CreatedAt)),
+		SessionID: r.SessionID, Turn: r.Turn, Created: fmtTime(l, r.CreatedAt), Age: ageOf(l, now.Sub(r.CreatedAt)),
 		Open: r.Status == models.ReviewOpen, Action: reviewActionLabels[r.Action], Reason: r.Reason, Resolver: names[r.ResolvedBy]}
 	if r.ResolvedAt != nil {
-		v.Resolved = fmtTime(*r.ResolvedAt)
+		v.Resolved = fmtTime(l, *r.ResolvedAt)
 	}
 	if by := r.ClaimedAt(now); by != "" {
-		v.ClaimedBy, v.ClaimedUntil, v.ClaimedByMe = names[by], fmtTime(*r.ClaimedUntil), by == me
+		v.ClaimedBy, v.ClaimedUntil, v.ClaimedByMe = names[by], fmtTime(l, *r.ClaimedUntil), by == me
 	}
 	switch r.Kind {
 	case models.ReviewRefusedWrite:
 		// The category only: the traveler's own words are in the transcript.
-		v.Detail = "The guard refused a note the assistant tried to save (" + views.BlockedNotice(r.Category) + ") Read the traveler's message at this turn."
+		v.Detail = l.T("review.detail.refused", "Notice", l.T(views.BlockedNoticeID(r.Category)))
 	case models.ReviewFallback:
-		v.Detail = "The model's decisions were rejected: " + d.Fallbacks[r.ConsolidationID]
+		v.Detail = l.T("review.detail.fallback", "Why", d.Fallbacks[r.ConsolidationID])
 		v.ReportHref = "/console/customers/" + r.UserID + "/consolidations"
 	default:
 		if n, ok := d.Notes[r.NoteID]; ok {
 			v.Detail = "“" + n.Text + "”"
 		} else {
-			v.Detail = "The note is gone (deleted or erased)."
+			v.Detail = l.T("review.detail.gone")
 		}
 	}
 	if r.Kind == models.ReviewProfileUpdate {
@@ -239,15 +239,15 @@ func reviewView(r *models.ReviewRow, d models.ReviewDetails, names map[string]st
 	return v
 }
 
-// ageOf words how long an item has waited.
-func ageOf(d time.Duration) string {
+// ageOf words how long an item has waited, in l's language.
+func ageOf(l *locale.Localizer, d time.Duration) string {
 	switch {
 	case d < time.Hour:
-		return strconv.Itoa(int(d.Minutes())) + " min"
+		return l.N("review.age.minutes", int(d.Minutes()))
 	case d < 48*time.Hour:
-		return strconv.Itoa(int(d.Hours())) + " h"
+		return l.N("review.age.hours", int(d.Hours()))
 	}
-	return strconv.Itoa(int(d.Hours()/24)) + " days"
+	return l.N("review.age.days", int(d.Hours()/24))
 }
 
 func (s *Server) consoleReview(c echo.Context) error {
@@ -255,7 +255,7 @@ func (s *Server) consoleReview(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ReviewPageView(s.page(c, "Review", "review"), vm))
+	return render(c, http.StatusOK, views.ReviewPageView(s.page(c, "review.title", "review"), vm))
 }
 
 // consoleReviewItem answers a claim or resolution from the page: the item
@@ -282,7 +282,8 @@ func (s *Server) consoleReviewItem(c echo.Context, done string, failed error) er
 	v.Done = done
 	if failed != nil {
 		e, _ := toError(failed)
-		v.Done, v.Error, status, focus, say = "", e.Message, e.Status, "#item-error-"+v.ID, e.Message
+		msg := e.In(localizer(c))
+		v.Done, v.Error, status, focus, say = "", msg, e.Status, "#item-error-"+v.ID, msg
 	}
 	if c.Request().Header.Get("HX-Request") != "true" {
 		if failed != nil {
@@ -296,7 +297,7 @@ func (s *Server) consoleReviewItem(c echo.Context, done string, failed error) er
 
 func (s *Server) consoleClaimReview(c echo.Context) error {
 	_, err := s.store.Claim(c.Request().Context(), c.Param("item"), actorOf(currentUser(c)), models.ReviewClaimFor)
-	return s.consoleReviewItem(c, "You hold this item for 15 minutes.", err)
+	return s.consoleReviewItem(c, localizer(c).T("review.say.claimed"), err)
 }
 
 func (s *Server) consoleResolveReview(c echo.Context) error {
@@ -304,7 +305,8 @@ func (s *Server) consoleResolveReview(c echo.Context) error {
 		Text: c.FormValue("text"), NoteID: c.FormValue("note")})
 	done := ""
 	if err == nil {
-		done = "Resolved: " + reviewActionLabels[it.Action] + "."
+		l := localizer(c)
+		done = l.T("review.say.resolved", "Action", l.T(reviewActionLabels[it.Action]))
 	}
 	return s.consoleReviewItem(c, done, err)
 }

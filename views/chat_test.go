@@ -1,6 +1,7 @@
 package views_test
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -136,7 +137,7 @@ func TestBlockedNotice(t *testing.T) {
 		"bad_format":      "A note was not saved because it was not in a form Concierge can keep.",
 	}
 	for cat, want := range tests {
-		if got := views.BlockedNotice(cat); got != want {
+		if got := views.BlockedNotice(context.Background(), cat); got != want {
 			t.Errorf("BlockedNotice(%s) = %q, want %q", cat, got, want)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"concierge/views/locale"
 )
 
 // The console's view models: handlers build them, components render them.
@@ -131,13 +133,14 @@ type Preview struct {
 	At              string   // when the preview was made (UTC, to the second)
 }
 
-// Outcome says in one sentence what the preview holds for its message.
-func (p Preview) Outcome() string {
-	what := strconv.Itoa(p.NotesInjected) + " of " + strconv.Itoa(p.NotesTotal) + " global notes go in"
+// Outcome says in one sentence, in the viewer's language, what the
+// preview holds for its message.
+func (p Preview) Outcome(ctx context.Context) string {
+	what := N(ctx, "preview.go_in", p.NotesTotal, "Injected", Number(ctx, p.NotesInjected))
 	if p.Message == "" {
-		return "Preview with no opening message: " + what + "."
+		return T(ctx, "preview.outcome_empty", "What", what)
 	}
-	return "Preview for “" + p.Message + "”: " + what + "."
+	return T(ctx, "preview.outcome", "Message", p.Message, "What", what)
 }
 
 // Href is the URL that renders the preview's body for its inputs.
@@ -305,7 +308,8 @@ type DecisionView struct {
 type DiffLine struct {
 	Kind string // added, refreshed, removed, kept
 	Text string
-	Note string
+	Note string // a message id: why the line changed
+	Into string // the note that superseded this one, for runs.diff.superseded
 }
 
 // Sign is the diff marker of the line.
@@ -377,23 +381,25 @@ func (e ErasurePage) Refused(id string) *FormError {
 	return &FormError{Form: "erase", Field: e.ErrorAt, Message: e.Error}
 }
 
-// ErasureReason is one choice of the erasure reason list.
+// ErasureReason is one choice of the erasure reason list: its code and
+// the message id of its label in the list.
 type ErasureReason struct{ Code, Label string }
 
 // ErasureReasons are the reasons an admin picks from, in order; the codes
 // are models.ErasureReasons.
 var ErasureReasons = []ErasureReason{
-	{"data_subject_request", "Data-subject request (the traveler asked)"},
-	{"account_closure", "Account closure"},
-	{"legal_obligation", "Legal obligation"},
-	{"other", "Other (give a ticket)"},
+	{"data_subject_request", "erasure.reason.data_subject_request.choice"},
+	{"account_closure", "erasure.reason.account_closure"},
+	{"legal_obligation", "erasure.reason.legal_obligation"},
+	{"other", "erasure.reason.other.choice"},
 }
 
-// ErasureReasonLabel is how a reason code reads in the console.
+// ErasureReasonLabel is the message id of how a reason code reads on a
+// receipt (the code itself when it has none).
 func ErasureReasonLabel(code string) string {
 	for _, r := range ErasureReasons {
 		if r.Code == code {
-			return strings.TrimSuffix(strings.TrimSuffix(r.Label, " (the traveler asked)"), " (give a ticket)")
+			return "erasure.reason." + code
 		}
 	}
 	if code == "" {
@@ -433,12 +439,13 @@ type TokenRow struct {
 	ID, Label, Prefix, Created, Expires, LastUsed string
 }
 
-// Name is the token's label, or what it was issued by when it has none.
-func (r TokenRow) Name() string {
+// Name is the token's label, or what it was issued by when it has none,
+// in the viewer's language.
+func (r TokenRow) Name(ctx context.Context) string {
 	if r.Label != "" {
 		return r.Label
 	}
-	return "Signed-in API client"
+	return T(ctx, "account.tokens.signed_in_client")
 }
 
 // Shown is the start of the token itself, as the owner's program holds it;
@@ -468,24 +475,20 @@ type TokensPage struct {
 	Languages     []string // the languages to choose from
 }
 
-// Plural is "1 run" or "2 runs": n with the singular or plural noun.
-func Plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
-
-// pluralWord is the noun alone, singular for 1.
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // acronyms are the words a field label writes in capitals.
 var acronyms = map[string]string{"id": "ID", "ids": "IDs", "iata": "IATA", "url": "URL"}
+
+// FieldName is a profile or note field's label in the request's
+// language: the catalogue's (field.<key>) when it has one, else FieldLabel.
+func FieldName(ctx context.Context, key string) string { return FieldLabelIn(locale.From(ctx), key) }
+
+// FieldLabelIn is FieldName for a handler that holds the Localizer.
+func FieldLabelIn(l *locale.Localizer, key string) string {
+	if s := l.T("field." + key); s != "field."+key {
+		return s
+	}
+	return FieldLabel(key)
+}
 
 // FieldLabel turns a profile key such as "seat_preference" or
 // "customer_id" into a label people read: "Seat preference", "Customer ID".

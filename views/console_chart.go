@@ -1,9 +1,12 @@
 package views
 
 import (
+	"context"
 	"math"
 	"strconv"
 	"strings"
+
+	"concierge/views/locale"
 )
 
 // Chart geometry: every chart is drawn in a 560×220 SVG viewBox that
@@ -150,6 +153,34 @@ func (c *Chart) yAxisInt(maxV float64, integer bool) func(float64) float64 {
 	return func(v float64) float64 { return c.Bottom - (c.Bottom-c.Top)*v/top }
 }
 
+// ChartWords are how a chart writes its days, its values and the headline
+// of a chart with one day of data, in one language.
+type ChartWords struct {
+	Day  func(day string) string // YYYY-MM-DD, short: "Jan 2", "2 ene"
+	Num  func(v float64) string
+	Only func(day, values string) string
+}
+
+// EnglishChartWords are ChartWords in English, as written before the
+// console spoke other languages.
+func EnglishChartWords() ChartWords {
+	return ChartWords{Day: dayLabel, Num: fmtNum, Only: func(day, values string) string {
+		return "Only " + day + " has data so far: " + values + "."
+	}}
+}
+
+// ChartWordsIn are ChartWords in the request's language.
+func ChartWordsIn(ctx context.Context) ChartWords {
+	l := locale.From(ctx)
+	return ChartWords{
+		Day: l.DayMonth,
+		Num: func(v float64) string { return strings.ReplaceAll(fmtNum(v), ".", l.T("number.decimal")) },
+		Only: func(day, values string) string {
+			return l.T("health.only_day", "Day", day, "Values", values)
+		},
+	}
+}
+
 // dayLabel shortens YYYY-MM-DD to "Jan 2".
 func dayLabel(day string) string {
 	months := []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
@@ -164,21 +195,21 @@ func dayLabel(day string) string {
 	return months[m-1] + " " + strconv.Itoa(d)
 }
 
-func (c *Chart) xDays(days []string, x func(i int) float64) {
+func (c *Chart) xDays(w ChartWords, days []string, x func(i int) float64) {
 	step := max(1, len(days)/6)
 	for n, i := 0, len(days)-1; i >= 0; n, i = n+1, i-step {
 		anchor := "middle"
 		if x(i) > c.Right-20 {
 			anchor = "end"
 		}
-		c.XTicks = append(c.XTicks, Tick{Pos: x(i), Label: dayLabel(days[i]), Anchor: anchor, Minor: n%2 == 1})
+		c.XTicks = append(c.XTicks, Tick{Pos: x(i), Label: w.Day(days[i]), Anchor: anchor, Minor: n%2 == 1})
 	}
 }
 
 // LineChart draws daily series as lines. A chart with data on one day only
 // has no line to draw: it shows that day as labelled bars instead of lone
 // dots, and says so in its headline.
-func LineChart(id, title, help string, days []string, unit string, series ...Series) Chart {
+func LineChart(w ChartWords, id, title, help string, days []string, unit string, series ...Series) Chart {
 	c := newChart(id, title, help)
 	maxV := 0.0
 	any := false
@@ -194,12 +225,12 @@ func LineChart(id, title, help string, days []string, unit string, series ...Ser
 	}
 	c.Empty = !any
 	if len(withData) == 1 {
-		return oneDayChart(c, days, unit, maxV, series)
+		return oneDayChart(w, c, days, unit, maxV, series)
 	}
 	y := c.yAxis(maxV)
 	n := max(len(days)-1, 1)
 	x := func(i int) float64 { return c.Left + (c.Right-c.Left)*float64(i)/float64(n) }
-	c.xDays(days, x)
+	c.xDays(w, days, x)
 	for _, s := range series {
 		l := Line{Name: s.Name, Class: s.Class}
 		var pts []string
@@ -210,9 +241,9 @@ func LineChart(id, title, help string, days []string, unit string, series ...Ser
 			}
 			px, py := round1(x(i)), round1(y(v))
 			pts = append(pts, fmtCoord(px)+","+fmtCoord(py))
-			d := Dot{X: px, Y: py, Title: dayLabel(days[i]) + ": " + fmtNum(v) + unit}
+			d := Dot{X: px, Y: py, Title: w.Day(days[i]) + ": " + w.Num(v) + unit}
 			if !has(i-1) && !has(i+1) {
-				d.Isolated, d.Label = true, fmtNum(v)
+				d.Isolated, d.Label = true, w.Num(v)
 			}
 			l.Dots = append(l.Dots, d)
 		}
@@ -227,11 +258,11 @@ func LineChart(id, title, help string, days []string, unit string, series ...Ser
 
 // oneDayChart draws the one day that has data as a bar per series, each
 // with its value, on the same time axis.
-func oneDayChart(c Chart, days []string, unit string, maxV float64, series []Series) Chart {
+func oneDayChart(wd ChartWords, c Chart, days []string, unit string, maxV float64, series []Series) Chart {
 	y := c.yAxis(maxV)
 	slot := (c.Right - c.Left) / float64(max(len(days), 1))
 	x := func(i int) float64 { return c.Left + slot*float64(i) + slot/2 }
-	c.xDays(days, x)
+	c.xDays(wd, days, x)
 	w := math.Max(slot*0.7, 14) / float64(len(series))
 	var parts []string
 	for k, s := range series {
@@ -242,10 +273,10 @@ func oneDayChart(c Chart, days []string, unit string, maxV float64, series []Ser
 			left := math.Min(x(i)-w*float64(len(series))/2+w*float64(k), c.Right-w*float64(len(series)-k))
 			top := y(v)
 			c.Bars = append(c.Bars, Bar{X: round1(left), Y: round1(top), W: round1(w), H: round1(c.Bottom - top), Class: s.Class,
-				Title: dayLabel(days[i]) + " · " + s.Name + ": " + fmtNum(v) + unit, Label: fmtNum(v),
+				Title: wd.Day(days[i]) + " · " + s.Name + ": " + wd.Num(v) + unit, Label: wd.Num(v),
 				LabelX: round1(left + w/2), LabelY: round1(top - 4), ShowLabel: true})
-			parts = append(parts, fmtNum(v)+unit)
-			c.Headline = "Only " + dayLabel(days[i]) + " has data so far: " + strings.Join(parts, ", ") + "."
+			parts = append(parts, wd.Num(v)+unit)
+			c.Headline = wd.Only(wd.Day(days[i]), strings.Join(parts, ", "))
 		}
 		c.Legend = append(c.Legend, LegendItem{Name: s.Name, Class: s.Class})
 	}
@@ -253,7 +284,7 @@ func oneDayChart(c Chart, days []string, unit string, maxV float64, series []Ser
 }
 
 // StackedBarChart draws daily series stacked as bars.
-func StackedBarChart(id, title, help string, days []string, series ...Series) Chart {
+func StackedBarChart(w ChartWords, id, title, help string, days []string, series ...Series) Chart {
 	c := newChart(id, title, help)
 	totals := make([]float64, len(days))
 	for _, s := range series {
@@ -271,7 +302,7 @@ func StackedBarChart(id, title, help string, days []string, series ...Series) Ch
 	y := c.yAxisInt(maxV, true)
 	slot := (c.Right - c.Left) / float64(max(len(days), 1))
 	x := func(i int) float64 { return c.Left + slot*float64(i) + slot/2 }
-	c.xDays(days, x)
+	c.xDays(w, days, x)
 	base := make([]float64, len(days))
 	for _, s := range series {
 		for i, v := range s.Values {
@@ -281,7 +312,7 @@ func StackedBarChart(id, title, help string, days []string, series ...Series) Ch
 			top := y(base[i] + v)
 			bottom := y(base[i])
 			c.Bars = append(c.Bars, Bar{X: round1(x(i) - slot*0.35), Y: round1(top), W: round1(slot * 0.7), H: round1(bottom - top),
-				Class: s.Class, Title: dayLabel(days[i]) + " · " + s.Name + ": " + fmtNum(v)})
+				Class: s.Class, Title: w.Day(days[i]) + " · " + s.Name + ": " + w.Num(v)})
 			base[i] += v
 		}
 		c.Legend = append(c.Legend, LegendItem{Name: s.Name, Class: s.Class})
@@ -290,7 +321,7 @@ func StackedBarChart(id, title, help string, days []string, series ...Series) Ch
 }
 
 // CategoryBarChart draws one bar per category with its value above it.
-func CategoryBarChart(id, title, help string, labels []string, values []float64, class string) Chart {
+func CategoryBarChart(w ChartWords, id, title, help string, labels []string, values []float64, class string) Chart {
 	c := newChart(id, title, help)
 	maxV := 0.0
 	for _, v := range values {
@@ -303,7 +334,7 @@ func CategoryBarChart(id, title, help string, labels []string, values []float64,
 		cx := c.Left + slot*float64(i) + slot/2
 		top := y(v)
 		c.Bars = append(c.Bars, Bar{X: round1(cx - slot*0.3), Y: round1(top), W: round1(slot * 0.6), H: round1(c.Bottom - top),
-			Class: class, Title: labels[i] + ": " + fmtNum(v), Label: fmtNum(v), LabelX: round1(cx), LabelY: round1(top - 4), ShowLabel: true})
+			Class: class, Title: labels[i] + ": " + w.Num(v), Label: w.Num(v), LabelX: round1(cx), LabelY: round1(top - 4), ShowLabel: true})
 		c.XTicks = append(c.XTicks, Tick{Pos: round1(cx), Label: labels[i], Anchor: "middle"})
 	}
 	return c

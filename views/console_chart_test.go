@@ -18,7 +18,7 @@ func TestGridlineLabels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := LineChart("x", "X", "", []string{"2026-11-01", "2026-11-02"}, "", Series{Name: "s", Values: []float64{0, tt.max}})
+			c := LineChart(EnglishChartWords(), "x", "X", "", []string{"2026-11-01", "2026-11-02"}, "", Series{Name: "s", Values: []float64{0, tt.max}})
 			var got []string
 			for _, tk := range c.YTicks {
 				got = append(got, tk.Label)
@@ -39,7 +39,7 @@ func TestGridlineLabels(t *testing.T) {
 func TestLineChartOneDayIsNotALoneDot(t *testing.T) {
 	days := []string{"2026-11-28", "2026-11-29", "2026-11-30"}
 	nan := math.NaN()
-	c := LineChart("w", "Writes", "", days, " per 100 turns", Series{Name: "writes", Class: "c0", Values: []float64{nan, nan, 7.5}})
+	c := LineChart(EnglishChartWords(), "w", "Writes", "", days, " per 100 turns", Series{Name: "writes", Class: "c0", Values: []float64{nan, nan, 7.5}})
 	if len(c.Bars) != 1 || !c.Bars[0].ShowLabel || c.Bars[0].Label != "7.5" || c.Bars[0].H <= 0 {
 		t.Fatalf("one day of data: bars %+v, want one labelled bar", c.Bars)
 	}
@@ -52,12 +52,12 @@ func TestLineChartOneDayIsNotALoneDot(t *testing.T) {
 		t.Errorf("headline %q", c.Headline)
 	}
 	// Two days apart: each point stands alone, labelled, with no line.
-	c = LineChart("w", "Writes", "", days, "", Series{Name: "writes", Values: []float64{3, nan, 4}})
+	c = LineChart(EnglishChartWords(), "w", "Writes", "", days, "", Series{Name: "writes", Values: []float64{3, nan, 4}})
 	if len(c.Lines) != 1 || len(c.Lines[0].Dots) != 2 || !c.Lines[0].Dots[0].Isolated || c.Lines[0].Dots[1].Label != "4" {
 		t.Errorf("isolated days: %+v", c.Lines)
 	}
 	// Neighbouring days make a line.
-	c = LineChart("w", "Writes", "", days, "", Series{Name: "writes", Values: []float64{3, 5, nan}})
+	c = LineChart(EnglishChartWords(), "w", "Writes", "", days, "", Series{Name: "writes", Values: []float64{3, 5, nan}})
 	if c.Lines[0].Points == "" || c.Lines[0].Dots[0].Isolated {
 		t.Errorf("neighbouring days: %+v", c.Lines[0])
 	}
@@ -65,9 +65,6 @@ func TestLineChartOneDayIsNotALoneDot(t *testing.T) {
 
 func TestWording(t *testing.T) {
 	for _, tt := range []struct{ got, want string }{
-		{Plural(1, "consolidation run", "consolidation runs"), "1 consolidation run"},
-		{Plural(0, "consolidation run", "consolidation runs"), "0 consolidation runs"},
-		{Plural(3, "event", "events"), "3 events"},
 		{FieldLabel("seat_preference"), "Seat preference"},
 		{FieldLabel("customer_id"), "Customer ID"},
 		{FieldLabel("home_airport"), "Home airport"},

@@ -99,13 +99,13 @@ func TestAuditTimeline(t *testing.T) {
 
 func TestCharts(t *testing.T) {
 	days := []string{"2026-03-01", "2026-03-02", "2026-03-03"}
-	c := views.LineChart("w", "Writes", "help", days, "", views.Series{Name: "a", Class: "c0", Values: []float64{1, math.NaN(), 3}})
+	c := views.LineChart(views.EnglishChartWords(), "w", "Writes", "help", days, "", views.Series{Name: "a", Class: "c0", Values: []float64{1, math.NaN(), 3}})
 	if len(c.Lines) != 1 || len(c.Lines[0].Dots) != 2 || c.Empty {
 		t.Fatalf("line chart = %+v", c)
 	}
 	doc := renderDoc(t, views.HealthPageView(staffPage("support"), views.HealthPage{Since: days[0], Until: days[2], Charts: []views.Chart{c,
-		views.StackedBarChart("b", "Blocked", "", days, views.Series{Name: "secret", Class: "c1", Values: []float64{0, 2, 1}}),
-		views.CategoryBarChart("n", "Notes", "", []string{"0", "1–2"}, []float64{0, 0}, "c5")}}))
+		views.StackedBarChart(views.EnglishChartWords(), "b", "Blocked", "", days, views.Series{Name: "secret", Class: "c1", Values: []float64{0, 2, 1}}),
+		views.CategoryBarChart(views.EnglishChartWords(), "n", "Notes", "", []string{"0", "1–2"}, []float64{0, 0}, "c5")}}))
 	if doc.Find(`[data-testid="chart-w"] polyline`).Length() != 1 {
 		t.Error("no line drawn")
 	}

@@ -19,6 +19,9 @@ func N(ctx context.Context, id string, n int, pairs ...any) string {
 	return locale.From(ctx).N(id, n, pairs...)
 }
 
+// Number is n with the digit grouping of the request's language.
+func Number(ctx context.Context, n int) string { return locale.From(ctx).Number(n) }
+
 // Lang is the request's language code, for <html lang>.
 func Lang(ctx context.Context) string { return locale.From(ctx).Lang() }
 

@@ -181,32 +181,35 @@ type ErasureStatus struct {
 	Requested string // date of the request
 }
 
-// blockedKinds names, for a traveler, what a refused write contained.
-var blockedKinds = map[string]string{
-	"ssn":               "social security numbers",
-	"payment_card":      "payment card numbers",
-	"iban":              "bank account numbers (IBANs)",
-	"passport_number":   "passport numbers",
-	"date_of_birth":     "full dates of birth",
-	"street_address":    "street addresses",
-	"secret":            "passwords, PINs or one-time codes",
-	"booking_reference": "booking references",
-	"account_number":    "account or membership numbers",
-	"instruction":       "instructions to the assistant",
+// blockedCategories are the guard's categories a traveler is told about
+// in their own words (blocked.<category>); any other reads blocked.other.
+var blockedCategories = map[string]bool{
+	"ssn": true, "payment_card": true, "iban": true, "passport_number": true, "date_of_birth": true,
+	"street_address": true, "secret": true, "booking_reference": true, "account_number": true,
+	"instruction": true, "phone": true, "email": true, "session_cap": true, "user_cap": true,
 }
 
-// BlockedNotice says, without the refused text, why a note was not saved.
-func BlockedNotice(category string) string {
-	if kind, ok := blockedKinds[category]; ok {
-		return "Not saved: Concierge never stores " + kind + "."
+// BlockedNoticeID is the message id that says, without the refused text,
+// why a note was not saved.
+func BlockedNoticeID(category string) string {
+	if blockedCategories[category] {
+		return "blocked." + category
 	}
-	switch category {
-	case "session_cap":
-		return "Not saved: this conversation already holds as many notes as it can."
-	case "user_cap":
-		return "Not saved: your long-term memory is full. Delete some notes on the memory page."
+	return "blocked.other"
+}
+
+// CategoryNameID is the message id of a guard category's name, for the
+// memory health chart's legend (category.<name>, or category.other).
+func CategoryNameID(category string) string {
+	if blockedCategories[category] || category == "unsupported_language" || category == "too_long" || category == "bad_format" || category == "bad_keywords" || category == "guess" || category == "sensitive_data" || category == "bad_encoding" {
+		return "category." + category
 	}
-	return "A note was not saved because it was not in a form Concierge can keep."
+	return "category.other"
+}
+
+// BlockedNotice is BlockedNoticeID's message in the request's language.
+func BlockedNotice(ctx context.Context, category string) string {
+	return T(ctx, BlockedNoticeID(category))
 }
 
 // tripName is the trip's name, or "Unnamed trip" in the request's language.

@@ -147,6 +147,21 @@ func (l *Localizer) Date(t time.Time) string {
 	return l.T("date.day_month_year", "Day", strconv.Itoa(t.Day()), "Month", month, "Year", strconv.Itoa(t.Year()))
 }
 
+// DayMonth writes a YYYY-MM-DD date without its year, short, for a
+// chart's axis: "Mar 2", "2 mar", "2 мар."; anything else as it is.
+func (l *Localizer) DayMonth(day string) string {
+	t, err := time.Parse("2006-01-02", day)
+	if err != nil {
+		return day
+	}
+	months := strings.Fields(l.T("date.months"))
+	month := t.Month().String()
+	if len(months) == 12 {
+		month = months[t.Month()-1]
+	}
+	return l.T("date.day_month", "Day", strconv.Itoa(t.Day()), "Month", month)
+}
+
 // Day writes a YYYY-MM-DD date as Date does; anything else as it is.
 func (l *Localizer) Day(day string) string {
 	t, err := time.Parse("2006-01-02", day)

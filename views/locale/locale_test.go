@@ -191,7 +191,14 @@ func TestCatalogueCoversEveryString(t *testing.T) {
 		"login.ended.erased", "login.ended.disabled", "login.ended.password_reset", "login.ended.password_changed",
 		"memory.note.edited_by_support", "memory.note.edited_by_you",
 		"trips.status.planning", "trips.status.booked", "trips.status.travelled", "trips.status.cancelled",
-		"nav.customers", "nav.review", "nav.audit", "nav.health", "nav.erasure", "nav.accounts", "nav.chat", "nav.memory"} {
+		"nav.customers", "nav.review", "nav.audit", "nav.health", "nav.erasure", "nav.accounts", "nav.chat", "nav.memory",
+		"actor.traveler", "actor.assistant", "actor.consolidation", "actor.support", "actor.admin", "actor.system",
+		"csource.seed", "csource.assistant", "csource.consolidation", "csource.staff", "csource.import", "csource.traveler",
+		"session.status.open", "session.status.closing", "session.status.closed",
+		"runs.status.queued", "runs.status.running", "runs.status.done", "runs.status.failed", "runs.engine.rules", "runs.engine.model",
+		"preview.section.base", "preview.section.profile", "preview.section.memories", "preview.section.summary", "preview.section.policy",
+		"erasure.reason.data_subject_request", "erasure.reason.account_closure", "erasure.reason.legal_obligation", "erasure.reason.other",
+		"blocked.payment_card", "blocked.instruction", "blocked.user_cap", "blocked.other", "category.other", "status.404", "status.500"} {
 		if _, ok := en[id]; !ok {
 			t.Errorf("en.yaml lacks %q", id)
 		}
@@ -216,5 +223,55 @@ func TestMissingIDComesBackAsItself(t *testing.T) {
 	}
 	if got := locale.For("xx").Lang(); got != "en" {
 		t.Errorf("an unknown language falls back to %q, want en", got)
+	}
+}
+
+// idPrefix is a literal that starts a message id completed at run time.
+var idPrefix = regexp.MustCompile(`^[a-z_]+(\.[a-z_]+)*[._]$`)
+
+// stringLiteral is a Go or templ string literal.
+var stringLiteral = regexp.MustCompile(`"((?:[^"\\\n]|\\.)*)"`)
+
+// TestNoUnusedMessage: every message of the English catalogue is named
+// by the code — as a literal id, or completed at run time from a literal
+// prefix such as "role." — so the catalogues hold no words nobody shows.
+func TestNoUnusedMessage(t *testing.T) {
+	literals := map[string]bool{}
+	var prefixes []string
+	for _, glob := range []string{"../*.templ", "../*.go", "*.go", "../../handlers/*.go"} {
+		files, _ := filepath.Glob(glob)
+		for _, f := range files {
+			if strings.HasSuffix(f, "_templ.go") || strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range stringLiteral.FindAllStringSubmatch(string(b), -1) {
+				literals[m[1]] = true
+				if idPrefix.MatchString(m[1]) {
+					prefixes = append(prefixes, m[1])
+				}
+			}
+		}
+	}
+	if len(literals) < 500 || len(prefixes) < 5 {
+		t.Fatalf("found %d literals and %d prefixes: the scan is broken", len(literals), len(prefixes))
+	}
+	for id := range catalogue(t, "en") {
+		if literals[id] {
+			continue
+		}
+		used := false
+		for _, p := range prefixes {
+			if strings.HasPrefix(id, p) {
+				used = true
+				break
+			}
+		}
+		if !used {
+			t.Errorf("en.yaml has %q, which no code names", id)
+		}
 	}
 }
