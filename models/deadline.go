@@ -116,3 +116,22 @@ func (p *retryPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, 
 	}
 	return tx, err
 }
+
+// retryDeadReads sends a query outside a transaction again when its
+// connection died after the pool handed it out — while its rows were being
+// read, which retryPool cannot see (the server terminated the backend
+// mid-answer). A read has no effect, so running it again is safe; the
+// query's SQL is built already and its result is scanned afresh.
+func retryDeadReads(db *gorm.DB) error {
+	query := db.Callback().Query().Get("gorm:query")
+	return db.Callback().Query().Replace("gorm:query", func(db *gorm.DB) {
+		query(db)
+		for i := 0; i < maxDeadRetries && db.Error != nil && deadConnection(db.Error); i++ {
+			if _, inTx := db.Statement.ConnPool.(gorm.TxCommitter); inTx || db.Statement.Context.Err() != nil {
+				return
+			}
+			db.Error = nil
+			query(db)
+		}
+	})
+}

@@ -202,6 +202,9 @@ func Open(dsn string) (*Store, error) {
 		// on a fresh one (see retryPool).
 		pool := &retryPool{DB: s.sqlDB}
 		db.ConnPool, db.Statement.ConnPool = pool, pool
+		if err := retryDeadReads(db); err != nil {
+			return nil, err
+		}
 		// Sized for the machine, not for the number of turns in flight: no
 		// connection is held while the model thinks, so a few per core
 		// serve any number of waiting turns. As many stay idle as may be
