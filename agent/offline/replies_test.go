@@ -157,3 +157,18 @@ func TestRecallQuestionsInEachLanguage(t *testing.T) {
 		checkReply(t, answer.Content, []string{"Casa Amora", tt.found}, []string{"Earlier", "said"})
 	}
 }
+
+// TestSavedSaidInEachLanguage: the acknowledgement of a saved note is a
+// sentence in the traveler's language around the note as written.
+func TestSavedSaidInEachLanguage(t *testing.T) {
+	for say, want := range map[string]string{
+		"Hola, soy vegetariana y prefiero asientos de ventana.": "Entendido, lo guardo: «Es vegetariana.» y «Prefiere asientos de ventana.»",
+		"Я вегетарианка.":                                       "Понял, сохраняю: «",
+	} {
+		c := newChat(t, memory.State{Profile: memory.Profile{"name": "Priya"}})
+		reply := c.say(say)
+		if !strings.HasPrefix(reply, want) || strings.Contains(reply, "».") {
+			t.Errorf("%q: reply %q, want it to start %q with no full stop after a quote", say, reply, want)
+		}
+	}
+}
