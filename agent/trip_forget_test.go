@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"concierge/agent"
-	"concierge/agent/offline"
 	"concierge/memory"
 	"concierge/models"
 	"concierge/models/dbtest"
@@ -22,22 +21,7 @@ import (
 func TestForgetTripWish(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		now := time.Date(2027, 4, 20, 10, 0, 0, 0, time.UTC)
-		clock := func() time.Time { return now }
-		s.Now = clock
-		if _, err := s.SeedDemo(ctx, "demo"); err != nil {
-			t.Fatal(err)
-		}
-		u, _ := s.UserByEmail(ctx, "priya@example.com")
-		a := agent.New(agent.DefaultConfig("gpt-4o-mini"), s, offline.New(nil), quietLog())
-		a.SetClock(clock)
-		last := func(sid string) string {
-			t.Helper()
-			snaps, err := s.Snapshots(ctx, sid)
-			if err != nil || len(snaps) == 0 {
-				t.Fatalf("snapshots: %v", err)
-			}
-			return snaps[len(snaps)-1].Instructions
-		}
+		a, u, clock := priyaOffline(t, s, &now)
 
 		c1, _ := s.CreateChatSession(ctx, u.ID)
 		sayTo(t, a, c1.ID, "I'm planning a trip to Lisbon from 3 to 9 May.")
@@ -59,7 +43,7 @@ func TestForgetTripWish(t *testing.T) {
 		now = now.Add(24 * time.Hour)
 		c2, _ := s.CreateChatSession(ctx, u.ID)
 		sayTo(t, a, c2.ID, "Let's continue with my Lisbon trip. Show me some hotels.")
-		if in := last(c2.ID); !strings.Contains(in, "- "+handle+wish[0].Text+" [this trip]") {
+		if in := lastInstructions(t, s, c2.ID); !strings.Contains(in, "- "+handle+wish[0].Text+" [this trip]") {
 			t.Fatalf("conversation 2's TRIP block lacks the wish with its handle %s:\n%s", handle, in)
 		}
 		res := sayTo(t, a, c2.ID, "Please forget that I want a hotel with a rooftop.")
@@ -70,7 +54,7 @@ func TestForgetTripWish(t *testing.T) {
 			t.Fatalf("the trip still has %+v", tn)
 		}
 		sayTo(t, a, c2.ID, "Show me some hotels.")
-		if in := last(c2.ID); strings.Contains(in, "rooftop") {
+		if in := lastInstructions(t, s, c2.ID); strings.Contains(in, "rooftop") {
 			t.Fatalf("the forgotten wish is still injected:\n%s", in)
 		}
 		// Undo, from the chat's chip, brings it back to the trip.
@@ -107,7 +91,7 @@ func TestForgetTripWish(t *testing.T) {
 		if len(res.Forgotten) != 0 {
 			t.Fatalf("an Oslo conversation forgot %+v", res.Forgotten)
 		}
-		if in := last(c3.ID); strings.Contains(in, "rooftop") {
+		if in := lastInstructions(t, s, c3.ID); strings.Contains(in, "rooftop") {
 			t.Fatalf("the Lisbon wish reached the Oslo conversation:\n%s", in)
 		}
 		msgs, _ := s.Messages(ctx, c3.ID)

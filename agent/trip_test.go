@@ -23,14 +23,7 @@ import (
 func TestTripAcrossConversations(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		now := time.Date(2027, 4, 20, 10, 0, 0, 0, time.UTC)
-		clock := func() time.Time { return now }
-		s.Now = clock
-		if _, err := s.SeedDemo(ctx, "demo"); err != nil {
-			t.Fatal(err)
-		}
-		u, _ := s.UserByEmail(ctx, "priya@example.com")
-		a := agent.New(agent.DefaultConfig("gpt-4o-mini"), s, offline.New(nil), quietLog())
-		a.SetClock(clock)
+		a, u, clock := priyaOffline(t, s, &now)
 		w := agent.NewWorker(agent.DefaultWorkerConfig(), s, nil, quietLog())
 		w.SetClock(clock)
 		turn := func(sid, say string) *agent.TurnResult {
@@ -40,14 +33,6 @@ func TestTripAcrossConversations(t *testing.T) {
 				t.Fatalf("%q: %v", say, err)
 			}
 			return res
-		}
-		lastInstructions := func(sid string) string {
-			t.Helper()
-			snaps, err := s.Snapshots(ctx, sid)
-			if err != nil || len(snaps) == 0 {
-				t.Fatalf("snapshots: %v", err)
-			}
-			return snaps[len(snaps)-1].Instructions
 		}
 
 		c1, _ := s.CreateChatSession(ctx, u.ID)
@@ -78,7 +63,7 @@ func TestTripAcrossConversations(t *testing.T) {
 		if cs, _ := s.ChatSessionByID(ctx, c2.ID); cs.TripID != lisbon {
 			t.Fatalf("conversation 2 on trip %q, want %q", cs.TripID, lisbon)
 		}
-		if in := lastInstructions(c2.ID); !strings.Contains(in, "rooftop") || !strings.Contains(in, "TRIP [t1]") {
+		if in := lastInstructions(t, s, c2.ID); !strings.Contains(in, "rooftop") || !strings.Contains(in, "TRIP [t1]") {
 			t.Fatalf("conversation 2 instructions lack the TRIP block:\n%s", in)
 		}
 		if strings.Contains(res.Reply, "Where would you like to go") {
@@ -103,7 +88,7 @@ func TestTripAcrossConversations(t *testing.T) {
 			t.Errorf("asked twice: %q", res.Reply)
 		}
 		turn(c3.ID, "Show me some hotels.")
-		if in := lastInstructions(c3.ID); strings.Contains(in, "rooftop") {
+		if in := lastInstructions(t, s, c3.ID); strings.Contains(in, "rooftop") {
 			t.Fatalf("the Lisbon wish leaked into the Oslo conversation")
 		}
 
@@ -126,7 +111,7 @@ func TestTripAcrossConversations(t *testing.T) {
 		}
 		c4, _ := s.CreateChatSession(ctx, u.ID)
 		turn(c4.ID, "Hello!")
-		if in := lastInstructions(c4.ID); !strings.Contains(in, "recent_trips") || !strings.Contains(in, "Lisbon") || strings.Contains(in, "rooftop") {
+		if in := lastInstructions(t, s, c4.ID); !strings.Contains(in, "recent_trips") || !strings.Contains(in, "Lisbon") || strings.Contains(in, "rooftop") {
 			t.Fatalf("next conversation's instructions lack the travelled trip (or keep its wish):\n%s", in)
 		}
 	})
@@ -218,13 +203,7 @@ func TestOpenAIUpdateTrip(t *testing.T) {
 func TestContinueTripInSpanish(t *testing.T) {
 	s := dbtest.SQLite(t)
 	now := time.Date(2027, 4, 20, 10, 0, 0, 0, time.UTC)
-	s.Now = func() time.Time { return now }
-	if _, err := s.SeedDemo(ctx, "demo"); err != nil {
-		t.Fatal(err)
-	}
-	u, _ := s.UserByEmail(ctx, "priya@example.com")
-	a := agent.New(agent.DefaultConfig("gpt-4o-mini"), s, offline.New(nil), quietLog())
-	a.SetClock(s.Now)
+	a, u, _ := priyaOffline(t, s, &now)
 	c1, _ := s.CreateChatSession(ctx, u.ID)
 	if _, err := a.Turn(ctx, c1.ID, "I'm planning a trip to Lisbon from 3 to 9 May.", nil); err != nil {
 		t.Fatal(err)
@@ -247,4 +226,34 @@ func TestContinueTripInSpanish(t *testing.T) {
 	if cs, _ := s.ChatSessionByID(ctx, c2.ID); cs.TripID != open[0].ID {
 		t.Fatalf("after «sí» the conversation is on trip %q, want %q", cs.TripID, open[0].ID)
 	}
+}
+
+// priyaOffline seeds the demo data on s, with the store's clock reading
+// *now, and returns an agent on the built-in model with the same clock,
+// Priya, and that clock.
+func priyaOffline(t *testing.T, s *models.Store, now *time.Time) (*agent.Agent, *models.User, func() time.Time) {
+	t.Helper()
+	clock := func() time.Time { return *now }
+	s.Now = clock
+	if _, err := s.SeedDemo(ctx, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	u, err := s.UserByEmail(ctx, "priya@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := agent.New(agent.DefaultConfig("gpt-4o-mini"), s, offline.New(nil), quietLog())
+	a.SetClock(clock)
+	return a, u, clock
+}
+
+// lastInstructions returns the instructions of the session's newest model
+// call.
+func lastInstructions(t *testing.T, s *models.Store, sid string) string {
+	t.Helper()
+	snaps, err := s.Snapshots(ctx, sid)
+	if err != nil || len(snaps) == 0 {
+		t.Fatalf("snapshots of %s: %d, %v", sid, len(snaps), err)
+	}
+	return snaps[len(snaps)-1].Instructions
 }
