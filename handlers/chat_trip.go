@@ -86,6 +86,8 @@ func (s *Server) chatPickTrip(c echo.Context) error {
 			say = localizer(c).T("chat.say.trip_on", "Trip", localizer(c).T("trips.untitled"))
 		}
 	}
-	announce(c, say, "#panel-trip-select")
+	// "?": the picker had the focus before its panel was replaced; a traveler
+	// who went on typing while the answer came keeps where they are.
+	announce(c, say, "?#panel-trip-select")
 	return render(c, http.StatusOK, views.ChatPanelAside(panel, false))
 }
