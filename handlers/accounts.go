@@ -232,7 +232,7 @@ func (s *Server) consoleResetPassword(c echo.Context) error {
 	err = s.store.ResetPassword(c.Request().Context(), u.ID, c.FormValue("password"), actorOf(me), reason)
 	var pe *models.PasswordError
 	if errors.As(err, &pe) {
-		return s.accountsFail(c, "password:"+u.ID, "pw-"+u.ID, pe.Message, nil)
+		return s.accountsFail(c, "password:"+u.ID, "pw-"+u.ID, userMessage(c, err), nil)
 	}
 	if err != nil {
 		return err

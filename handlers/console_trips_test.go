@@ -56,7 +56,7 @@ func TestTripEditsThroughPagesAndAPI(t *testing.T) {
 				error string
 			}{
 				{"no reason", url.Values{"destination": {"Porto"}, "start_date": {"2027-05-03"}, "end_date": {"2027-05-09"}, "status": {"planning"}}, "reason"},
-				{"end before start", url.Values{"destination": {"Lisbon"}, "start_date": {"2027-05-03"}, "end_date": {"2027-05-01"}, "status": {"planning"}, "reason": {"called"}}, "end_date is before start_date"},
+				{"end before start", url.Values{"destination": {"Lisbon"}, "start_date": {"2027-05-03"}, "end_date": {"2027-05-01"}, "status": {"planning"}, "reason": {"called"}}, "The end date is before the start date."},
 				{"bad status", url.Values{"destination": {"Lisbon"}, "start_date": {"2027-05-03"}, "end_date": {"2027-05-09"}, "status": {"gone"}, "reason": {"called"}}, "status must be"},
 			} {
 				status, body := save(tc.form)

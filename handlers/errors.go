@@ -128,51 +128,57 @@ func userMessage(c echo.Context, err error) string {
 // get words in the reader's language. A refusal not listed here shows its
 // English message.
 var domainMessages = []struct {
-	err error
-	id  string
+	err  error
+	id   string
+	args []any // the message's fields, as pairs of name and value
 }{
-	{models.ErrNotFound, "error.not_found"},
-	{models.ErrConflict, "error.conflict"},
-	{models.ErrSessionClosed, "chat.failed.ended"},
-	{models.ErrBusy, "error.busy_not_stored"},
-	{models.ErrKeyReused, "error.key_reused"},
-	{models.ErrSelfErasure, "error.self_erasure"},
-	{models.ErrErasureIncomplete, "error.erasure_incomplete"},
-	{models.ErrJobNotFailed, "error.not_failed"},
-	{models.ErrNotForgettable, "error.not_forgettable"},
-	{models.ErrNotEditable, "error.not_editable"},
-	{models.ErrNothingToChange, "error.nothing_to_change"},
-	{models.ErrCannotPin, "error.cannot_pin"},
-	{models.ErrUndoClosed, "error.undo_closed"},
-	{models.ErrReviewResolved, "error.review_resolved"},
-	{models.ErrReviewClaimed, "error.review_claimed"},
-	{models.ErrNoReason, "error.reason_required"},
-	{models.ErrReasonTooLong, "error.reason_too_long"},
-	{models.ErrNoName, "error.name_required"},
-	{models.ErrMessageTooBig, "error.message_too_big"},
-	{models.ErrTitleTooLong, "error.title_too_long"},
-	{models.ErrSessionBusy, "error.session_busy"},
-	{models.ErrNoPendingErasure, "error.no_pending_erasure"},
-	{models.ErrTripAttached, "error.trip_attached"},
-	{models.ErrTripAmbiguous, "error.trip_ambiguous"},
-	{models.ErrTripNotOpen, "error.trip_not_open"},
-	{models.ErrInvalidEmail, "error.invalid_email"},
-	{models.ErrInvalidRole, "error.bad_role"},
-	{models.ErrEmailTaken, "error.email_taken"},
-	{models.ErrBadErasureReason, "error.bad_erasure_reason"},
-	{models.ErrBadTicket, "error.bad_ticket"},
-	{agent.ErrSuperseded, "error.superseded"},
-	{errOwnAccount, "error.own_account"},
+	{models.ErrNotFound, "error.not_found", nil},
+	{models.ErrConflict, "error.conflict", nil},
+	{models.ErrSessionClosed, "chat.failed.ended", nil},
+	{models.ErrBusy, "error.busy_not_stored", nil},
+	{models.ErrKeyReused, "error.key_reused", nil},
+	{models.ErrSelfErasure, "error.self_erasure", nil},
+	{models.ErrErasureIncomplete, "error.erasure_incomplete", nil},
+	{models.ErrJobNotFailed, "error.not_failed", nil},
+	{models.ErrNotForgettable, "error.not_forgettable", nil},
+	{models.ErrNotEditable, "error.not_editable", nil},
+	{models.ErrNothingToChange, "error.nothing_to_change", nil},
+	{models.ErrCannotPin, "error.cannot_pin", nil},
+	{models.ErrUndoClosed, "error.undo_closed", nil},
+	{models.ErrReviewResolved, "error.review_resolved", nil},
+	{models.ErrReviewClaimed, "error.review_claimed", nil},
+	{models.ErrNoReason, "error.reason_required", nil},
+	{models.ErrReasonTooLong, "error.reason_too_long", nil},
+	{models.ErrNoName, "error.name_required", nil},
+	{models.ErrMessageTooBig, "error.message_too_big", nil},
+	{models.ErrTitleTooLong, "error.title_too_long", nil},
+	{models.ErrSessionBusy, "error.session_busy", nil},
+	{models.ErrNoPendingErasure, "error.no_pending_erasure", nil},
+	{models.ErrTripAttached, "error.trip_attached", nil},
+	{models.ErrTripAmbiguous, "error.trip_ambiguous", nil},
+	{models.ErrTripNotOpen, "error.trip_not_open", nil},
+	{models.ErrInvalidEmail, "error.invalid_email", nil},
+	{models.ErrInvalidRole, "error.bad_role", nil},
+	{models.ErrEmailTaken, "error.email_taken", nil},
+	{models.ErrBadErasureReason, "error.bad_erasure_reason", nil},
+	{models.ErrBadTicket, "error.bad_ticket", nil},
+	{models.ErrSearchTooLong, "error.search_too_long", []any{"Max", models.MaxSearchChars}},
+	{models.ErrReviewAction, "error.review_action", nil},
+	{models.ErrReviewNoText, "error.review_no_text", nil},
+	{models.ErrReviewNoNote, "error.review_no_note", nil},
+	{memory.ErrEndBeforeStart, "error.end_before_start", nil},
+	{agent.ErrSuperseded, "error.superseded", nil},
+	{errOwnAccount, "error.own_account", nil},
 }
 
-// domainMessageID is the catalogue id of a domain refusal, or "".
-func domainMessageID(err error) string {
+// domainMessage is the catalogue id and fields of a domain refusal, or "".
+func domainMessage(err error) (string, []any) {
 	for _, m := range domainMessages {
 		if errors.Is(err, m.err) {
-			return m.id
+			return m.id, m.args
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // toError maps any error to the Error the client sees; internal reports
@@ -182,6 +188,7 @@ func toError(err error) (e *Error, internal bool) {
 	var de *memory.Error
 	var me *agent.ModelError
 	var locked *models.LockedError
+	var weak *models.PasswordError
 	switch {
 	case errors.As(err, &e):
 		return e, e.Status >= 500
@@ -205,9 +212,17 @@ func toError(err error) (e *Error, internal bool) {
 		return localError(http.StatusUnauthorized, "bad_credentials", "login.bad_credentials"), false
 	case errors.Is(err, models.ErrWrongPassword):
 		return localError(http.StatusForbidden, "bad_credentials", "error.wrong_password"), false
+	case errors.As(err, &weak):
+		// The policy's reason in the reader's words; the API keeps the
+		// policy's own English message.
+		e := localError(http.StatusUnprocessableEntity, memory.EWEAKPASSWORD, "error.password."+weak.Reason,
+			"Min", models.MinPasswordChars, "Max", models.MaxPasswordBytes)
+		e.Message = weak.Message
+		return e, false
 	case errors.As(err, &de):
 		if status, ok := domainStatus[de.Code]; ok {
-			e := &Error{Status: status, Code: de.Code, Message: de.Message, Turn: de.Turn, ID: domainMessageID(de)}
+			e := &Error{Status: status, Code: de.Code, Message: de.Message, Turn: de.Turn}
+			e.ID, e.Args = domainMessage(de)
 			if de.Note != nil {
 				e.ID, e.Args = noteRefusalMessage(de.Note)
 				e.Message = locale.For(locale.Default).T(e.ID, e.Args...)

@@ -17,6 +17,7 @@ import (
 	"concierge/agent"
 	"concierge/memory"
 	"concierge/models"
+	"concierge/views/locale"
 )
 
 // TestErrorMapping: a request whose context ended is a client that left
@@ -151,5 +152,43 @@ func TestNoDomainNewErrorOutsideErrorsGo(t *testing.T) {
 	}
 	if calls < 10 {
 		t.Fatalf("found %d newError calls; the walk is broken", calls)
+	}
+}
+
+// TestRefusalsInTheReadersLanguage: refusals a page shows beside a form
+// (the password policy, a trip ending before it starts, a review's missing
+// text, a long search) read in Spanish and Russian, with their figures, and
+// the API keeps the domain's English message.
+func TestRefusalsInTheReadersLanguage(t *testing.T) {
+	weak := models.CheckPassword("short")
+	for _, c := range []struct {
+		err  error
+		want string // a figure the message must name, or ""
+	}{
+		{fmt.Errorf("models: reset: %w", weak), strconv.Itoa(models.MinPasswordChars)},
+		{models.CheckPassword("password123"), ""},
+		{fmt.Errorf("models: edit trip: %w", memory.ErrEndBeforeStart), ""},
+		{models.ErrReviewAction, ""},
+		{models.ErrReviewNoText, ""},
+		{models.ErrReviewNoNote, ""},
+		{fmt.Errorf("search: %w", models.ErrSearchTooLong), strconv.Itoa(models.MaxSearchChars)},
+	} {
+		e, internal := toError(c.err)
+		if internal || e.Status < 400 || e.Status >= 500 {
+			t.Errorf("%v: %d internal=%v, want a refusal (4xx)", c.err, e.Status, internal)
+		}
+		if e.Message != memory.ErrorMessage(c.err) {
+			t.Errorf("%v: API message %q, want the domain's %q", c.err, e.Message, memory.ErrorMessage(c.err))
+		}
+		en := e.In(locale.For("en"))
+		for _, lang := range []string{"es", "ru"} {
+			got := e.In(locale.For(lang))
+			if got == en || got == "" || strings.Contains(got, "<no value>") || strings.HasPrefix(got, "error.") {
+				t.Errorf("%v in %s: %q (English %q)", c.err, lang, got, en)
+			}
+			if c.want != "" && !strings.Contains(got, c.want) {
+				t.Errorf("%v in %s: %q does not name %s", c.err, lang, got, c.want)
+			}
+		}
 	}
 }

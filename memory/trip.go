@@ -124,6 +124,9 @@ func ParseUpdateTripArgs(raw string) (UpdateTripArgs, error) {
 	return a, a.Check()
 }
 
+// ErrEndBeforeStart refuses a trip whose end date is before its start.
+var ErrEndBeforeStart = &Error{Code: EINVALID, Message: "end_date is before start_date"}
+
 // Check validates the fields that are set: dates, counts, enums and text
 // lengths, and the guard's screen on free text (no personal data, no
 // instructions).
@@ -134,7 +137,7 @@ func (a UpdateTripArgs) Check() error {
 		}
 	}
 	if a.StartDate != nil && a.EndDate != nil && *a.StartDate != "" && *a.EndDate != "" && *a.EndDate < *a.StartDate {
-		return Errorf(EINVALID, "end_date is before start_date")
+		return ErrEndBeforeStart
 	}
 	if a.Travellers != nil && (*a.Travellers < 1 || *a.Travellers > 99) {
 		return Errorf(EINVALID, "travellers must be between 1 and 99")

@@ -23,9 +23,21 @@ const (
 	MinPasswordScore = 2
 )
 
-// PasswordError says why a password was refused, in words for the person
-// choosing it.
-type PasswordError struct{ Message string }
+// Why the password policy refused a password: PasswordError.Reason, which
+// the pages word in the reader's language ("error.password." + Reason).
+const (
+	PasswordMissing   = "missing"
+	PasswordBadChars  = "characters"
+	PasswordTooLong   = "too_long"
+	PasswordTooShort  = "too_short"
+	PasswordSpaces    = "spaces"
+	PasswordGuessable = "guessable"
+)
+
+// PasswordError says why a password was refused: Reason for the pages'
+// catalogue, Message in English words for the person choosing it (the API's
+// message).
+type PasswordError struct{ Reason, Message string }
 
 func (e *PasswordError) Error() string { return e.Message }
 
@@ -40,20 +52,20 @@ func (e *PasswordError) Unwrap() error {
 func CheckPassword(password string, userInputs ...string) error {
 	switch {
 	case !utf8.ValidString(password) || strings.ContainsRune(password, 0):
-		return &PasswordError{"The password has characters that cannot be used."}
+		return &PasswordError{PasswordBadChars, "The password has characters that cannot be used."}
 	case len(password) > MaxPasswordBytes:
-		return &PasswordError{fmt.Sprintf("The password is too long: at most %d bytes (about %d letters, fewer with accents or emoji).", MaxPasswordBytes, MaxPasswordBytes)}
+		return &PasswordError{PasswordTooLong, fmt.Sprintf("The password is too long: at most %d bytes (about %d letters, fewer with accents or emoji).", MaxPasswordBytes, MaxPasswordBytes)}
 	case utf8.RuneCountInString(password) < MinPasswordChars:
-		return &PasswordError{fmt.Sprintf("The password is too short: use at least %d characters.", MinPasswordChars)}
+		return &PasswordError{PasswordTooShort, fmt.Sprintf("The password is too short: use at least %d characters.", MinPasswordChars)}
 	case strings.TrimSpace(password) == "":
-		return &PasswordError{"The password cannot be only spaces."}
+		return &PasswordError{PasswordSpaces, "The password cannot be only spaces."}
 	}
 	var inputs []string
 	for _, in := range userInputs {
 		inputs = append(inputs, strings.Fields(strings.NewReplacer("@", " ", ".", " ").Replace(strings.ToLower(in)))...)
 	}
 	if zxcvbn.PasswordStrength(password, inputs).Score < MinPasswordScore {
-		return &PasswordError{"The password is too easy to guess: avoid common words, names, dates and keyboard patterns, or use a few unrelated words together."}
+		return &PasswordError{PasswordGuessable, "The password is too easy to guess: avoid common words, names, dates and keyboard patterns, or use a few unrelated words together."}
 	}
 	return nil
 }

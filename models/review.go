@@ -295,10 +295,14 @@ type Resolution struct {
 	NoteID   string
 }
 
-// ErrReviewAction refuses an action the item's kind does not take.
-func errReviewAction(kind string) error {
-	return memory.Errorf(memory.EINVALID, "Choose one of: %s.", strings.Join(ReviewActions[kind], ", "))
-}
+// Refusals of a resolution: an action the item's kind does not take (the
+// kinds' actions are ReviewActions), no text for an action that writes a
+// note, no note named for a correction. A missing reason is ErrNoReason.
+var (
+	ErrReviewAction = &memory.Error{Code: memory.EINVALID, Message: "Choose one of the actions this item offers."}
+	ErrReviewNoText = &memory.Error{Code: memory.EINVALID, Message: "Write the note's text in your own words."}
+	ErrReviewNoNote = &memory.Error{Code: memory.EINVALID, Message: "Name the note the correction is for."}
+)
 
 // Resolve resolves an item with res, in one transaction with what the
 // action writes: the resolution is a conditional UPDATE on an open item
@@ -314,11 +318,11 @@ func (n *Notes) Resolve(ctx context.Context, id string, res Resolution, actor Ac
 	res.Action, res.Reason, res.Text = strings.TrimSpace(res.Action), strings.TrimSpace(res.Reason), strings.TrimSpace(res.Text)
 	switch {
 	case !slices.Contains(ReviewActions[first.Kind], res.Action):
-		return nil, errReviewAction(first.Kind)
+		return nil, ErrReviewAction
 	case res.Reason == "":
-		return nil, memory.Errorf(memory.EINVALID, "Say why: a reason is required.")
+		return nil, ErrNoReason
 	case res.Text == "" && slices.Contains([]string{"edit", "add", "correct"}, res.Action):
-		return nil, memory.Errorf(memory.EINVALID, "Write the note's text in your own words.")
+		return nil, ErrReviewNoText
 	}
 	var it ReviewItem
 	err = n.write(ctx, first.UserID, func(tx *gorm.DB) error {
@@ -365,7 +369,7 @@ func (n *Notes) resolveTx(tx *gorm.DB, it *ReviewItem, res Resolution, actor Act
 		return it.NoteID, err
 	case "correct":
 		if res.NoteID == "" {
-			return "", memory.Errorf(memory.EINVALID, "Name the note the correction is for.")
+			return "", ErrReviewNoNote
 		}
 		out, err := n.editTx(tx, it.UserID, res.NoteID, NotePatch{Text: &res.Text, Keywords: res.Keywords}, actor, res.Reason)
 		if err != nil {
@@ -388,7 +392,7 @@ func (n *Notes) resolveTx(tx *gorm.DB, it *ReviewItem, res Resolution, actor Act
 	case "apply":
 		return it.NoteID, n.applyProfileTx(tx, it, actor, res.Reason)
 	}
-	return "", errReviewAction(it.Kind)
+	return "", ErrReviewAction
 }
 
 // applyProfileTx sets the suggested profile field and retires the note

@@ -492,7 +492,7 @@ func (t *Trips) Edit(ctx context.Context, userID, tripID string, p TripPatch, ac
 			return ErrNothingToChange
 		}
 		if trip.StartDate != "" && trip.EndDate != "" && trip.EndDate < trip.StartDate {
-			return memory.Errorf(memory.EINVALID, "end_date is before start_date")
+			return memory.ErrEndBeforeStart
 		}
 		if err := t.saveTx(tx, &trip, before, actor, reason, ""); err != nil {
 			return err

@@ -50,7 +50,7 @@ func (s *Store) CreateUser(ctx context.Context, email, name string, role Role, p
 		return nil, fmt.Errorf("models: create user: role %q: %w", role, ErrInvalidRole)
 	}
 	if password == "" {
-		return nil, fmt.Errorf("models: create user: %w", &PasswordError{"Give a password."})
+		return nil, fmt.Errorf("models: create user: %w", &PasswordError{PasswordMissing, "Give a password."})
 	}
 	if len(password) > MaxPasswordBytes {
 		return nil, fmt.Errorf("models: create user: %w", CheckPassword(password))
@@ -98,11 +98,14 @@ func (s *Store) UserByEmail(ctx context.Context, email string) (*User, error) {
 // by SQLite and slow everywhere).
 const MaxSearchChars = 100
 
+// ErrSearchTooLong refuses a customer search over MaxSearchChars.
+var ErrSearchTooLong = memory.Errorf(memory.EINVALID, "Search for at most %d characters: a name or an e-mail address.", MaxSearchChars)
+
 // SearchUsers finds accounts whose name or email contains q (all when q is
 // empty), ordered by name, at most limit.
 func (s *Store) SearchUsers(ctx context.Context, q string, limit int) ([]User, error) {
 	if utf8.RuneCountInString(q) > MaxSearchChars {
-		return nil, memory.Errorf(memory.EINVALID, "Search for at most %d characters: a name or an e-mail address.", MaxSearchChars)
+		return nil, ErrSearchTooLong
 	}
 	db := s.db.WithContext(ctx).Order("name, email").Limit(limit)
 	if q = strings.ToLower(strings.TrimSpace(q)); q != "" {
