@@ -257,3 +257,44 @@ func lastInstructions(t *testing.T, s *models.Store, sid string) string {
 	}
 	return snaps[len(snaps)-1].Instructions
 }
+
+// TestTripLineFollowsAttach: a conversation moved from one trip to another
+// (the chat panel's trip picker) gets a "Trip so far" line naming the trip
+// it is on now, not the one the previous reply named.
+func TestTripLineFollowsAttach(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		now := time.Date(2027, 4, 20, 10, 0, 0, 0, time.UTC)
+		a, u, _ := priyaOffline(t, s, &now)
+		traveler := models.Actor{Kind: models.ActorTraveler, ID: u.ID}
+		lisbon, _, err := a.Notes().Trips().Create(ctx, u.ID, memory.Trip{Destination: "Lisbon", StartDate: "2027-05-03", EndDate: "2027-05-09", Status: memory.TripPlanning}, traveler, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		oslo, _, err := a.Notes().Trips().Create(ctx, u.ID, memory.Trip{Destination: "Oslo", StartDate: "2027-08-10", EndDate: "2027-08-14", Status: memory.TripPlanning}, traveler, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := s.CreateChatSession(ctx, u.ID)
+		if err := a.Notes().Trips().Attach(ctx, u.ID, c.ID, lisbon.ID, traveler); err != nil {
+			t.Fatal(err)
+		}
+		res, err := a.Turn(ctx, c.ID, "Show me some hotels.", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(res.Reply, "Trip so far") || !strings.Contains(res.Reply, "Lisbon") {
+			t.Fatalf("on the Lisbon trip the reply says %q", res.Reply)
+		}
+		if err := a.Notes().Trips().Attach(ctx, u.ID, c.ID, oslo.ID, traveler); err != nil {
+			t.Fatal(err)
+		}
+		res, err = a.Turn(ctx, c.ID, "What about restaurants?", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, line, _ := strings.Cut(res.Reply, "Trip so far")
+		if !strings.Contains(line, "Oslo") || strings.Contains(line, "Lisbon") || !strings.Contains(line, "August") {
+			t.Fatalf("after the move to Oslo the trip line is %q", line)
+		}
+	})
+}

@@ -151,7 +151,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	}
 	low := t.lex.expand.Replace(strings.ToLower(strings.ReplaceAll(v.latest, "’", "'")))
 	is := func(intent string) bool { return vc.is[intent].MatchString(low) }
-	tr := t.parseTrip(v.prevReply)
+	tr := t.tripSoFar(v)
 	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
 	v.trips.seed(tr)
 	if home, _ := v.profile["home_city"].(string); len(tr) > 0 && tr["from"] == "" && home != "" {

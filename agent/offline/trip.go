@@ -16,6 +16,7 @@ import (
 type tripInfo struct {
 	attached    bool
 	dest, dates string
+	travellers  int // the TRIP block's count, 0 when it says none
 	open        []openTrip
 	today       time.Time
 }
@@ -23,12 +24,13 @@ type tripInfo struct {
 type openTrip struct{ handle, dest, status string }
 
 var (
-	reTripHead = regexp.MustCompile(`(?m)^TRIP(?: \[t\d+\])? \(this conversation's trip\): ([^,(\n]+)(?:, (\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d))?`)
-	reOpenTrip = regexp.MustCompile(`\[(t\d+)\] ([^,(;]+?)(?:,[^;(]*)? \((\w+)\)`)
-	reToday    = regexp.MustCompile(`Today is (\d{4}-\d\d-\d\d)\.`)
-	reYes      = regexp.MustCompile(`(?i)^[^\p{L}]*(?:yes|yeah|yep|sure|correct|right|exactly|it is|that's it|sí|si|claro|exacto|да|верно|именно)(?:$|[^\p{L}])`)
-	reMonthDay = regexp.MustCompile(`(?i)\b(?:(\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2})(?:st|nd|rd|th)?)? (?:of )?)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?: (\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2}))?)?\b`)
-	months     = "janfebmaraprmayjunjulaugsepoctnovdec"
+	reTripHead  = regexp.MustCompile(`(?m)^TRIP(?: \[t\d+\])? \(this conversation's trip\): ([^,(\n]+)(?:, (\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d))?`)
+	reOpenTrip  = regexp.MustCompile(`\[(t\d+)\] ([^,(;]+?)(?:,[^;(]*)? \((\w+)\)`)
+	reTripParty = regexp.MustCompile(`(?m)^TRIP.*\(this conversation's trip\):.*?, (\d+) travellers\b`)
+	reToday     = regexp.MustCompile(`Today is (\d{4}-\d\d-\d\d)\.`)
+	reYes       = regexp.MustCompile(`(?i)^[^\p{L}]*(?:yes|yeah|yep|sure|correct|right|exactly|it is|that's it|sí|si|claro|exacto|да|верно|именно)(?:$|[^\p{L}])`)
+	reMonthDay  = regexp.MustCompile(`(?i)\b(?:(\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2})(?:st|nd|rd|th)?)? (?:of )?)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?: (\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2}))?)?\b`)
+	months      = "janfebmaraprmayjunjulaugsepoctnovdec"
 )
 
 // readTrips reads the trip lines of the <memories> block.
@@ -40,6 +42,9 @@ func readTrips(instructions string) tripInfo {
 	mem := block(instructions, "memories")
 	if m := reTripHead.FindStringSubmatch(mem); m != nil {
 		ti.attached, ti.dest, ti.dates = true, strings.TrimSpace(m[1]), m[2]
+		if p := reTripParty.FindStringSubmatch(mem); p != nil {
+			ti.travellers, _ = strconv.Atoi(p[1])
+		}
 		return ti
 	}
 	if _, line, ok := strings.Cut(mem, "OPEN TRIPS"); ok {
@@ -60,6 +65,30 @@ func (ti tripInfo) seed(tr trip) {
 	if ti.attached && tr["dates"] == "" && ti.dates != "" {
 		tr["dates"] = ti.dates
 	}
+}
+
+// tripSoFar is the trip the previous reply's trip line carries, corrected
+// by the TRIP block: what the server says the conversation's trip is now
+// wins over the line (the traveler may have moved the conversation to
+// another trip, or edited the trip), and when the block names another
+// destination the line's dates, party and budget were that other trip's.
+func (t *table) tripSoFar(v *view) trip {
+	tr, ti := t.parseTrip(v.prevReply), v.trips
+	if !ti.attached {
+		return tr
+	}
+	if to := strings.ToLower(tr["to"]); to != "" && !strings.Contains(strings.ToLower(ti.dest), to) && !strings.Contains(to, strings.ToLower(ti.dest)) {
+		for _, k := range []string{"to", "dates", "travellers", "budget"} {
+			delete(tr, k)
+		}
+	}
+	if s, e := isoDates(tr["dates"], ti.today); ti.dates != "" && tr["dates"] != "" && s+" to "+e != ti.dates {
+		tr["dates"] = ti.dates
+	}
+	if ti.travellers > 0 && tr["travellers"] != "" && partySize(tr["travellers"]) != ti.travellers {
+		tr["travellers"] = strconv.Itoa(ti.travellers)
+	}
+	return tr
 }
 
 // named returns the open trip the message names ("my Lisbon trip").
@@ -89,7 +118,7 @@ func (t *table) tripArgs(v *view) map[string]any {
 	if !v.tools[memory.UpdateTripToolName] {
 		return nil
 	}
-	tr := t.parseTrip(v.prevReply)
+	tr := t.tripSoFar(v)
 	v.trips.seed(tr)
 	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
 	args := map[string]any{}
