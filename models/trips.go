@@ -110,10 +110,17 @@ func (s *Store) TripByID(ctx context.Context, userID, id string) (*Trip, error) 
 	return &t, nil
 }
 
+// onTrip selects the notes of one trip (its id the argument) through the
+// partial index notes_trip. The index holds only rows with a trip id,
+// and neither planner proves that from "trip_id = ?" with a bound value:
+// without the second condition every read of a trip's notes, one per
+// turn of a trip's conversation, walked the whole notes table.
+const onTrip = "trip_id = ? AND trip_id <> ''"
+
 // TripNotes returns a trip's active notes, oldest first.
 func (s *Store) TripNotes(ctx context.Context, tripID string) ([]memory.Note, error) {
 	var rows []Note
-	if err := s.db.WithContext(ctx).Where("trip_id = ? AND kind = ? AND status = ?", tripID, KindTrip, StatusActive).
+	if err := s.db.WithContext(ctx).Where(onTrip+" AND kind = ? AND status = ?", tripID, KindTrip, StatusActive).
 		Order("created_at, id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("models: trip notes: %w", err)
 	}
@@ -124,7 +131,7 @@ func (s *Store) TripNotes(ctx context.Context, tripID string) ([]memory.Note, er
 // the console's note rows.
 func (s *Store) TripNoteRows(ctx context.Context, tripID string) ([]Note, error) {
 	var rows []Note
-	if err := s.db.WithContext(ctx).Where("trip_id = ? AND kind = ? AND status = ?", tripID, KindTrip, StatusActive).
+	if err := s.db.WithContext(ctx).Where(onTrip+" AND kind = ? AND status = ?", tripID, KindTrip, StatusActive).
 		Order("created_at, id").Find(&rows).Error; err != nil {
 		return nil, fmt.Errorf("models: trip notes: %w", err)
 	}
@@ -547,7 +554,7 @@ func (t *Trips) Delete(ctx context.Context, userID, tripID string, actor Actor, 
 // deleteNotesTx deletes every note of a trip as Notes.Delete does.
 func (t *Trips) deleteNotesTx(tx *gorm.DB, trip *Trip, actor Actor, reason string) error {
 	var ids []string
-	if err := tx.Model(&Note{}).Where("trip_id = ? AND user_id = ? AND kind = ?", trip.ID, trip.UserID, KindTrip).Order("created_at, id").Pluck("id", &ids).Error; err != nil {
+	if err := tx.Model(&Note{}).Where(onTrip+" AND user_id = ? AND kind = ?", trip.ID, trip.UserID, KindTrip).Order("created_at, id").Pluck("id", &ids).Error; err != nil {
 		return err
 	}
 	for _, id := range ids {
@@ -564,7 +571,7 @@ func (t *Trips) endNotesTx(tx *gorm.DB, trip *Trip, actor Actor, why string) err
 		return nil
 	}
 	var n int64
-	if err := tx.Model(&Note{}).Where("trip_id = ? AND kind = ?", trip.ID, KindTrip).Count(&n).Error; err != nil {
+	if err := tx.Model(&Note{}).Where(onTrip+" AND kind = ?", trip.ID, KindTrip).Count(&n).Error; err != nil {
 		return err
 	}
 	if err := t.deleteNotesTx(tx, trip, actor, why); err != nil {
