@@ -17,6 +17,7 @@ type capture struct {
 	known       []memory.SaveNoteArgs // stated again, already remembered
 	instruction bool                  // guard.ScreenText refused the message as an instruction: nothing is saved
 	sensitive   bool                  // the message carries data memory never keeps
+	private     bool                  // a clause told a special category of personal data (beliefs, union, health, orientation): it is not kept
 	otherPerson bool                  // someone else's preference was stated; it is not the traveler's note
 }
 
@@ -85,6 +86,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				c.otherPerson = c.otherPerson || (!firstPerson && t.anyRule(cl))
 			} else if i == 0 && t.lex.frontedIn(cl) {
 				firstPerson = true // "a bathtub is a must": the traveler speaks of themselves
+			}
+			if firstPerson && t.re["private"].MatchString(cl) {
+				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep
+				continue
 			}
 			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) || marker == "" && t.re["pointing"].MatchString(cl) {
 				continue

@@ -2,6 +2,7 @@ package offline
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,5 +126,34 @@ func TestProfileSaid(t *testing.T) {
 		if !strings.Contains(got, part) {
 			t.Errorf("profileSay = %q, want it to say %q", got, part)
 		}
+	}
+}
+
+// TestSpecialCategoriesAreNotKept: beliefs, politics, union membership and
+// orientation are nothing a trip needs; a clause that states one leaves no
+// note and the reply says why, while a need it brings is its own clause
+// and is kept.
+func TestSpecialCategoriesAreNotKept(t *testing.T) {
+	for _, say := range []string{
+		"I'm a member of the teachers' union.",
+		"We are Catholic.",
+		"I always vote Labour, for what it's worth.",
+		"I'm bisexual, by the way.",
+	} {
+		t.Run(say, func(t *testing.T) {
+			c := model.table.capture(say, nil)
+			if len(c.notes) != 0 || !c.private {
+				t.Errorf("capture(%q) = %s private=%v, want nothing kept and private set", say, describeNotes(c.notes), c.private)
+			}
+		})
+	}
+	c := model.table.capture("I'm Muslim, so I only eat halal food.", nil)
+	if !c.private || !slices.ContainsFunc(c.notes, func(n memory.SaveNoteArgs) bool { return strings.Contains(strings.ToLower(n.Text), "halal") }) ||
+		slices.ContainsFunc(c.notes, func(n memory.SaveNoteArgs) bool { return strings.Contains(strings.ToLower(n.Text), "muslim") }) {
+		t.Errorf("the halal need is kept, the faith is not: %s private=%v", describeNotes(c.notes), c.private)
+	}
+	reply := newChat(t, memory.State{}).say("I'm a union member, in case that matters.")
+	if !strings.Contains(reply, "only keep what helps plan your trips") {
+		t.Errorf("reply %q does not say why nothing was noted", reply)
 	}
 }

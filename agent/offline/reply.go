@@ -171,6 +171,8 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		parts = append(parts, t.recall(v, pick))
 	case c.sensitive:
 		parts = append(parts, pick(r["sensitive"], nil))
+	case c.private && len(c.notes) == 0:
+		parts = append(parts, pick(r["private"], nil))
 	case c.otherPerson && len(c.notes) == 0:
 		parts = append(parts, pick(r["other_person"], nil))
 	case len(ack) == 0 && len(c.notes) > 0:

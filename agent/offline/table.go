@@ -118,14 +118,14 @@ type table struct {
 // patterns lists every pattern the engine reads, so a table missing one
 // fails to load instead of failing mid-conversation.
 var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless", "hypothetical", "pointing", "book_object", "vague_object", "near", "questions", "want_forms",
-	"fillers", "choosing", "remember", "list_stop", "clause_breaks", "first_subject", "other_subject", "safety_notes", "trip.destination",
+	"fillers", "choosing", "remember", "list_stop", "clause_breaks", "first_subject", "other_subject", "safety_notes", "private", "trip.destination",
 	"trip.origin", "trip.dates", "trip.party", "trip.budget", "trip.budget_words", "intents.change", "intents.new_destination"}
 
 // intents, replies and placeholders every voice has, so a reply file
 // missing one fails to load.
 var (
 	voiceIntents = []string{"recall", "greeting", "thanks", "table", "food", "earlier", "question", "own", "start"}
-	voiceReplies = []string{"hello", "greeting", "thanks", "fallback", "instruction", "sensitive", "other_person", "acknowledge", "already_known", "saved", "saved_trip",
+	voiceReplies = []string{"hello", "greeting", "thanks", "fallback", "instruction", "sensitive", "private", "other_person", "acknowledge", "already_known", "saved", "saved_trip",
 		"refused", "safety", "trip_ready", "trip_next", "trip_ack", "prefs", "illustrative", "recall_empty", "recall_name_only", "recall_lead", "recall_trip",
 		"recall_close", "override", "earlier_found", "earlier_missing", "who_traveler", "who_assistant", "forgot", "forget_confirm", "forget_missing", "unsupported", "trip_line", "table_head"}
 )
