@@ -85,9 +85,11 @@ type HoldoutScore struct {
 	FalseSaves []string `json:"-"`
 }
 
-// HoldoutLanguages are the holdout files, by language: en and en-2 (a
-// second English set, written before a later round of tuning), es, ru.
-var HoldoutLanguages = []string{"en", "en-2", "es", "ru"}
+// HoldoutLanguages are the holdout files, by language: en, en-2 (a second
+// English set, written before a later round of tuning), en-3 (a third,
+// written blind to the rules after the second round of tuning and before
+// the third), es, ru.
+var HoldoutLanguages = []string{"en", "en-2", "en-3", "es", "ru"}
 
 // LoadHoldout returns the embedded holdout statements of one language
 // ("en").
