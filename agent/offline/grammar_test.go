@@ -139,6 +139,7 @@ func TestSpecialCategoriesAreNotKept(t *testing.T) {
 		"We are Catholic.",
 		"I always vote Labour, for what it's worth.",
 		"I'm bisexual, by the way.",
+		"We are both members of the Green Party.",
 	} {
 		t.Run(say, func(t *testing.T) {
 			c := model.table.capture(say, nil)
