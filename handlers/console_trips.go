@@ -129,7 +129,7 @@ func (s *Server) consoleUpdateTrip(c echo.Context) error {
 	}
 	updated, err := s.notes.Trips().Edit(ctx, u.ID, trip.ID, p, actorOf(currentUser(c)), reason)
 	if e, _ := toError(err); err != nil && e.Status < 500 {
-		return fail("trip", e.Message)
+		return fail("trip", e.In(localizer(c)))
 	}
 	if err != nil {
 		return err
