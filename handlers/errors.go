@@ -189,6 +189,7 @@ func toError(err error) (e *Error, internal bool) {
 	var me *agent.ModelError
 	var locked *models.LockedError
 	var weak *models.PasswordError
+	var badProfile *models.ProfileError
 	switch {
 	case errors.As(err, &e):
 		return e, e.Status >= 500
@@ -218,6 +219,13 @@ func toError(err error) (e *Error, internal bool) {
 		e := localError(http.StatusUnprocessableEntity, memory.EWEAKPASSWORD, "error.password."+weak.Reason,
 			"Min", models.MinPasswordChars, "Max", models.MaxPasswordBytes)
 		e.Message = weak.Message
+		return e, false
+	case errors.As(err, &badProfile):
+		// Where and why, in the reader's words; the API keeps the
+		// schema's English message and names the field.
+		e := localError(http.StatusUnprocessableEntity, memory.EBADPROFILE, "error.profile."+badProfile.Rule,
+			"Path", badProfile.Path, "Want", badProfile.Want, "N", badProfile.N)
+		e.Message = badProfile.Message
 		return e, false
 	case errors.As(err, &de):
 		if status, ok := domainStatus[de.Code]; ok {

@@ -157,7 +157,7 @@ func TestNoDomainNewErrorOutsideErrorsGo(t *testing.T) {
 
 // TestRefusalsInTheReadersLanguage: refusals a page shows beside a form
 // (the password policy, a trip ending before it starts, a review's missing
-// text, a long search) read in Spanish and Russian, with their figures, and
+// text, a long search, the profile schema's refusals) read in Spanish and Russian, with their figures, and
 // the API keeps the domain's English message.
 func TestRefusalsInTheReadersLanguage(t *testing.T) {
 	weak := models.CheckPassword("short")
@@ -172,6 +172,10 @@ func TestRefusalsInTheReadersLanguage(t *testing.T) {
 		{models.ErrReviewNoText, ""},
 		{models.ErrReviewNoNote, ""},
 		{fmt.Errorf("search: %w", models.ErrSearchTooLong), strconv.Itoa(models.MaxSearchChars)},
+		{models.ValidateProfile(memory.Profile{"nickname": "x"}), "/nickname"},
+		{models.ValidateProfile(memory.Profile{"visas": "Schengen"}), "array"},
+		{models.ValidateProfile(memory.Profile{"passport_expiry": "soon"}), "/passport_expiry"},
+		{fmt.Errorf("set profile: %w", models.ValidateProfile(memory.Profile{"name": strings.Repeat("n", 500)})), "/name"},
 	} {
 		e, internal := toError(c.err)
 		if internal || e.Status < 400 || e.Status >= 500 {
