@@ -206,7 +206,7 @@ func (p *Pending) Answer(onDelta func(string)) (*TurnResult, error) {
 		return p.answered, nil
 	}
 	defer p.Release()
-	return p.a.answer(p.h, p.sub.Session, p.turn, onDelta, p.start)
+	return p.a.answer(p.h, p.sub.Session, p.turn, p.sub.Language, onDelta, p.start)
 }
 
 // Release gives the lease and the session back without answering; the
@@ -243,7 +243,7 @@ func (a *Agent) AnswerPending(ctx context.Context, sessionID string, onDelta fun
 	if err != nil {
 		return nil, err
 	}
-	return a.answer(h, cs, 0, onDelta, start)
+	return a.answer(h, cs, 0, a.accountLanguage(h.ctx, cs.UserID), onDelta, start)
 }
 
 // notAnswered explains a send that could not take the session: if its
@@ -289,9 +289,10 @@ var ErrSuperseded = &memory.Error{Code: memory.ECONFLICT,
 	Message: "A newer message in this conversation was sent after this one; that one is answered instead. This message stays in the conversation."}
 
 // answer answers the pending message of the session cs under the held
-// lease h — the message of turn, when turn is not 0; start is when the
-// caller began, so the turn's server time includes its waits and its store.
-func (a *Agent) answer(h *heldLease, cs *models.ChatSession, turn int, onDelta func(string), start time.Time) (*TurnResult, error) {
+// lease h — the message of turn, when turn is not 0 — in lang, the
+// owner's account language ("" for none); start is when the caller began,
+// so the turn's server time includes its waits and its store.
+func (a *Agent) answer(h *heldLease, cs *models.ChatSession, turn int, lang string, onDelta func(string), start time.Time) (*TurnResult, error) {
 	ctx := h.ctx
 	if cs.Status != models.SessionOpen {
 		return nil, models.ErrSessionClosed
@@ -309,7 +310,7 @@ func (a *Agent) answer(h *heldLease, cs *models.ChatSession, turn int, onDelta f
 	if userMsg == nil {
 		return nil, ErrNothingToAnswer
 	}
-	res, err := a.run(h, cs, userMsg, history, onDelta)
+	res, err := a.run(h, cs, userMsg, history, lang, onDelta)
 	var modelTime time.Duration
 	if res != nil {
 		modelTime = res.ModelTime
@@ -351,17 +352,18 @@ func pendingUser(history []models.Message) (*models.Message, int) {
 	return nil, -1
 }
 
-// run is the model loop of one turn under the held lease h. Each round is
-// stored in one transaction (CommitRound): the snapshot of what the model
-// was sent, its message and the results of its tool calls, with the lease
-// renewed, or released on the last round.
-func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Message, stored []models.Message, onDelta func(string)) (*TurnResult, error) {
+// run is the model loop of one turn under the held lease h, in the
+// account language lang. Each round is stored in one transaction
+// (CommitRound): the snapshot of what the model was sent, its message and
+// the results of its tool calls, with the lease renewed, or released on
+// the last round.
+func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Message, stored []models.Message, lang string, onDelta func(string)) (*TurnResult, error) {
 	ctx := h.ctx
 	profile, err := a.store.Profile(ctx, cs.UserID)
 	if err != nil {
 		return nil, err
 	}
-	trips, err := a.store.TravelledTrips(ctx, cs.UserID, memory.MaxTrips)
+	trips, open, err := a.store.TurnTrips(ctx, cs.UserID, memory.MaxTrips)
 	if err != nil {
 		return nil, err
 	}
@@ -375,7 +377,6 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 	}
 	forgetUndone(history, session)
 	res := &TurnResult{Turn: userMsg.Turn}
-	lang := a.accountLanguage(ctx, cs.UserID)
 	var kept []memory.Message
 	for round := 1; round <= a.cfg.MaxRounds; round++ {
 		if round > 1 {
@@ -385,11 +386,16 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 			if global, session, err = a.store.TurnNotes(ctx, cs.UserID, cs.ID); err != nil {
 				return nil, err
 			}
+			// and update_trip may have created or attached a trip.
+			if open, err = a.store.OpenTrips(ctx, cs.UserID); err != nil {
+				return nil, err
+			}
 		}
 		var trimmed bool
 		kept, trimmed = longchat.Trim(history, longchat.TrimOptions{MaxUserTurns: a.cfg.MaxUserTurns,
 			TokenBudget: a.cfg.HistoryBudget, ReserveForAnswer: a.cfg.ReserveForAnswer, Counter: a.counter})
 		st := memory.NewState(profile, global, session, trips)
+		st.OpenTrips = open
 		if err := a.withTrip(ctx, cs, &st); err != nil {
 			return nil, err
 		}

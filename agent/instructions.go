@@ -6,7 +6,6 @@ import (
 
 	"concierge/memory"
 	"concierge/memory/prompt"
-	"concierge/models"
 )
 
 // TurnContext is what, besides the traveler's state, shapes the
@@ -52,15 +51,13 @@ func (a *Agent) PreviewInstructions(ctx context.Context, userID, message string)
 	if err != nil {
 		return memory.State{}, prompt.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
 	}
-	trips, err := a.store.TravelledTrips(ctx, userID, memory.MaxTrips)
+	trips, open, err := a.store.TurnTrips(ctx, userID, memory.MaxTrips)
 	if err != nil {
 		return memory.State{}, prompt.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
 	}
 	st := memory.NewState(profile, global, nil, trips)
 	// A new conversation belongs to no trip yet, and sees the open ones.
-	if err := a.withTrip(ctx, &models.ChatSession{UserID: userID}, &st); err != nil {
-		return memory.State{}, prompt.Instructions{}, fmt.Errorf("preview for %s: %w", userID, err)
-	}
+	st.OpenTrips = open
 	return st, a.Instructions(st, TurnContext{LatestMessage: message, Tools: withForget(roundTools(false, a.cfg.MaxRounds <= 1), global, nil),
 		Language: a.accountLanguage(ctx, userID)}), nil
 }

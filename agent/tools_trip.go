@@ -8,15 +8,11 @@ import (
 	"concierge/models"
 )
 
-// withTrip adds to st what a turn of conversation cs sees of trips: the
-// traveler's open trips by handle and, when the conversation belongs to a
-// trip, that trip and its notes (the TRIP block).
+// withTrip adds to st, which holds the traveler's open trips
+// (Store.TurnTrips), what a turn of conversation cs sees of its own trip:
+// when the conversation belongs to one, that trip and its notes (the TRIP
+// block).
 func (a *Agent) withTrip(ctx context.Context, cs *models.ChatSession, st *memory.State) error {
-	open, err := a.store.OpenTrips(ctx, cs.UserID)
-	if err != nil {
-		return err
-	}
-	st.OpenTrips = open
 	if cs.TripID == "" {
 		return nil
 	}

@@ -19,7 +19,12 @@ func NewMemo[K comparable, V any](limit int) *Memo[K, V] {
 
 // Get returns the remembered value of k, or computes it with f and
 // remembers it.
-func (c *Memo[K, V]) Get(k K, f func() V) V {
+func (c *Memo[K, V]) Get(k K, f func() V) V { return c.GetStored(k, nil, f) }
+
+// GetStored is Get for a key that should not be kept as it is given (a
+// substring of a larger text, which the cache would keep alive): on a
+// miss the value is remembered under stored(k). A nil stored keeps k.
+func (c *Memo[K, V]) GetStored(k K, stored func(K) K, f func() V) V {
 	c.mu.RLock()
 	v, ok := c.m[k]
 	c.mu.RUnlock()
@@ -27,6 +32,9 @@ func (c *Memo[K, V]) Get(k K, f func() V) V {
 		return v
 	}
 	v = f()
+	if stored != nil {
+		k = stored(k)
+	}
 	c.mu.Lock()
 	if len(c.m) >= c.limit {
 		clear(c.m)

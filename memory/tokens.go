@@ -133,7 +133,10 @@ func newTiktokenCounter(c tokenizer.Codec) *tiktokenCounter {
 
 // Count returns the exact number of tokens of text. The same strings (notes,
 // earlier messages) are counted on every turn, so counts are memoised: a BPE
-// count costs microseconds, a map lookup nanoseconds.
+// count costs microseconds, a map lookup nanoseconds. A long text (the
+// instructions) is rarely the same twice, but it is mostly made of lines
+// counted before — the standing orders, the profile, the notes — so on a
+// miss it is counted line by line (countLines), each line memoised.
 func (t *tiktokenCounter) Count(text string) int {
 	if text == "" {
 		return 0
@@ -141,15 +144,66 @@ func (t *tiktokenCounter) Count(text string) int {
 	if t.codec == nil {
 		return estimateCounter{}.Count(text)
 	}
-	count := func() int {
-		n, err := t.codec.Count(text)
-		if err != nil {
-			return estimateCounter{}.Count(text)
-		}
-		return n
-	}
 	if len(text) <= memoMaxTextLen {
-		return t.memo.Get(text, count)
+		return t.memo.Get(text, func() int { return t.bpe(text) })
 	}
-	return t.longMemo.Get(longKey{hash: maphash.String(t.seed, text), len: len(text)}, count)
+	return t.longMemo.Get(longKey{hash: maphash.String(t.seed, text), len: len(text)}, func() int { return t.countLines(text) })
+}
+
+// bpe counts text with the encoding itself.
+func (t *tiktokenCounter) bpe(text string) int {
+	n, err := t.codec.Count(text)
+	if err != nil {
+		return estimateCounter{}.Count(text)
+	}
+	return n
+}
+
+// countLines counts a long text as the sum of its pieces, cut after a
+// newline that the encodings' pre-tokenizer always ends a piece with
+// (splitsAfter): BPE never merges across such a cut, so the sum is the
+// text's exact count. Each piece is memoised on its own, as a copy, so
+// the cache does not keep the long text alive.
+func (t *tiktokenCounter) countLines(text string) int {
+	total := 0
+	for text != "" {
+		end := len(text)
+		for i := strings.IndexByte(text, '\n'); i >= 0; {
+			if splitsAfter(text, i) {
+				end = i + 1
+				break
+			}
+			j := strings.IndexByte(text[i+1:], '\n')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+		piece := text[:end]
+		text = text[end:]
+		if len(piece) > memoMaxTextLen {
+			total += t.bpe(piece)
+			continue
+		}
+		total += t.memo.GetStored(piece, strings.Clone, func() int { return t.bpe(piece) })
+	}
+	return total
+}
+
+// splitsAfter reports whether the newline at text[i] ends a pre-token
+// piece of both encodings (o200k_base and cl100k_base) whatever came
+// before it. Their split expressions let a piece run past a newline only
+// as more whitespace (or, after punctuation, a "/" in o200k_base); no
+// letter, digit or punctuation piece starts with a newline. So a newline
+// followed by a printable ASCII character other than "/" is always the
+// end of a piece, and the next piece starts after it. Other characters
+// (spaces, non-ASCII, whose class might differ between Unicode tables)
+// are not cut before: the line simply joins the next one.
+// TestCountLinesIsExact holds it to both encodings.
+func splitsAfter(text string, i int) bool {
+	if i+1 >= len(text) {
+		return false
+	}
+	c := text[i+1]
+	return c > ' ' && c < 0x7f && c != '/'
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"gorm.io/gorm"
@@ -48,6 +49,14 @@ func (s *Store) CreateChatSession(ctx context.Context, userID string) (*ChatSess
 type AnswerLease struct {
 	SessionID string
 	Token     string
+	// userID and lastSeq are the session's owner and the sequence number
+	// of its last message, known to the holder since its submission stored
+	// or found the message it answers (lastSeq 0: not known, as after
+	// TakeAnswerLease). While the lease is held nobody else appends, so a
+	// round's commit numbers its messages from lastSeq without reading the
+	// session again; the unique (session, seq) index is the backstop.
+	userID  string
+	lastSeq int
 }
 
 // TakeAnswerLease takes the session's answer lease for d, so that only one
@@ -116,35 +125,59 @@ type lockedSession struct {
 	ChatSession `gorm:"embedded"`
 	LastSeq     int
 	LastTurn    int
+	// Language and RepeatsPending are read only for a submission
+	// (lockSessionTx with a UserMessage): the owner's account language,
+	// and whether the session's last user message is unanswered and has
+	// the submitted text (a retry without a key).
+	Language       string
+	RepeatsPending bool
 }
 
 // lastMessage reads a column of the session's last message, one step down
 // the (session, seq) index; turns only grow, so its turn is the highest.
 const lastMessage = `COALESCE((SELECT m.%s FROM messages m WHERE m.session_id = chat_sessions.id ORDER BY m.seq DESC LIMIT 1), 0)`
 
-// lockSessionTx reads a session inside tx, with where its transcript ends.
-// On SQLite, where the one writer already serialises write transactions,
-// that is one statement. On PostgreSQL the session's row is locked first,
-// until the transaction ends, so appends to one session are serialised;
-// the transcript's end is read after the lock is granted, in a statement
-// of its own, because a statement's subqueries see the data as it was
-// when the statement began, before it waited for the lock.
-func (s *Store) lockSessionTx(tx *gorm.DB, sessionID string) (*lockedSession, error) {
+// submitColumns are what a submission reads with the session's row
+// besides where its transcript ends, so that it needs no statement of its
+// own for them: the owner's account language (the turn's instructions name
+// it) and whether the last user message is unanswered with the same text
+// (a retry without a key; role is a literal so that the planner uses the
+// partial index on user turns).
+const submitColumns = `, COALESCE((SELECT u.language FROM users u WHERE u.id = chat_sessions.user_id), '') AS language` +
+	`, COALESCE((SELECT m.content = ? AND NOT EXISTS (SELECT 1 FROM messages a WHERE a.session_id = m.session_id AND a.turn = m.turn AND a.role = 'assistant' AND a.tool_calls = '')` +
+	` FROM messages m WHERE m.session_id = chat_sessions.id AND m.role = 'user' ORDER BY m.turn DESC LIMIT 1), false) AS repeats_pending`
+
+// lockSessionTx reads a session inside tx, with where its transcript ends
+// and, for a submission (um not nil), submitColumns. On SQLite, where the
+// one writer already serialises write transactions, that is one statement.
+// On PostgreSQL the session's row is locked first, until the transaction
+// ends, so appends to one session are serialised; the rest is read after
+// the lock is granted, in a statement of its own, because a statement's
+// subqueries see the data as it was when the statement began, before it
+// waited for the lock.
+func (s *Store) lockSessionTx(tx *gorm.DB, sessionID string, um *UserMessage) (*lockedSession, error) {
 	var cs lockedSession
 	last := func(col string) string { return fmt.Sprintf(lastMessage, col) }
+	cols, args := last("seq")+" AS last_seq, "+last("turn")+" AS last_turn", []any(nil)
+	if um != nil {
+		cols, args = cols+submitColumns, []any{um.Content}
+	}
 	if s.postgres {
 		if err := tx.Clauses(clause.Locking{Strength: "UPDATE"}).Where("id = ?", sessionID).Take(&cs.ChatSession).Error; err != nil {
 			return nil, notFound(err)
 		}
-		var end struct{ LastSeq, LastTurn int }
-		err := tx.Model(&ChatSession{}).Select(last("seq")+" AS last_seq, "+last("turn")+" AS last_turn").
-			Where("id = ?", sessionID).Find(&end).Error
-		cs.LastSeq, cs.LastTurn = end.LastSeq, end.LastTurn
+		var end struct {
+			LastSeq, LastTurn int
+			Language          string
+			RepeatsPending    bool
+		}
+		err := tx.Model(&ChatSession{}).Select(cols, args...).Where("id = ?", sessionID).Find(&end).Error
+		cs.LastSeq, cs.LastTurn, cs.Language, cs.RepeatsPending = end.LastSeq, end.LastTurn, end.Language, end.RepeatsPending
 		return &cs, err
 	}
 	// Find, not Scan, on these hot reads: GORM's Scan renders the
 	// statement's SQL with its arguments for the logger on every call.
-	err := tx.Model(&ChatSession{}).Select("chat_sessions.*, "+last("seq")+" AS last_seq, "+last("turn")+" AS last_turn").
+	err := tx.Model(&ChatSession{}).Select("chat_sessions.*, "+cols, args...).
 		Where("id = ?", sessionID).Limit(1).Find(&cs).Error
 	if err != nil {
 		return nil, err
@@ -182,6 +215,9 @@ type Submitted struct {
 	// Lease is the answer lease the transaction took (UserMessage.TakeLease),
 	// or the caller's own.
 	Lease *AnswerLease
+	// Language is the session owner's account language ("" for none),
+	// read with the session: the turn's instructions name it.
+	Language string
 }
 
 // SubmitUserMessage stores a user message, the database giving it the
@@ -202,9 +238,12 @@ func (s *Store) SubmitUserMessage(ctx context.Context, um UserMessage) (*Submitt
 // submit is SubmitUserMessage for a caller holding lease (nil: none; then
 // um.TakeLease takes one, or, zero, only tests' lease-less submissions).
 func (s *Store) submit(ctx context.Context, um UserMessage, lease *AnswerLease) (*Submitted, error) {
-	var out *Submitted
+	var (
+		out     *Submitted
+		lastSeq int // where the transcript ends once the message is in
+	)
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		cs, err := s.lockSessionTx(tx, um.SessionID)
+		cs, err := s.lockSessionTx(tx, um.SessionID, &um)
 		if err != nil {
 			return err
 		}
@@ -219,13 +258,13 @@ func (s *Store) submit(ctx context.Context, um UserMessage, lease *AnswerLease) 
 			cs.AnsweringBy, cs.AnsweringUntil = lease.Token, &until
 			took = map[string]any{"answering_by": lease.Token, "answering_until": until}
 		}
-		out = &Submitted{Session: &cs.ChatSession, Lease: lease}
-		m, err := s.findSubmitted(tx, &cs.ChatSession, um, lease, now)
+		out = &Submitted{Session: &cs.ChatSession, Lease: lease, Language: cs.Language}
+		m, err := s.findSubmitted(tx, cs, um, lease, now)
 		if err != nil {
 			return err
 		}
 		if m != nil {
-			out.Message, out.Existed = m, true
+			out.Message, out.Existed, lastSeq = m, true, cs.LastSeq
 			if took != nil {
 				return tx.Model(&ChatSession{}).Where("id = ?", cs.ID).Updates(took).Error
 			}
@@ -239,11 +278,16 @@ func (s *Store) submit(ctx context.Context, um UserMessage, lease *AnswerLease) 
 		if err := s.appendTx(tx, cs, took, m); err != nil {
 			return err
 		}
-		out.Message = m
+		out.Message, lastSeq = m, cs.LastSeq
 		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("models: submit message to %s: %w", um.SessionID, MarkStored(conflict(err), StoredNo))
+	}
+	if out.Lease != nil {
+		// The transaction committed: the holder knows where the transcript
+		// ends (see AnswerLease).
+		out.Lease.userID, out.Lease.lastSeq = out.Session.UserID, lastSeq
 	}
 	return out, nil
 }
@@ -252,7 +296,7 @@ func (s *Store) submit(ctx context.Context, um UserMessage, lease *AnswerLease) 
 // or without one the same text as the unanswered last message), nil when
 // it is new; it refuses a key reused for other text, a session that no
 // longer takes messages and one another holder's lease runs on.
-func (s *Store) findSubmitted(tx *gorm.DB, cs *ChatSession, um UserMessage, lease *AnswerLease, now time.Time) (*Message, error) {
+func (s *Store) findSubmitted(tx *gorm.DB, cs *lockedSession, um UserMessage, lease *AnswerLease, now time.Time) (*Message, error) {
 	if um.IdempotencyKey != "" {
 		var m Message
 		err := tx.Where("session_id = ? AND idempotency_key = ?", um.SessionID, um.IdempotencyKey).Take(&m).Error
@@ -269,10 +313,12 @@ func (s *Store) findSubmitted(tx *gorm.DB, cs *ChatSession, um UserMessage, leas
 	if cs.Status != SessionOpen {
 		return nil, ErrSessionClosed
 	}
-	if !leaseAllows(cs, lease, now) {
+	if !leaseAllows(&cs.ChatSession, lease, now) {
 		return nil, ErrBusy
 	}
-	if um.IdempotencyKey == "" {
+	// The session's read told whether the last user message is an
+	// unanswered one with this text; only then is it read whole.
+	if um.IdempotencyKey == "" && cs.RepeatsPending {
 		pending, err := pendingUserTx(tx, um.SessionID)
 		if err != nil {
 			return nil, err
@@ -318,39 +364,98 @@ type Round struct {
 // instance that wakes up cannot write into a turn that is no longer its
 // own) and with ErrSessionClosed once the session no longer takes
 // messages. The round's notes go through notes (Notes.CommitRound).
+//
+// The session's row is not read first when the holder knows where the
+// transcript ends (AnswerLease): the update of the lease and the activity
+// comes first and is the fence — it matches only while the lease is this
+// holder's and the session is open, and on PostgreSQL it takes the row's
+// lock as lockSessionTx would — and the messages are numbered after
+// lastSeq.
 func (s *Store) commitRound(ctx context.Context, l *AnswerLease, r Round, notes *Notes) error {
+	var held lockedSession // the session as the round left it
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		cs, err := s.lockSessionTx(tx, l.SessionID)
+		now := s.SharedNow() // last activity, which the idle sweep compares
+		cs, fenced, err := s.fenceTx(tx, l, r, now)
 		if err != nil {
 			return err
-		}
-		if cs.AnsweringBy != l.Token {
-			return ErrLeaseLost
 		}
 		if r.Snapshot != nil {
 			if err := s.saveSnapshotTx(tx, r.Snapshot); err != nil {
 				return err
 			}
 		}
-		lease := map[string]any{}
-		switch {
-		case r.Release:
-			lease["answering_until"], lease["answering_by"] = nil, ""
-		case r.Renew > 0:
-			lease["answering_until"] = s.SharedNow().Add(r.Renew)
+		if fenced {
+			err = s.insertMessagesTx(tx, cs, now, r.Messages)
+		} else {
+			err = s.appendTx(tx, cs, s.roundLease(r), r.Messages...)
 		}
-		if err := s.appendTx(tx, cs, lease, r.Messages...); err != nil {
+		if err != nil {
 			return err
 		}
+		held = *cs
 		return notes.addPendingTx(tx, cs.UserID, r.Notes)
 	})
 	if err != nil {
 		return fmt.Errorf("models: commit round in %s: %w", l.SessionID, conflict(err))
 	}
+	l.userID, l.lastSeq = held.UserID, held.LastSeq
 	if r.Snapshot != nil {
 		s.savedSnapshot(r.Snapshot)
 	}
 	return nil
+}
+
+// roundLease is what a round's commit does to the lease: gives it back
+// with the turn's last round, else renews it for r.Renew (when positive).
+func (s *Store) roundLease(r Round) map[string]any {
+	lease := map[string]any{}
+	switch {
+	case r.Release:
+		lease["answering_until"], lease["answering_by"] = nil, ""
+	case r.Renew > 0:
+		lease["answering_until"] = s.SharedNow().Add(r.Renew)
+	}
+	return lease
+}
+
+// fenceTx begins a round's commit under l. When l knows where the
+// transcript ends, the session's update comes first — the lease renewed
+// or released and the activity stamped at now — and matches only while
+// the lease is l's and the session is open; fenced is then true and the
+// round's messages follow l.lastSeq. Otherwise (or for a round without
+// messages, or with a user message, whose turn and title need the
+// session's row) the session is read with lockSessionTx and checked, and
+// the caller appends with appendTx.
+func (s *Store) fenceTx(tx *gorm.DB, l *AnswerLease, r Round, now time.Time) (cs *lockedSession, fenced bool, err error) {
+	if l.lastSeq == 0 || len(r.Messages) == 0 || slices.ContainsFunc(r.Messages, func(m *Message) bool { return m.Role == string(memory.RoleUser) }) {
+		if cs, err = s.lockSessionTx(tx, l.SessionID, nil); err != nil {
+			return nil, false, err
+		}
+		if cs.AnsweringBy != l.Token {
+			return nil, false, ErrLeaseLost
+		}
+		return cs, false, nil
+	}
+	upd := s.roundLease(r)
+	upd["last_activity_at"] = now
+	res := tx.Model(&ChatSession{}).Where("id = ? AND answering_by = ? AND status = ?", l.SessionID, l.Token, SessionOpen).Updates(upd)
+	if res.Error != nil {
+		return nil, false, res.Error
+	}
+	if res.RowsAffected == 0 {
+		// Rare: say why the fence did not match, as lockSessionTx's
+		// checks would have.
+		var row ChatSession
+		if err := tx.Where("id = ?", l.SessionID).Take(&row).Error; err != nil {
+			return nil, false, notFound(err)
+		}
+		if row.AnsweringBy != l.Token {
+			return nil, false, ErrLeaseLost
+		}
+		return nil, false, ErrSessionClosed
+	}
+	return &lockedSession{ChatSession: ChatSession{ID: l.SessionID, UserID: l.userID, Status: SessionOpen, LastActivityAt: now},
+		LastSeq: l.lastSeq}, true, nil
 }
 
 // MessageByKey returns the user message a session stored under an
@@ -443,7 +548,7 @@ func (s *Store) ChatSessions(ctx context.Context, userID string, limit int) ([]C
 // SubmitUserMessage and Notes.CommitRound; this is for imports and tests.
 func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 	err := s.write(ctx, func(tx *gorm.DB) error {
-		cs, err := s.lockSessionTx(tx, m.SessionID)
+		cs, err := s.lockSessionTx(tx, m.SessionID, nil)
 		if err != nil {
 			return err
 		}
@@ -459,8 +564,6 @@ func (s *Store) AppendMessage(ctx context.Context, m *Message) error {
 // holds the session's row (lockSessionTx), and updates the session's row
 // once: its activity, its title from a first user message, and the extra
 // columns given (a lease taken, renewed or released with the write).
-// Sequence numbers, and turn numbers of user messages, are assigned here
-// from the stored rows, never from a caller's earlier read.
 func (s *Store) appendTx(tx *gorm.DB, cs *lockedSession, extra map[string]any, msgs ...*Message) error {
 	if cs.Status != SessionOpen {
 		return ErrSessionClosed
@@ -472,18 +575,12 @@ func (s *Store) appendTx(tx *gorm.DB, cs *lockedSession, extra map[string]any, m
 	if len(msgs) > 0 {
 		now := s.SharedNow() // last activity, which the idle sweep compares
 		for _, m := range msgs {
-			cs.LastSeq++
-			m.ID, m.Seq, m.UserID, m.CreatedAt = s.newID(), cs.LastSeq, cs.UserID, now
-			if m.Role == string(memory.RoleUser) && m.Turn == 0 {
-				cs.LastTurn++
-				m.Turn = cs.LastTurn
-			}
 			if cs.Title == "" && m.Role == string(memory.RoleUser) {
 				cs.Title = titleFrom(m.Content)
 				upd["title"] = cs.Title
 			}
 		}
-		if err := tx.Create(msgs).Error; err != nil {
+		if err := s.insertMessagesTx(tx, cs, now, msgs); err != nil {
 			return err
 		}
 		cs.LastActivityAt = now
@@ -493,6 +590,25 @@ func (s *Store) appendTx(tx *gorm.DB, cs *lockedSession, extra map[string]any, m
 		return nil
 	}
 	return tx.Model(&ChatSession{}).Where("id = ?", cs.ID).Updates(upd).Error
+}
+
+// insertMessagesTx stores msgs, in order, after cs.LastSeq, created at
+// now. Sequence numbers, and turn numbers of user messages, are assigned
+// here from the session's stored end (lockSessionTx, or the lease holder's
+// AnswerLease), never from a caller's earlier read.
+func (s *Store) insertMessagesTx(tx *gorm.DB, cs *lockedSession, now time.Time, msgs []*Message) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	for _, m := range msgs {
+		cs.LastSeq++
+		m.ID, m.Seq, m.UserID, m.CreatedAt = s.newID(), cs.LastSeq, cs.UserID, now
+		if m.Role == string(memory.RoleUser) && m.Turn == 0 {
+			cs.LastTurn++
+			m.Turn = cs.LastTurn
+		}
+	}
+	return tx.Create(msgs).Error
 }
 
 // titleFrom makes a short session title from the first message.

@@ -55,7 +55,7 @@ func (n *Notes) Forget(ctx context.Context, userID, id string, actor Actor, prov
 		if out.Status != StatusActive {
 			return ErrNotForgettable
 		}
-		cs, err := n.s.lockSessionTx(tx, prov.SessionID)
+		cs, err := n.s.lockSessionTx(tx, prov.SessionID, nil)
 		if err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func (n *Notes) Restore(ctx context.Context, userID, sessionID, id string, actor
 		if !ok || sid != sessionID {
 			return ErrNotFound
 		}
-		cs, err := n.s.lockSessionTx(tx, sessionID)
+		cs, err := n.s.lockSessionTx(tx, sessionID, nil)
 		if err != nil {
 			return err
 		}

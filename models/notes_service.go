@@ -139,7 +139,7 @@ func (n *Notes) Add(ctx context.Context, nn NewNote, actor Actor, reason string)
 			// A session note joins a session that still takes notes: once
 			// it is closing, its consolidation may already have run, and a
 			// note saved now would never be promoted nor dropped.
-			cs, err := n.s.lockSessionTx(tx, nn.Prov.SessionID)
+			cs, err := n.s.lockSessionTx(tx, nn.Prov.SessionID, nil)
 			if err != nil {
 				return err
 			}
@@ -349,7 +349,7 @@ func (n *Notes) Undo(ctx context.Context, userID, sessionID, id string, actor Ac
 		if cur.SessionID != sessionID {
 			return ErrNotFound
 		}
-		cs, err := n.s.lockSessionTx(tx, sessionID)
+		cs, err := n.s.lockSessionTx(tx, sessionID, nil)
 		if err != nil {
 			return err
 		}

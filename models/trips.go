@@ -1,10 +1,12 @@
 package models
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -79,6 +81,36 @@ func (s *Store) tripsWhere(ctx context.Context, limit int, where string, args ..
 		return nil, fmt.Errorf("models: trips: %w", err)
 	}
 	return domainTrips(rows), nil
+}
+
+// TurnTrips returns what a turn's instructions show of a user's trips, in
+// one statement instead of two: the most recent travelled ones, at most
+// limit, as TravelledTrips orders them, and the open ones, as OpenTrips
+// orders them.
+func (s *Store) TurnTrips(ctx context.Context, userID string, limit int) (travelled, open []memory.Trip, err error) {
+	var rows []Trip
+	const q = `SELECT * FROM (SELECT * FROM trips WHERE user_id = ? AND status = ? ORDER BY start_date DESC, created_at DESC, id LIMIT ?) travelled` +
+		` UNION ALL SELECT * FROM trips WHERE user_id = ? AND status IN ?`
+	if err := s.db.WithContext(ctx).Raw(q, userID, string(memory.TripTravelled), limit, userID, openStatuses).Find(&rows).Error; err != nil {
+		return nil, nil, fmt.Errorf("models: trips of a turn: %w", err)
+	}
+	var done, ahead []Trip
+	for _, t := range rows {
+		if t.Status == string(memory.TripTravelled) {
+			done = append(done, t)
+		} else {
+			ahead = append(ahead, t)
+		}
+	}
+	// A union keeps no order of its own: each part is put back in its
+	// query's order.
+	slices.SortFunc(done, func(a, b Trip) int {
+		return cmp.Or(strings.Compare(b.StartDate, a.StartDate), b.CreatedAt.Compare(a.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	slices.SortFunc(ahead, func(a, b Trip) int {
+		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), strings.Compare(a.ID, b.ID))
+	})
+	return domainTrips(done), domainTrips(ahead), nil
 }
 
 // OpenTrips returns a user's planning and booked trips in handle order
@@ -292,7 +324,7 @@ func (t *Trips) Attach(ctx context.Context, userID, sessionID, tripID string, ac
 // back the this_trip notes it said there, as session notes that end with
 // it.
 func (t *Trips) detachTx(tx *gorm.DB, userID, sessionID, tripID string, actor Actor) error {
-	cs, err := t.n.s.lockSessionTx(tx, sessionID)
+	cs, err := t.n.s.lockSessionTx(tx, sessionID, nil)
 	if err != nil {
 		return err
 	}
