@@ -145,6 +145,61 @@ func TestSubmitTakesLease(t *testing.T) {
 	})
 }
 
+// TestSubmittedLeaseFencesItsRounds: a lease taken by a submission knows
+// where the transcript ends, so its rounds commit without reading the
+// session first; the update of the lease is then the fence. A holder whose
+// lease ran out and was taken over by another submission writes nothing
+// (ErrLeaseLost), and one whose conversation ended meanwhile is told so
+// (ErrSessionClosed). The submission also reads the owner's language.
+func TestSubmittedLeaseFencesItsRounds(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		u, cs := openSession(t, s)
+		if err := s.SetUserLanguage(ctx, u.ID, "es"); err != nil {
+			t.Fatal(err)
+		}
+		old, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "hola", TakeLease: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if old.Language != "es" {
+			t.Errorf("submitted language %q, want es", old.Language)
+		}
+		time.Sleep(120 * time.Millisecond)
+		// The lease ran out: a new message takes the session over.
+		taker, err := s.SubmitUserMessage(ctx, models.UserMessage{SessionID: cs.ID, Content: "otra vez", TakeLease: time.Minute})
+		if err != nil {
+			t.Fatalf("taking over a lease that ran out: %v", err)
+		}
+		late := models.Round{Snapshot: &models.TurnSnapshot{SessionID: cs.ID, UserID: u.ID, Turn: 1, Round: 1, Instructions: "late"},
+			Messages: []*models.Message{{SessionID: cs.ID, Role: "assistant", Content: "late answer", Turn: 1}}, Release: true}
+		if err := s.Notes(memory.Limits{}).CommitRound(ctx, old.Lease, late); !errors.Is(err, models.ErrLeaseLost) {
+			t.Errorf("old holder commits: %v, want ErrLeaseLost", err)
+		}
+		if snaps, _ := s.Snapshots(ctx, cs.ID); len(snaps) != 0 {
+			t.Errorf("the refused round left %d snapshots", len(snaps))
+		}
+		round := models.Round{Messages: []*models.Message{{SessionID: cs.ID, Role: "assistant", Content: "respuesta", Turn: 2}}, Renew: time.Minute}
+		if err := s.Notes(memory.Limits{}).CommitRound(ctx, taker.Lease, round); err != nil {
+			t.Fatalf("new holder commits: %v", err)
+		}
+		if _, err := s.CloseSession(ctx, cs.ID, "traveler"); err != nil {
+			t.Fatal(err)
+		}
+		more := models.Round{Messages: []*models.Message{{SessionID: cs.ID, Role: "assistant", Content: "after the end", Turn: 2}}, Release: true}
+		if err := s.Notes(memory.Limits{}).CommitRound(ctx, taker.Lease, more); !errors.Is(err, models.ErrSessionClosed) {
+			t.Errorf("commit into an ended conversation: %v, want ErrSessionClosed", err)
+		}
+		msgs, _ := s.Messages(ctx, cs.ID)
+		var got []string
+		for _, m := range msgs {
+			got = append(got, fmt.Sprint(m.Seq, m.Role, m.Turn))
+		}
+		if want := "[1user1 2user2 3assistant2]"; fmt.Sprint(got) != want {
+			t.Errorf("transcript %v, want %s", got, want)
+		}
+	})
+}
+
 // TestConcurrentSubmitsGetUniqueTurns: 20 submits at once (no lease held),
 // each with its own key: all stored, turns 1..20 each once.
 func TestConcurrentSubmitsGetUniqueTurns(t *testing.T) {

@@ -3,6 +3,7 @@ package models_test
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -412,4 +413,51 @@ func must(t *testing.T) func([]memory.Note, error) []memory.Note {
 		}
 		return nn
 	}
+}
+
+// TestTurnTripsMatchesItsTwoReads: the one statement a turn reads trips
+// with gives what TravelledTrips and OpenTrips give, in their orders.
+func TestTurnTripsMatchesItsTwoReads(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		u, _ := openSession(t, s)
+		other, _ := openSession(t, s)
+		trips := s.Notes(memory.Limits{}).Trips()
+		sys := models.Actor{Kind: models.ActorSystem}
+		for i, tr := range []memory.Trip{
+			{Destination: "Porto", StartDate: "2024-05-01", EndDate: "2024-05-04", Status: memory.TripTravelled},
+			{Destination: "Oslo", StartDate: "2027-08-01", EndDate: "2027-08-04"},
+			{Destination: "Faro", StartDate: "2025-02-01", EndDate: "2025-02-03", Status: memory.TripTravelled},
+			{Destination: "Rome", StartDate: "2023-09-01", EndDate: "2023-09-05", Status: memory.TripTravelled},
+			{Destination: "Kyiv", StartDate: "2028-01-01", EndDate: "2028-01-09", Status: memory.TripBooked},
+			{Destination: "Bern", StartDate: "2022-03-01", EndDate: "2022-03-02", Status: memory.TripTravelled},
+			{Destination: "Nice", Status: memory.TripCancelled},
+			{Destination: "Riga", StartDate: "2027-10-01", EndDate: "2027-10-02"},
+		} {
+			if _, _, err := trips.Create(ctx, u.ID, tr, sys, "test"); err != nil {
+				t.Fatalf("trip %d: %v", i, err)
+			}
+		}
+		if _, _, err := trips.Create(ctx, other.ID, memory.Trip{Destination: "Lima", StartDate: "2027-01-01", EndDate: "2027-01-02"}, sys, "test"); err != nil {
+			t.Fatal(err)
+		}
+		dest := func(ts []memory.Trip) string {
+			var out []string
+			for _, tr := range ts {
+				out = append(out, tr.Destination)
+			}
+			return strings.Join(out, " ")
+		}
+		travelled, open, err := s.TurnTrips(ctx, u.ID, memory.MaxTrips)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantTravelled, _ := s.TravelledTrips(ctx, u.ID, memory.MaxTrips)
+		wantOpen, _ := s.OpenTrips(ctx, u.ID)
+		if got, want := dest(travelled), dest(wantTravelled); got != want || got != "Faro Porto Rome" {
+			t.Errorf("travelled %q, want %q (Faro Porto Rome)", got, want)
+		}
+		if got, want := dest(open), dest(wantOpen); got != want || got != "Oslo Kyiv Riga" {
+			t.Errorf("open %q, want %q (Oslo Kyiv Riga)", got, want)
+		}
+	})
 }
