@@ -53,12 +53,22 @@ func TestUntilIsNotTripDates(t *testing.T) {
 }
 
 // TestTuning scores the capture engine on the statements it is tuned
-// against (testdata/tuning_*.jsonl), one language at a time; the holdouts
-// are scored in agent/eval.
+// against (testdata/tuning_*.jsonl), one set at a time; the holdouts are
+// scored in agent/eval. tuning_en_3 was written blind to the rules and
+// committed before any rule was tuned on it: its floors are the figures it
+// has reached, not the contract's.
 func TestTuning(t *testing.T) {
-	for _, lang := range []string{"en", "es", "ru"} {
-		t.Run(lang, func(t *testing.T) {
-			raw, err := os.ReadFile("testdata/tuning_" + lang + ".jsonl")
+	for _, set := range []struct {
+		name, lang                 string
+		precision, recall, scoping float64
+	}{
+		{"en", langEN, 0.95, 0.90, 0.95},
+		{"es", langES, 0.95, 0.90, 0.95},
+		{"ru", langRU, 0.95, 0.90, 0.95},
+		{"en_3", langEN, 0.82, 0.38, 0.95},
+	} {
+		t.Run(set.name, func(t *testing.T) {
+			raw, err := os.ReadFile("testdata/tuning_" + set.name + ".jsonl")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +78,7 @@ func TestTuning(t *testing.T) {
 			}
 			saved := make([][]eval.SavedNote, len(items))
 			for i, it := range items {
-				for _, n := range model.table.captureIn(it.Text, lang, nil).notes {
+				for _, n := range model.table.captureIn(it.Text, set.lang, nil).notes {
 					checkNoteShape(t, it.Text, n)
 					saved[i] = append(saved[i], eval.SavedNote{Text: n.Text, Keywords: n.Keywords, Scope: n.Scope})
 				}
@@ -77,12 +87,14 @@ func TestTuning(t *testing.T) {
 			for _, m := range append(s.Misses, s.FalseSaves...) {
 				t.Log(m)
 			}
-			t.Logf("tuning %s: %d statements, precision %.3f, recall %.3f, scope %.3f", lang, s.Statements, s.Precision, s.Recall, s.ScopeAccuracy)
+			t.Logf("tuning %s: %d statements, precision %.3f, recall %.3f, scope %.3f, refused saved %d",
+				set.name, s.Statements, s.Precision, s.Recall, s.ScopeAccuracy, s.RefusedSaved)
 			if s.RefusedSaved > 0 {
 				t.Errorf("%d refused statements left a note", s.RefusedSaved)
 			}
-			if s.Precision < 0.95 || s.Recall < 0.9 || s.ScopeAccuracy < 0.95 {
-				t.Errorf("tuning precision %.3f recall %.3f scope %.3f, want ≥ 0.95, 0.90, 0.95", s.Precision, s.Recall, s.ScopeAccuracy)
+			if s.Precision < set.precision || s.Recall < set.recall || s.ScopeAccuracy < set.scoping {
+				t.Errorf("tuning precision %.3f recall %.3f scope %.3f, want ≥ %.2f, %.2f, %.2f",
+					s.Precision, s.Recall, s.ScopeAccuracy, set.precision, set.recall, set.scoping)
 			}
 		})
 	}
