@@ -56,6 +56,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		s = t.stripFillers(t.normalise(s))
 		return t.isRequest(s) || t.re["questions"].MatchString(s) || t.re["choosing"].MatchString(s)
 	})
+	// A message that tells a trip's when and who ("Reykjavik in February,
+	// just me") scopes its unmarked wants of a thing to that trip.
+	tripTold := t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")) && t.re["trip.party"].MatchString(message)
 	for _, s := range sentences {
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(t.normalise(s), "\x00$0"), "\x00")
 		var marker memory.Scope  // carried to the later clauses of the sentence
@@ -81,11 +84,11 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				firstPerson = false
 				continue
 			}
-			if who := t.subject(cl); who != "" {
+			if who := t.subject(cl); who != "first" && (i == 0 || who != "") && t.lex.frontedIn(cl, who == "" && t.subject(t.normalise(s)) == "first") {
+				firstPerson = true // "a bathtub is my must": the traveler judges a thing
+			} else if who != "" {
 				firstPerson = who == "first"
 				c.otherPerson = c.otherPerson || (!firstPerson && t.anyRule(cl))
-			} else if i == 0 && t.lex.frontedIn(cl) {
-				firstPerson = true // "a bathtub is a must": the traveler speaks of themselves
 			}
 			if firstPerson && t.re["private"].MatchString(cl) {
 				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep
@@ -95,6 +98,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				continue
 			}
 			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")
+			tripWant := scope == "" && tripTold && t.re["trip_wants"].MatchString(cl)
+			if tripWant {
+				scope = memory.ScopeThisTrip
+			}
 			if remembered && scope != memory.ScopeThisTrip {
 				scope = memory.ScopeDurable
 			}
@@ -102,7 +109,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			g, read := t.lex.read(cl, firstPerson)
 			// A want counts when this clause or an earlier one of the
 			// sentence scopes it ("for this trip, I need a car").
-			marked := t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip
+			marked := t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant
 			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)

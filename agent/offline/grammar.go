@@ -46,17 +46,30 @@ type lexicon struct {
 	WantMarkers    []string          `yaml:"want_markers"`
 	Cues           map[string]string `yaml:"cues"`
 	Changes        map[string]string `yaml:"changes"`
-	Fronted        map[string]string `yaml:"fronted"`
-	Pronouns       map[string]string `yaml:"pronouns"`
-	Verbs          map[string]string `yaml:"verbs"`
-	Second         map[string]string `yaml:"second"`
-	Yours          map[string]string `yaml:"yours"`
-	Contractions   [][2]string       `yaml:"contractions"`
-	Auxiliaries    []string          `yaml:"auxiliaries"`
-	Details        string            `yaml:"details"`
-	NoteNegations  []string          `yaml:"note_negations"`
-	Needs          []string          `yaml:"needs"`
-	Aversions      []string          `yaml:"aversions"`
+	Copulas        []string          `yaml:"copulas"`
+	Verdicts       []struct {
+		Note  string   `yaml:"note"`
+		Words []string `yaml:"words"`
+	} `yaml:"verdicts"`
+	Mine      []string `yaml:"mine"`
+	Outright  []string `yaml:"outright"`
+	NotThings []string `yaml:"not_things"`
+	Wanted    struct {
+		Note    string   `yaml:"note"`
+		Markers []string `yaml:"markers"`
+		Ends    []string `yaml:"ends"`
+		Keeps   []string `yaml:"keeps"`
+	} `yaml:"wanted"`
+	Pronouns      map[string]string `yaml:"pronouns"`
+	Verbs         map[string]string `yaml:"verbs"`
+	Second        map[string]string `yaml:"second"`
+	Yours         map[string]string `yaml:"yours"`
+	Contractions  [][2]string       `yaml:"contractions"`
+	Auxiliaries   []string          `yaml:"auxiliaries"`
+	Details       string            `yaml:"details"`
+	NoteNegations []string          `yaml:"note_negations"`
+	Needs         []string          `yaml:"needs"`
+	Aversions     []string          `yaml:"aversions"`
 
 	stop    map[string]bool
 	base    map[string]string // a third-person verb's form after "you": flies → fly
@@ -169,6 +182,14 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		r.until, cl = strings.TrimSpace(cl[loc[0]:loc[1]]), cl[:loc[0]]+cl[loc[1]:]
 	}
 	ws := strings.Fields(strings.Trim(cl, " ,.!?;:"))
+	marked := false // "this time, a hotel with a sauna": a marker opens a wanted thing
+	if k := matchAt(strings.Fields(strings.ReplaceAll(strings.Join(ws[:min(4, len(ws))], " "), ",", "")), 0, lx.Wanted.Markers); k != "" {
+		ws = ws[len(strings.Fields(k)):]
+		if len(ws) > 0 && strings.Trim(ws[0], ",") == "only" {
+			ws = ws[1:]
+		}
+		marked = len(ws) > 1 && (ws[0] == "a" || ws[0] == "an")
+	}
 	for i := range ws { // the object ends at a reason or a request
 		if i > 1 && (matchAt(ws, i, lx.ObjectStops) != "" || strings.HasSuffix(ws[i-1], ",")) {
 			ws = ws[:i]
@@ -178,34 +199,103 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 	for i := range ws {
 		ws[i] = strings.Trim(ws[i], ",;:!?")
 	}
+	for i := 2; i < len(ws); i++ { // a scope marker is not part of the object ("a lake view on this one")
+		if k := matchAt(ws, i, lx.WantMarkers); k != "" && !slices.Contains(lx.HabitAdverbs, k) {
+			ws = slices.Delete(ws, i, i+len(strings.Fields(k)))
+		}
+	}
 	if len(ws) < 2 {
 		return r, false
 	}
 	isFirst := func(w string) bool { return slices.Contains(lx.First, w) }
 	subj := slices.IndexFunc(ws[:min(len(ws), 5)], isFirst)
+	var got reading
+	ok := false
 	switch {
 	case subj >= 0 && matchAt(ws, 0, lx.Subordinators) != "": // "every time I book a hotel I ask for…", "since having the baby we need…"
 		main := ws[subj+1:]
 		if next := slices.IndexFunc(main, isFirst); next >= 0 && next < 6 {
 			main = main[next+1:]
 		}
-		return lx.predicate(r, main, true)
+		got, ok = lx.predicate(r, main, true)
 	case subj >= 0 && (subj == 0 || !slices.ContainsFunc(ws[:subj], func(w string) bool { return slices.Contains(lx.People, w) })):
 		if !slices.ContainsFunc(ws[:subj], func(w string) bool { return !slices.Contains(lx.HabitAdverbs, w) }) {
-			return lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:]), false) // "mostly I go alone"
+			got, ok = lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:]), false) // "mostly I go alone"
+		} else {
+			got, ok = lx.predicate(r, ws[subj+1:], false)
 		}
-		return lx.predicate(r, ws[subj+1:], false)
 	case slices.Contains(lx.Possessive, ws[0]):
-		return lx.attribute(r, ws)
+		got, ok = lx.attribute(r, ws)
 	case strings.Contains(matchAt(ws, 0, lx.States), " "): // "not a fan of hostels"
-		return lx.predicate(r, slices.Concat([]string{"am"}, ws), false)
+		got, ok = lx.predicate(r, slices.Concat([]string{"am"}, ws), false)
 	}
-	fronted := keysOf(lx.Fronted)
-	for j := 1; j < len(ws); j++ {
-		if k := matchAt(ws, j, fronted); k != "" && (carried || slices.Contains(ws, "me")) {
-			tail := ws[j+len(strings.Fields(k)):]
-			text := strings.Replace(lx.Fronted[k], "{x}", lx.third(ws[:j]), 1)
-			return lx.finish(r, strings.TrimSuffix(text, ".")+" "+lx.third(tail), ws[:j])
+	if ok {
+		return got, ok
+	}
+	if marked && subj < 0 {
+		return lx.wanted(r, ws)
+	}
+	return lx.verdict(r, ws, carried)
+}
+
+// wanted reads the thing a marker opens, up to what follows it ("a hotel
+// near the cathedral please", "a rooftop bar would be perfect").
+func (lx *lexicon) wanted(r reading, ws []string) (reading, bool) {
+	if end := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(lx.Wanted.Ends, w) }); end >= 0 {
+		ws = ws[:end]
+	}
+	if len(ws) < 2 || slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) }) {
+		return r, false
+	}
+	r.want = true
+	return lx.finish(r, strings.Replace(lx.Wanted.Note, "{x}", lx.third(ws), 1), ws)
+}
+
+// verdict reads a clause whose subject is a thing the traveler judges:
+// "<thing> is|are|matters … <verdict> (for me)" — "a bathtub is my
+// non-negotiable", "street food is the highlight of any trip for me". The
+// thing is generic (not "the", "that" or a person), the clause says whose
+// verdict it is (for me, my, mine) unless it continues the traveler's
+// sentence, and a negator before a liking verdict makes it an aversion.
+func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool) {
+	j := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(lx.Copulas, w) })
+	if j < 1 || j > 6 || slices.Contains(lx.Deictic, ws[0]) || slices.Contains(lx.NotThings, ws[0]) || slices.Contains([]string{"the", "your", "his", "her", "their"}, ws[0]) ||
+		slices.ContainsFunc(ws[:j], func(w string) bool {
+			return slices.Contains(lx.First, w) || slices.Contains(lx.People, w) || lx.Pronouns[w] == "" && lx.Yours[w] != ""
+		}) {
+		return r, false
+	}
+	pred := ws[j:]
+	if !carried && !slices.ContainsFunc(pred, func(w string) bool { return slices.Contains(lx.Mine, w) || slices.Contains(lx.Outright, w) }) {
+		return r, false
+	}
+	if len(pred) > 2 && strings.ContainsAny(ws[0], "0123456789") && slices.Contains(lx.Possessive, pred[1]) && matchAt(pred, 2, lx.Attributes)+matchAt(pred, 3, lx.Attributes) != "" {
+		return lx.finish(r, lx.third(pred[2:])+" "+ws[j]+" "+lx.third(ws[:j]), pred[2:]) // "120 CHF a night is my hotel limit"
+	}
+	for i := range pred {
+		for _, v := range lx.Verdicts {
+			k := matchAt(pred, i, v.Words)
+			if k == "" {
+				continue
+			}
+			note, last := v.Note, lx.Verdicts[len(lx.Verdicts)-1].Note // the last verdict is the aversion
+			if slices.ContainsFunc(pred[:i], func(w string) bool { return slices.Contains(lx.Negators, w) }) {
+				note = last
+			}
+			r.negative = note == last
+			text := strings.Replace(note, "{x}", lx.third(ws[:j]), 1)
+			var tail []string // what follows the verdict, less "for me", "to me"
+			for t, rest := 0, pred[i+len(strings.Fields(k)):]; t < len(rest); t++ {
+				if t+1 < len(rest) && slices.Contains(lx.Mine, rest[t+1]) && !slices.Contains(lx.Mine, rest[t]) {
+					t++
+					continue
+				}
+				tail = append(tail, rest[t])
+			}
+			if len(tail) > 1 && slices.Contains(lx.Wanted.Keeps, tail[0]) {
+				text = strings.TrimSuffix(text, ".") + " " + lx.third(tail) // "a must for long flights"
+			}
+			return lx.finish(r, text, ws[:j])
 		}
 	}
 	return r, false
@@ -386,7 +476,8 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 // wantMarked reports whether a clause names what makes a want lasting or
 // this trip's ("for this trip I want…", "these days I'd rather…").
 func (lx *lexicon) wantMarked(cl string) bool {
-	return slices.ContainsFunc(lx.WantMarkers, func(m string) bool { return strings.Contains(" "+cl+" ", " "+m+" ") })
+	cl = " " + strings.Join(strings.FieldsFunc(cl, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",.;:!?", r) }), " ") + " "
+	return slices.ContainsFunc(lx.WantMarkers, func(m string) bool { return strings.Contains(cl, " "+m+" ") })
 }
 
 // second words a stored note for the traveler: "Always flies economy." →
@@ -446,10 +537,12 @@ func wordsLost(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
 	})
 }
 
-// frontedIn reports whether a clause with no subject has a fronted form
-// ("a bathtub is a must") or opens with a state ("not a fan of hostels"):
-// the traveler is its subject.
-func (lx *lexicon) frontedIn(cl string) bool {
-	return slices.ContainsFunc(keysOf(lx.Fronted), func(k string) bool { return strings.Contains(" "+cl+" ", " "+k+" ") }) ||
-		strings.Contains(matchAt(strings.Fields(cl), 0, lx.States), " ")
+// frontedIn reports whether a clause with no subject judges a thing ("a
+// bathtub is a must"), wants one a marker opens ("this time, a sauna") or
+// opens with a state ("not a fan of hostels"): the
+// traveler is its subject. mine says the sentence speaks in the first
+// person elsewhere ("motorbike taxis are out, I'm not getting on one").
+func (lx *lexicon) frontedIn(cl string, mine bool) bool {
+	_, ok := lx.read(cl, mine)
+	return ok || strings.Contains(matchAt(strings.Fields(cl), 0, lx.States), " ")
 }
