@@ -54,6 +54,8 @@ type lexicon struct {
 	Mine      []string `yaml:"mine"`
 	Outright  []string `yaml:"outright"`
 	NotThings []string `yaml:"not_things"`
+	Often     []string `yaml:"often"`
+	NotVerbs  []string `yaml:"not_verbs"`
 	Wanted    struct {
 		Note    string   `yaml:"note"`
 		Markers []string `yaml:"markers"`
@@ -121,6 +123,7 @@ type reading struct {
 	scope    memory.Scope // the default scope when no marker sets one
 	pick     bool         // "I prefer a quiet room": one thing for this booking, kept only for a detail a rule drops
 	bare     bool         // an unmarked taste ("I prefer aisle seats"): this trip's when said while choosing
+	often    bool         // the clause says how often ("a lot", "whenever", ", always"): any verb is a habit
 }
 
 // words are matched at a position of a clause's words: the longest key wins.
@@ -182,6 +185,11 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		r.until, cl = strings.TrimSpace(cl[loc[0]:loc[1]]), cl[:loc[0]]+cl[loc[1]:]
 	}
 	ws := strings.Fields(strings.Trim(cl, " ,.!?;:"))
+	plain := strings.Fields(strings.NewReplacer(",", " ", ".", " ", "!", " ").Replace(cl))
+	if s := slices.IndexFunc(plain, func(w string) bool { return slices.Contains(lx.First, w) }); s >= 0 { // how often the traveler does it, after the subject
+		after := " " + strings.Join(plain[s+1:], " ") + " "
+		r.often = slices.ContainsFunc(lx.Often, func(o string) bool { return strings.Contains(after, " "+o+" ") })
+	}
 	marked := false // "this time, a hotel with a sauna": a marker opens a wanted thing
 	if k := matchAt(strings.Fields(strings.ReplaceAll(strings.Join(ws[:min(4, len(ws))], " "), ",", "")), 0, lx.Wanted.Markers); k != "" {
 		ws = ws[len(strings.Fields(k)):]
@@ -200,7 +208,7 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		ws[i] = strings.Trim(ws[i], ",;:!?")
 	}
 	for i := 2; i < len(ws); i++ { // a scope marker is not part of the object ("a lake view on this one")
-		if k := matchAt(ws, i, lx.WantMarkers); k != "" && !slices.Contains(lx.HabitAdverbs, k) {
+		if k := matchAt(ws, i, lx.Wanted.Markers); k != "" {
 			ws = slices.Delete(ws, i, i+len(strings.Fields(k)))
 		}
 	}
@@ -415,6 +423,14 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			lasting = lasting || aux1 == "will" // "I won't fly Ryanair" refuses for good
 		case slices.Contains(lx.Auxiliaries, ws[i]):
 			aux1 = cmp.Or(aux1, ws[i])
+		case a == "" && (lasting || r.often) && (aux1 == "" || aux1 == "do") && !slices.Contains(lx.NotVerbs, ws[i]) && !strings.HasSuffix(ws[i], "ed") && keyword(ws[i]) == ws[i]:
+			// An open verb slot: "I kayak whenever there is water", "I never ski".
+			words := ws
+			if aux1 == "" && (i == 0 || ws[i-1] != "not") {
+				words = slices.Concat(ws[:i], []string{thirdPerson(ws[i])}, ws[i+1:])
+			}
+			r.negative = negative
+			return lx.finish(r, lx.third(words), ws[i:])
 		case a == "":
 			return r, false
 		}
@@ -423,6 +439,18 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 		}
 	}
 	return r, false
+}
+
+// thirdPerson is a verb's third-person form: kayak → kayaks, cycle →
+// cycles, fish → fishes, carry → carries.
+func thirdPerson(v string) string {
+	switch {
+	case strings.HasSuffix(v, "y") && len(v) > 2 && !strings.ContainsRune("aeiou", rune(v[len(v)-2])):
+		return v[:len(v)-1] + "ies"
+	case strings.HasSuffix(v, "sh") || strings.HasSuffix(v, "ch") || strings.ContainsRune("sxzo", rune(v[len(v)-1])):
+		return v + "es"
+	}
+	return v + "s"
 }
 
 // trimTime drops a trailing "last month", "in the spring", "a few months ago".
