@@ -192,11 +192,13 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 	}
 	marked := false // "this time, a hotel with a sauna": a marker opens a wanted thing
 	if k := matchAt(strings.Fields(strings.ReplaceAll(strings.Join(ws[:min(4, len(ws))], " "), ",", "")), 0, lx.Wanted.Markers); k != "" {
-		ws = ws[len(strings.Fields(k)):]
-		if len(ws) > 0 && strings.Trim(ws[0], ",") == "only" {
-			ws = ws[1:]
+		rest := ws[len(strings.Fields(k)):]
+		if len(rest) > 0 && strings.Trim(rest[0], ",") == "only" {
+			rest = rest[1:]
 		}
-		marked = len(ws) > 1 && (ws[0] == "a" || ws[0] == "an")
+		if marked = len(rest) > 1 && (rest[0] == "a" || rest[0] == "an" || slices.Contains(rest, "please")); marked || !slices.Contains(lx.HabitAdverbs, k) {
+			ws = rest
+		}
 	}
 	for i := range ws { // the object ends at a reason or a request
 		if i > 1 && (matchAt(ws, i, lx.ObjectStops) != "" || strings.HasSuffix(ws[i-1], ",")) {
@@ -208,7 +210,7 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		ws[i] = strings.Trim(ws[i], ",;:!?")
 	}
 	for i := 2; i < len(ws); i++ { // a scope marker is not part of the object ("a lake view on this one")
-		if k := matchAt(ws, i, lx.Wanted.Markers); k != "" {
+		if k := matchAt(ws, i, lx.Wanted.Markers); k != "" && !slices.Contains(lx.HabitAdverbs, k) {
 			ws = slices.Delete(ws, i, i+len(strings.Fields(k)))
 		}
 	}
@@ -311,7 +313,11 @@ func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool)
 
 // attribute reads "my budget for flights is usually under 800 euros".
 func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
-	if len(ws) < 3 || slices.Contains(lx.People, ws[1]) || strings.HasSuffix(ws[1], "'s") || matchAt(ws, 1, lx.Attributes) == "" {
+	at := 1
+	if len(ws) > 3 && strings.HasSuffix(ws[1], "est") { // "my nearest airport"
+		at = 2
+	}
+	if len(ws) < 3 || slices.Contains(lx.People, ws[1]) || strings.HasSuffix(ws[1], "'s") || matchAt(ws, at, lx.Attributes) == "" {
 		return r, false
 	}
 	if !slices.ContainsFunc(ws, func(w string) bool { return w == "is" || w == "are" }) {
