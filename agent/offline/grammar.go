@@ -123,7 +123,6 @@ type reading struct {
 	scope    memory.Scope // the default scope when no marker sets one
 	pick     bool         // "I prefer a quiet room": one thing for this booking, kept only for a detail a rule drops
 	bare     bool         // an unmarked taste ("I prefer aisle seats"): this trip's when said while choosing
-	often    bool         // the clause says how often ("a lot", "whenever", ", always"): any verb is a habit
 }
 
 // words are matched at a position of a clause's words: the longest key wins.
@@ -185,11 +184,6 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		r.until, cl = strings.TrimSpace(cl[loc[0]:loc[1]]), cl[:loc[0]]+cl[loc[1]:]
 	}
 	ws := strings.Fields(strings.Trim(cl, " ,.!?;:"))
-	plain := strings.Fields(strings.NewReplacer(",", " ", ".", " ", "!", " ").Replace(cl))
-	if s := slices.IndexFunc(plain, func(w string) bool { return slices.Contains(lx.First, w) }); s >= 0 { // how often the traveler does it, after the subject
-		after := " " + strings.Join(plain[s+1:], " ") + " "
-		r.often = slices.ContainsFunc(lx.Often, func(o string) bool { return strings.Contains(after, " "+o+" ") })
-	}
 	marked := false // "this time, a hotel with a sauna": a marker opens a wanted thing
 	if k := matchAt(strings.Fields(strings.ReplaceAll(strings.Join(ws[:min(4, len(ws))], " "), ",", "")), 0, lx.Wanted.Markers); k != "" {
 		rest := ws[len(strings.Fields(k)):]
@@ -429,8 +423,8 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			lasting = lasting || aux1 == "will" // "I won't fly Ryanair" refuses for good
 		case slices.Contains(lx.Auxiliaries, ws[i]):
 			aux1 = cmp.Or(aux1, ws[i])
-		case a == "" && (lasting || r.often) && (aux1 == "" || aux1 == "do") && !slices.Contains(lx.NotVerbs, ws[i]) && !strings.HasSuffix(ws[i], "ed") && keyword(ws[i]) == ws[i]:
-			// An open verb slot: "I kayak whenever there is water", "I never ski".
+		case a == "" && lx.often(ws[i+1:]) && (aux1 == "" || aux1 == "do") && !slices.Contains(lx.NotVerbs, ws[i]) && !strings.HasSuffix(ws[i], "ed") && keyword(ws[i]) == ws[i]:
+			// An open verb slot: "I kayak whenever there is water", "I cycle a lot".
 			words := ws
 			if aux1 == "" && (i == 0 || ws[i-1] != "not") {
 				words = slices.Concat(ws[:i], []string{thirdPerson(ws[i])}, ws[i+1:])
@@ -445,6 +439,12 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 		}
 	}
 	return r, false
+}
+
+// often reports whether an object says how often ("a lot", "whenever
+// there is water"): the verb before it is then a habit, whatever it is.
+func (lx *lexicon) often(obj []string) bool {
+	return slices.ContainsFunc(lx.Often, func(o string) bool { return strings.Contains(" "+strings.Join(obj, " ")+" ", " "+o+" ") })
 }
 
 // thirdPerson is a verb's third-person form: kayak → kayaks, cycle →
