@@ -54,8 +54,6 @@ type lexicon struct {
 	Mine      []string `yaml:"mine"`
 	Outright  []string `yaml:"outright"`
 	NotThings []string `yaml:"not_things"`
-	Often     []string `yaml:"often"`
-	NotVerbs  []string `yaml:"not_verbs"`
 	Wanted    struct {
 		Note    string   `yaml:"note"`
 		Markers []string `yaml:"markers"`
@@ -423,14 +421,6 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			lasting = lasting || aux1 == "will" // "I won't fly Ryanair" refuses for good
 		case slices.Contains(lx.Auxiliaries, ws[i]):
 			aux1 = cmp.Or(aux1, ws[i])
-		case a == "" && lx.often(ws[i+1:]) && (aux1 == "" || aux1 == "do") && !slices.Contains(lx.NotVerbs, ws[i]) && !strings.HasSuffix(ws[i], "ed") && keyword(ws[i]) == ws[i]:
-			// An open verb slot: "I kayak whenever there is water", "I cycle a lot".
-			words := ws
-			if aux1 == "" && (i == 0 || ws[i-1] != "not") {
-				words = slices.Concat(ws[:i], []string{thirdPerson(ws[i])}, ws[i+1:])
-			}
-			r.negative = negative
-			return lx.finish(r, lx.third(words), ws[i:])
 		case a == "":
 			return r, false
 		}
@@ -439,24 +429,6 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 		}
 	}
 	return r, false
-}
-
-// often reports whether an object says how often ("a lot", "whenever
-// there is water"): the verb before it is then a habit, whatever it is.
-func (lx *lexicon) often(obj []string) bool {
-	return slices.ContainsFunc(lx.Often, func(o string) bool { return strings.Contains(" "+strings.Join(obj, " ")+" ", " "+o+" ") })
-}
-
-// thirdPerson is a verb's third-person form: kayak → kayaks, cycle →
-// cycles, fish → fishes, carry → carries.
-func thirdPerson(v string) string {
-	switch {
-	case strings.HasSuffix(v, "y") && len(v) > 2 && !strings.ContainsRune("aeiou", rune(v[len(v)-2])):
-		return v[:len(v)-1] + "ies"
-	case strings.HasSuffix(v, "sh") || strings.HasSuffix(v, "ch") || strings.ContainsRune("sxzo", rune(v[len(v)-1])):
-		return v + "es"
-	}
-	return v + "s"
 }
 
 // trimTime drops a trailing "last month", "in the spring", "a few months ago".
