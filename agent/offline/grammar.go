@@ -379,7 +379,9 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			// comparison ("rather take the ferry than fly") are tastes.
 			r.want = !lasting && (slices.Contains(lx.BareWants, k) || aux1 == "would" || aux1 == "will" && k == "need" ||
 				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love")) &&
-				!slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Needs, w) && obj[0] != "to" || w == "than" && k == "would rather" })
+				!slices.ContainsFunc(obj, func(w string) bool {
+					return slices.Contains(lx.Needs, w) && obj[0] != "to" || w == "than" && k == "would rather"
+				})
 			preference := !slices.Contains(lx.Doings, k)
 			negative = negative || obj[0] == "not" || slices.Contains(lx.Aversions, k) // "I prefer not to fly on Sundays", "I avoid Frankfurt"
 			if !negative && (preference || !lasting && !slices.Contains(lx.Habits, k)) && slices.ContainsFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") }) {
