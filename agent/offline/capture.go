@@ -84,7 +84,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				firstPerson = false
 				continue
 			}
-			if who := t.subject(cl); who != "first" && (i == 0 || who != "") && t.lex.frontedIn(cl, who == "" && t.subject(t.normalise(s)) == "first") {
+			if who := t.subject(cl); who != "first" && i == 0 && t.lex.frontedIn(cl, t.subject(t.normalise(s)) == "first") {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing
 			} else if who != "" {
 				firstPerson = who == "first"
@@ -327,9 +327,13 @@ func (t *table) markerOf(cl string) memory.Scope {
 
 // subject says who a clause is about: "first" (the traveler), "other" or
 // "" when it names no one (it then continues the clause before it). The
-// earlier of the two subject patterns decides.
+// earlier of the two subject patterns decides; "my" or "our" before a
+// person word ("my wife", "our kids'") is someone else.
 func (t *table) subject(cl string) string {
 	first, other := t.re["first_subject"].FindStringIndex(cl), t.re["other_subject"].FindStringIndex(cl)
+	if first != nil && slices.Contains(t.lex.Possessive, cl[first[0]:first[1]]) && t.lex.others.MatchString(cl[first[0]:]) {
+		first, other = nil, first
+	}
 	switch {
 	case first != nil && (other == nil || first[0] <= other[0]):
 		return "first"

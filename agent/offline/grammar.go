@@ -76,6 +76,7 @@ type lexicon struct {
 	expand  *strings.Replacer // contractions, in the file's order
 	details *regexp.Regexp
 	until   *regexp.Regexp
+	others  *regexp.Regexp // "my wife", "our kids'": a possessive that names another person
 }
 
 func loadLexicon(raw []byte) (*lexicon, error) {
@@ -108,7 +109,8 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	if lx.until, err = regexp.Compile(`(?i)\b(?:` + strings.Join(lx.Until, "|") + `)\b[^,.;!?]*`); err != nil {
 		return nil, fmt.Errorf("offline lexicon: until: %w", err)
 	}
-	return lx, nil
+	lx.others, err = regexp.Compile(`^(?:` + strings.Join(lx.Possessive, "|") + `) (?:\S+ )?(?:` + strings.Join(lx.People, "|") + `)(?:'s|')?(?:$|[^\p{L}'])`)
+	return lx, err
 }
 
 // reading is what the clause reader made of one clause.
@@ -128,19 +130,11 @@ func matchAt(ws []string, i int, keys []string) string {
 	best := ""
 	for _, k := range keys {
 		kw := strings.Fields(k)
-		if len(kw) > len(best) && i+len(kw) <= len(ws) && slices.Equal(ws[i:i+len(kw)], kw) && len(k) > len(best) {
+		if len(k) > len(best) && i+len(kw) <= len(ws) && slices.Equal(ws[i:i+len(kw)], kw) {
 			best = k
 		}
 	}
 	return best
-}
-
-func keysOf(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	return ks
 }
 
 // keepsMore reports whether the reader's note keeps a condition or an
@@ -309,7 +303,7 @@ func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 	if len(ws) > 3 && strings.HasSuffix(ws[1], "est") { // "my nearest airport"
 		at = 2
 	}
-	if len(ws) < 3 || slices.Contains(lx.People, ws[1]) || strings.HasSuffix(ws[1], "'s") || matchAt(ws, at, lx.Attributes) == "" {
+	if len(ws) < 3 || matchAt(ws, at, lx.Attributes) == "" {
 		return r, false
 	}
 	if !slices.ContainsFunc(ws, func(w string) bool { return w == "is" || w == "are" }) {
@@ -327,7 +321,7 @@ func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 // predicate reads what follows the traveler as subject.
 func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, bool) {
 	negative, aux1 := false, ""
-	changes, cues := keysOf(lx.Changes), keysOf(lx.Cues)
+	changes, cues := slices.Collect(maps.Keys(lx.Changes)), slices.Collect(maps.Keys(lx.Cues))
 	for i := 0; i < len(ws); i++ {
 		if k := matchAt(ws, i, changes); k != "" && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]

@@ -170,3 +170,24 @@ func TestSpecialCategoriesAreNotKept(t *testing.T) {
 		t.Errorf("reply %q does not say why nothing was noted", reply)
 	}
 }
+
+// TestSubject: "my" and "our" are the traveler's unless a person word of
+// the lexicon follows them, which makes the clause someone else's fact.
+func TestSubject(t *testing.T) {
+	for cl, want := range map[string]string{
+		"my budget is 200 dollars a night":     "first",
+		"birdwatching is my big hobby":         "first",
+		"our usual seats are in the front row": "first",
+		"my wife is vegan":                     "other",
+		"my colleague's flight is at six":      "other",
+		"our kids' school ends in june":        "other",
+		"my eldest son hates museums":          "other",
+		"my wife and i like quiet hotels":      "first",
+		"she hates flying":                     "other",
+		"quiet hotels are a must":              "",
+	} {
+		if got := model.table.subject(cl); got != want {
+			t.Errorf("subject(%q) = %q, want %q", cl, got, want)
+		}
+	}
+}
