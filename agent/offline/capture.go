@@ -56,9 +56,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		s = t.stripFillers(t.normalise(s))
 		return t.isRequest(s) || t.re["questions"].MatchString(s) || t.re["choosing"].MatchString(s)
 	})
-	// A message that tells a trip's when and who ("Reykjavik in February,
-	// just me") scopes its unmarked wants of a thing to that trip.
-	tripTold := t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")) && t.re["trip.party"].MatchString(message)
+	// A message that tells a trip's when and who or what for ("Reykjavik in
+	// February, just me") scopes its unmarked wants of a thing to that trip.
+	tripTold := t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")) && (t.re["trip.party"].MatchString(message) ||
+		slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) }))
 	for _, s := range sentences {
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(t.normalise(s), "\x00$0"), "\x00")
 		var marker memory.Scope  // carried to the later clauses of the sentence

@@ -54,6 +54,7 @@ type lexicon struct {
 	Mine      []string `yaml:"mine"`
 	Outright  []string `yaml:"outright"`
 	NotThings []string `yaml:"not_things"`
+	Purposes  []string `yaml:"purposes"`
 	Wanted    struct {
 		Note    string   `yaml:"note"`
 		Markers []string `yaml:"markers"`
@@ -217,8 +218,10 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 	case subj >= 0 && (subj == 0 || !slices.ContainsFunc(ws[:subj], func(w string) bool { return slices.Contains(lx.People, w) })):
 		if !slices.ContainsFunc(ws[:subj], func(w string) bool { return !slices.Contains(lx.HabitAdverbs, w) }) {
 			got, ok = lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:]), false) // "mostly I go alone"
-		} else {
-			got, ok = lx.predicate(r, ws[subj+1:], false)
+		} else if got, ok = lx.predicate(r, ws[subj+1:], false); got.note.Text != "" && subj > 1 && slices.Contains(lx.Wanted.Keeps, ws[0]) && !lx.wantMarked(strings.Join(ws[:subj], " ")) {
+			kw := got.note.Keywords // a fronted topic ends the note: "for car hire I won't go over $50 a day"
+			got.note.Keywords = nil
+			got, ok = lx.finish(got, strings.TrimSuffix(got.note.Text, ".")+" "+lx.third(ws[:subj]), slices.Concat(kw, ws[:subj]))
 		}
 	case slices.Contains(lx.Possessive, ws[0]):
 		got, ok = lx.attribute(r, ws)
@@ -269,12 +272,14 @@ func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool)
 		return lx.finish(r, lx.third(pred[2:])+" "+ws[j]+" "+lx.third(ws[:j]), pred[2:]) // "120 CHF a night is my hotel limit"
 	}
 	for i := range pred {
-		for _, v := range lx.Verdicts {
-			k := matchAt(pred, i, v.Words)
-			if k == "" {
-				continue
+		k, note := "", ""
+		for _, v := range lx.Verdicts { // the longest verdict wins: "a hard no" is not "hard"
+			if w := matchAt(pred, i, v.Words); len(w) > len(k) {
+				k, note = w, v.Note
 			}
-			note, last := v.Note, lx.Verdicts[len(lx.Verdicts)-1].Note // the last verdict is the aversion
+		}
+		if k != "" {
+			last := lx.Verdicts[len(lx.Verdicts)-1].Note // the last verdict is the aversion
 			if slices.ContainsFunc(pred[:i], func(w string) bool { return slices.Contains(lx.Negators, w) }) {
 				note = last
 			}
