@@ -191,3 +191,31 @@ func TestSubject(t *testing.T) {
 		}
 	}
 }
+
+// TestStandardsTopicsPurposes: a standard said without a verb, an amount
+// or habit after a fronted topic, and a trip told by its purpose rather
+// than its party are read, in phrasings none of the tuning sets has.
+func TestStandardsTopicsPurposes(t *testing.T) {
+	tests := []struct {
+		say, want string
+		scope     memory.Scope
+	}{
+		{"Two hours max for layovers.", "Wants at most two hours for layovers.", memory.ScopeDurable},
+		{"Three stars minimum.", "Wants at least three stars.", memory.ScopeDurable},
+		{"For taxis I won't pay over 40 euros.", "Will not pay over 40 euros for taxis.", memory.ScopeDurable},
+		{"For work trips I always book a refundable fare.", "Always books a refundable fare for work trips.", memory.ScopeDurable},
+		{"Bunk beds are a hard no for me.", "Avoids bunk beds.", memory.ScopeDurable},
+		{"Lisbon in May for a conference, and I need a hotel near the venue.", "Needs a hotel near the venue on this trip.", memory.ScopeThisTrip},
+	}
+	for _, tt := range tests {
+		got := model.table.capture(tt.say, nil).notes
+		if len(got) != 1 || got[0].Text != tt.want || got[0].Scope != tt.scope {
+			t.Errorf("capture(%q) = %s, want one %s note %q", tt.say, describeNotes(got), tt.scope, tt.want)
+		}
+	}
+	for _, say := range []string{"For dinner I want sushi.", "For my wife I need a wheelchair.", "Lisbon in May, and I need a hotel near the venue."} {
+		if got := model.table.capture(say, nil).notes; len(got) > 0 {
+			t.Errorf("capture(%q) = %s, want nothing", say, describeNotes(got))
+		}
+	}
+}
