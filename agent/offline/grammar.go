@@ -219,8 +219,11 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		if !slices.ContainsFunc(ws[:subj], func(w string) bool { return !slices.Contains(lx.HabitAdverbs, w) }) {
 			got, ok = lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:]), false) // "mostly I go alone"
 		} else if got, ok = lx.predicate(r, ws[subj+1:], false); got.note.Text != "" && subj > 1 && slices.Contains(lx.Wanted.Keeps, ws[0]) && !lx.wantMarked(strings.Join(ws[:subj], " ")) {
-			kw := got.note.Keywords                                                                                                                                                                // a fronted topic ends the note: "for car hire I won't go over $50 a day"
-			got.note.Keywords, got.want = nil, got.want && !slices.ContainsFunc(ws[1:subj], func(w string) bool { return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "'s") }) // "for city breaks": every such trip
+			// A fronted topic ends the note ("for car hire I won't go over
+			// $50 a day"); one in the plural ("for city breaks") makes a want
+			// a standing one.
+			kw := got.note.Keywords
+			got.note.Keywords, got.want = nil, got.want && !slices.ContainsFunc(ws[1:subj], func(w string) bool { return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "'s") })
 			got, ok = lx.finish(got, strings.TrimSuffix(got.note.Text, ".")+" "+lx.third(ws[:subj]), slices.Concat(ws[:subj], kw))
 		}
 	case slices.Contains(lx.Possessive, ws[0]):
