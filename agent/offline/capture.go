@@ -89,7 +89,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing
 			} else if who != "" {
 				firstPerson = who == "first"
-				c.otherPerson = c.otherPerson || (!firstPerson && t.anyRule(cl))
+				c.otherPerson = c.otherPerson || (!firstPerson && slices.ContainsFunc(t.rules, func(r rule) bool { return r.re.MatchString(cl) }))
 			}
 			if firstPerson && t.re["private"].MatchString(cl) {
 				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep
@@ -344,22 +344,8 @@ func (t *table) subject(cl string) string {
 	return ""
 }
 
-func (t *table) anyRule(cl string) bool {
-	for i := range t.rules {
-		if t.rules[i].re.MatchString(cl) {
-			return true
-		}
-	}
-	return false
-}
-
 func (t *table) isRequest(cl string) bool {
-	for _, re := range t.requests {
-		if re.MatchString(cl) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.requests, func(re *pattern) bool { return re.MatchString(cl) })
 }
 
 // negated reports whether one of the four words before at negates what
