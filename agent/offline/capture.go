@@ -56,9 +56,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		s = t.stripFillers(t.normalise(s))
 		return t.isRequest(s) || t.re["questions"].MatchString(s) || t.re["choosing"].MatchString(s)
 	})
-	// A message that tells a trip's when and who ("Reykjavik in February,
-	// just me") scopes its unmarked wants of a thing to that trip.
-	tripTold := t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")) && t.re["trip.party"].MatchString(message)
+	// A message that tells a trip's when and who or what for ("Reykjavik in
+	// February, just me") scopes its unmarked wants of a thing to that trip.
+	tripTold := t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")) && (t.re["trip.party"].MatchString(message) ||
+		slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) }))
 	for _, s := range sentences {
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(t.normalise(s), "\x00$0"), "\x00")
 		var marker memory.Scope  // carried to the later clauses of the sentence
@@ -84,11 +85,11 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				firstPerson = false
 				continue
 			}
-			if who := t.subject(cl); who != "first" && (i == 0 || who != "") && t.lex.frontedIn(cl, who == "" && t.subject(t.normalise(s)) == "first") {
+			if who := t.subject(cl); who != "first" && i == 0 && t.lex.frontedIn(cl, t.subject(t.normalise(s)) == "first") {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing
 			} else if who != "" {
 				firstPerson = who == "first"
-				c.otherPerson = c.otherPerson || (!firstPerson && t.anyRule(cl))
+				c.otherPerson = c.otherPerson || (!firstPerson && slices.ContainsFunc(t.rules, func(r rule) bool { return r.re.MatchString(cl) }))
 			}
 			if firstPerson && t.re["private"].MatchString(cl) {
 				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep
@@ -327,9 +328,13 @@ func (t *table) markerOf(cl string) memory.Scope {
 
 // subject says who a clause is about: "first" (the traveler), "other" or
 // "" when it names no one (it then continues the clause before it). The
-// earlier of the two subject patterns decides.
+// earlier of the two subject patterns decides; "my" or "our" before a
+// person word ("my wife", "our kids'") is someone else.
 func (t *table) subject(cl string) string {
 	first, other := t.re["first_subject"].FindStringIndex(cl), t.re["other_subject"].FindStringIndex(cl)
+	if first != nil && slices.Contains(t.lex.Possessive, cl[first[0]:first[1]]) && t.lex.others.MatchString(cl[first[0]:]) {
+		first, other = nil, first
+	}
 	switch {
 	case first != nil && (other == nil || first[0] <= other[0]):
 		return "first"
@@ -339,22 +344,8 @@ func (t *table) subject(cl string) string {
 	return ""
 }
 
-func (t *table) anyRule(cl string) bool {
-	for i := range t.rules {
-		if t.rules[i].re.MatchString(cl) {
-			return true
-		}
-	}
-	return false
-}
-
 func (t *table) isRequest(cl string) bool {
-	for _, re := range t.requests {
-		if re.MatchString(cl) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.requests, func(re *pattern) bool { return re.MatchString(cl) })
 }
 
 // negated reports whether one of the four words before at negates what

@@ -54,6 +54,7 @@ type lexicon struct {
 	Mine      []string `yaml:"mine"`
 	Outright  []string `yaml:"outright"`
 	NotThings []string `yaml:"not_things"`
+	Purposes  []string `yaml:"purposes"`
 	Wanted    struct {
 		Note    string   `yaml:"note"`
 		Markers []string `yaml:"markers"`
@@ -76,6 +77,7 @@ type lexicon struct {
 	expand  *strings.Replacer // contractions, in the file's order
 	details *regexp.Regexp
 	until   *regexp.Regexp
+	others  *regexp.Regexp // "my wife", "our kids'": a possessive that names another person
 }
 
 func loadLexicon(raw []byte) (*lexicon, error) {
@@ -108,7 +110,8 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	if lx.until, err = regexp.Compile(`(?i)\b(?:` + strings.Join(lx.Until, "|") + `)\b[^,.;!?]*`); err != nil {
 		return nil, fmt.Errorf("offline lexicon: until: %w", err)
 	}
-	return lx, nil
+	lx.others, err = regexp.Compile(`^(?:` + strings.Join(lx.Possessive, "|") + `) (?:\S+ )?(?:` + strings.Join(lx.People, "|") + `)(?:'s|')?(?:$|[^\p{L}'])`)
+	return lx, err
 }
 
 // reading is what the clause reader made of one clause.
@@ -128,19 +131,11 @@ func matchAt(ws []string, i int, keys []string) string {
 	best := ""
 	for _, k := range keys {
 		kw := strings.Fields(k)
-		if len(kw) > len(best) && i+len(kw) <= len(ws) && slices.Equal(ws[i:i+len(kw)], kw) && len(k) > len(best) {
+		if len(k) > len(best) && i+len(kw) <= len(ws) && slices.Equal(ws[i:i+len(kw)], kw) {
 			best = k
 		}
 	}
 	return best
-}
-
-func keysOf(m map[string]string) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	return ks
 }
 
 // keepsMore reports whether the reader's note keeps a condition or an
@@ -223,8 +218,13 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 	case subj >= 0 && (subj == 0 || !slices.ContainsFunc(ws[:subj], func(w string) bool { return slices.Contains(lx.People, w) })):
 		if !slices.ContainsFunc(ws[:subj], func(w string) bool { return !slices.Contains(lx.HabitAdverbs, w) }) {
 			got, ok = lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:]), false) // "mostly I go alone"
-		} else {
-			got, ok = lx.predicate(r, ws[subj+1:], false)
+		} else if got, ok = lx.predicate(r, ws[subj+1:], false); got.note.Text != "" && subj > 1 && slices.Contains(lx.Wanted.Keeps, ws[0]) && !lx.wantMarked(strings.Join(ws[:subj], " ")) {
+			// A fronted topic ends the note ("for car hire I won't go over
+			// $50 a day"); one in the plural ("for city breaks") makes a want
+			// a standing one.
+			kw := got.note.Keywords
+			got.note.Keywords, got.want = nil, got.want && !slices.ContainsFunc(ws[1:subj], func(w string) bool { return len(w) > 3 && strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "'s") })
+			got, ok = lx.finish(got, strings.TrimSuffix(got.note.Text, ".")+" "+lx.third(ws[:subj]), slices.Concat(ws[:subj], kw))
 		}
 	case slices.Contains(lx.Possessive, ws[0]):
 		got, ok = lx.attribute(r, ws)
@@ -275,12 +275,14 @@ func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool)
 		return lx.finish(r, lx.third(pred[2:])+" "+ws[j]+" "+lx.third(ws[:j]), pred[2:]) // "120 CHF a night is my hotel limit"
 	}
 	for i := range pred {
-		for _, v := range lx.Verdicts {
-			k := matchAt(pred, i, v.Words)
-			if k == "" {
-				continue
+		k, note := "", ""
+		for _, v := range lx.Verdicts { // the longest verdict wins: "a hard no" is not "hard"
+			if w := matchAt(pred, i, v.Words); len(w) > len(k) {
+				k, note = w, v.Note
 			}
-			note, last := v.Note, lx.Verdicts[len(lx.Verdicts)-1].Note // the last verdict is the aversion
+		}
+		if k != "" {
+			last := lx.Verdicts[len(lx.Verdicts)-1].Note // the last verdict is the aversion
 			if slices.ContainsFunc(pred[:i], func(w string) bool { return slices.Contains(lx.Negators, w) }) {
 				note = last
 			}
@@ -309,7 +311,7 @@ func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 	if len(ws) > 3 && strings.HasSuffix(ws[1], "est") { // "my nearest airport"
 		at = 2
 	}
-	if len(ws) < 3 || slices.Contains(lx.People, ws[1]) || strings.HasSuffix(ws[1], "'s") || matchAt(ws, at, lx.Attributes) == "" {
+	if len(ws) < 3 || matchAt(ws, at, lx.Attributes) == "" {
 		return r, false
 	}
 	if !slices.ContainsFunc(ws, func(w string) bool { return w == "is" || w == "are" }) {
@@ -327,7 +329,7 @@ func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 // predicate reads what follows the traveler as subject.
 func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, bool) {
 	negative, aux1 := false, ""
-	changes, cues := keysOf(lx.Changes), keysOf(lx.Cues)
+	changes, cues := slices.Collect(maps.Keys(lx.Changes)), slices.Collect(maps.Keys(lx.Cues))
 	for i := 0; i < len(ws); i++ {
 		if k := matchAt(ws, i, changes); k != "" && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]
