@@ -7,6 +7,7 @@ import (
 
 	"concierge/agent"
 	"concierge/memory"
+	"concierge/memory/longchat"
 	"concierge/memory/prompt"
 )
 
@@ -39,4 +40,61 @@ func BenchmarkComplete(b *testing.B) {
 			}
 		})
 	}
+}
+
+// loadScript is the load generator's conversation (cmd/concierge-load).
+var loadScript = []string{
+	"Remember that I am vegetarian",
+	"I prefer boutique hotels in walkable areas",
+	"Find me a flight to Lisbon next month",
+	"This time I'd like a window seat, I want to sleep",
+	"What do you know about me?",
+	"Budget is under $250 a night",
+	"No red-eyes please",
+	"Can you suggest restaurants near the hotel?",
+	"I usually fly United",
+	"Let's go with the second option",
+}
+
+// BenchmarkScript measures every model call of the load generator's
+// conversation, tool rounds included, as one iteration: the mix of work
+// the server's offline turns do. The calls are recorded once, driving the
+// model as chat.say does (tool results all succeed), and replayed.
+func BenchmarkScript(b *testing.B) {
+	var reqs []agent.Request
+	var history []memory.Message
+	var saved []memory.Note
+	tools := []memory.Tool{memory.SaveNoteTool()}
+	for turn, text := range loadScript {
+		history = append(history, memory.Message{Role: memory.RoleUser, Content: text, Turn: turn + 1})
+		for round := 1; round <= 4; round++ {
+			kept, trimmed := longchat.Trim(history, longchat.TrimOptions{MaxUserTurns: longchat.DefaultMaxUserTurns, TokenBudget: 12000})
+			st := johnState()
+			st.Session = saved
+			instr := prompt.BuildInstructions(st, prompt.InjectOptions{Today: "2026-12-01", LatestMessage: text, Trimmed: trimmed}).Text
+			req := agent.Request{Instructions: instr, Messages: kept, Tools: tools}
+			reqs = append(reqs, req)
+			resp := complete(b, req)
+			history = append(history, memory.Message{Role: memory.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls, Turn: turn + 1})
+			if len(resp.ToolCalls) == 0 {
+				break
+			}
+			for _, tc := range resp.ToolCalls {
+				if args, err := memory.ParseSaveNoteArgs(tc.Arguments); err == nil {
+					saved = append(saved, memory.Note{ID: fmt.Sprintf("s%d", len(saved)), Text: args.Text, Keywords: args.Keywords, Scope: args.Scope, LastUpdateDate: "2026-12-01"})
+				}
+				history = append(history, memory.Message{Role: memory.RoleTool, ToolCallID: tc.ID, Content: `{"ok":true}`, Turn: turn + 1})
+			}
+		}
+	}
+	m := New(memory.NewTokenCounter("gpt-4o-mini"))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, req := range reqs {
+			if _, err := m.Complete(context.Background(), req, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(len(reqs)), "calls/op")
 }
