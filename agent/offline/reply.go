@@ -484,11 +484,20 @@ func (t *table) recall(v *view, pick func([]string, map[string]string) string) s
 // sayNote says a remembered note to the traveler: in the second person
 // when it is in English and so is the reply ("You prefer aisle seats"),
 // else quoted as written, since a note keeps the language it was said in.
+//
+// The same remembered notes come on every call of a conversation, and
+// what is said of a note depends on nothing else, so it is remembered by
+// the note's text.
 func (t *table) sayNote(vc *voice, text string) string {
-	if vc.lang == langEN && messageLanguage(text, langEN) == langEN {
-		return t.lex.second(text)
+	if vc.lang != langEN {
+		return "«" + strings.TrimSpace(text) + "»"
 	}
-	return "«" + strings.TrimSpace(text) + "»"
+	return t.said.Get(text, func() string {
+		if messageLanguage(text, langEN) == langEN {
+			return t.lex.second(text)
+		}
+		return "«" + strings.TrimSpace(text) + "»"
+	})
 }
 
 func (t *table) sayNotes(vc *voice, notes []memory.SaveNoteArgs) []string {

@@ -113,6 +113,7 @@ type table struct {
 	lex      *lexicon                   // the clause reader's words
 	voices   map[string]*voice          // by language
 	places   []place
+	said     *memory.Memo[string, string] // sayNote's English wordings, by the note's text
 }
 
 // patterns lists every pattern the engine reads, so a table missing one
@@ -134,7 +135,7 @@ var typed = map[string]bool{"macros": true, "rules": true, "party_say": true, "p
 
 // loadTable parses and compiles a table.
 func loadTable(raw []byte) (*table, error) {
-	t := &table{re: map[string]*pattern{}, words: map[string]map[string]bool{}}
+	t := &table{re: map[string]*pattern{}, words: map[string]map[string]bool{}, said: memory.NewMemo[string, string](4096)}
 	var err error
 	if t.lex, err = loadLexicon(lexiconEN); err != nil {
 		return nil, err
