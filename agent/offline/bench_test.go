@@ -3,6 +3,8 @@ package offline
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 	"testing"
 
 	"concierge/agent"
@@ -42,20 +44,6 @@ func BenchmarkComplete(b *testing.B) {
 	}
 }
 
-// loadScript is the load generator's conversation (cmd/concierge-load).
-var loadScript = []string{
-	"Remember that I am vegetarian",
-	"I prefer boutique hotels in walkable areas",
-	"Find me a flight to Lisbon next month",
-	"This time I'd like a window seat, I want to sleep",
-	"What do you know about me?",
-	"Budget is under $250 a night",
-	"No red-eyes please",
-	"Can you suggest restaurants near the hotel?",
-	"I usually fly United",
-	"Let's go with the second option",
-}
-
 // BenchmarkScript measures every model call of the load generator's
 // conversation, tool rounds included, as one iteration: the mix of work
 // the server's offline turns do. The calls are recorded once, driving the
@@ -65,7 +53,11 @@ func BenchmarkScript(b *testing.B) {
 	var history []memory.Message
 	var saved []memory.Note
 	tools := []memory.Tool{memory.SaveNoteTool()}
-	for turn, text := range loadScript {
+	raw, err := os.ReadFile("../../cmd/concierge-load/script.txt") // the load generator's conversation
+	if err != nil {
+		b.Fatal(err)
+	}
+	for turn, text := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
 		history = append(history, memory.Message{Role: memory.RoleUser, Content: text, Turn: turn + 1})
 		for round := 1; round <= 4; round++ {
 			kept, trimmed := longchat.Trim(history, longchat.TrimOptions{MaxUserTurns: longchat.DefaultMaxUserTurns, TokenBudget: 12000})

@@ -27,6 +27,7 @@ package main
 import (
 	"bytes"
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -39,18 +40,13 @@ import (
 	"time"
 )
 
-var script = []string{
-	"Remember that I am vegetarian",
-	"I prefer boutique hotels in walkable areas",
-	"Find me a flight to Lisbon next month",
-	"This time I'd like a window seat, I want to sleep",
-	"What do you know about me?",
-	"Budget is under $250 a night",
-	"No red-eyes please",
-	"Can you suggest restaurants near the hotel?",
-	"I usually fly United",
-	"Let's go with the second option",
-}
+// script is the conversation every client sends, a message per line of
+// script.txt (the offline model's BenchmarkScript replays the same file).
+//
+//go:embed script.txt
+var scriptText string
+
+var script = strings.Split(strings.TrimSpace(scriptText), "\n")
 
 func main() {
 	if err := run(os.Args[1:], os.Stdout); err != nil {
