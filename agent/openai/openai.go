@@ -183,16 +183,16 @@ func (p *Provider) Complete(ctx context.Context, req agent.Request, onDelta func
 	}
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	var cc *sdk.ChatCompletion
+	var a answer
 	if onDelta != nil {
-		cc, err = p.stream(ctx, params, onDelta)
+		a, err = p.stream(ctx, params, onDelta)
 	} else {
-		cc, err = p.create(ctx, params)
+		a, err = p.create(ctx, params)
 	}
 	if err != nil {
 		return agent.Response{}, err
 	}
-	return toResponse(cc)
+	return a.response(), nil
 }
 
 // CompleteJSON makes one structured call at temperature 0. With a schema it
@@ -207,19 +207,15 @@ func (p *Provider) CompleteJSON(ctx context.Context, req memory.JSONRequest) (st
 	ctx, cancel := context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	strict := req.Schema != nil && !p.noJSONSchema.Load()
-	cc, err := p.create(ctx, p.jsonParams(req, strict))
+	a, err := p.create(ctx, p.jsonParams(req, strict))
 	if err != nil && strict && refusesJSONSchema(err) {
 		p.noJSONSchema.Store(true)
-		cc, err = p.create(ctx, p.jsonParams(req, false))
+		a, err = p.create(ctx, p.jsonParams(req, false))
 	}
 	if err != nil {
 		return "", err
 	}
-	res, err := toResponse(cc)
-	if err != nil {
-		return "", err
-	}
-	return res.Content, nil
+	return a.response().Content, nil
 }
 
 // jsonParams builds a structured call, with the strict schema or as a plain
@@ -330,79 +326,55 @@ func toMessage(m memory.Message) (sdk.ChatCompletionMessageParamUnion, error) {
 }
 
 // create makes a plain (non-streaming) call.
-func (p *Provider) create(ctx context.Context, params sdk.ChatCompletionNewParams) (*sdk.ChatCompletion, error) {
+func (p *Provider) create(ctx context.Context, params sdk.ChatCompletionNewParams) (answer, error) {
 	var raw *http.Response
 	cc, err := p.client.Chat.Completions.New(ctx, params, option.WithResponseInto(&raw))
 	if err != nil {
-		return nil, classify(ctx, err, raw)
+		return answer{}, classify(ctx, err, raw)
 	}
-	return cc, nil
+	return fromCompletion(cc)
 }
 
-// stream makes a streaming call, passing content to onDelta as it arrives,
-// and returns the accumulated completion.
-func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParams, onDelta func(string)) (*sdk.ChatCompletion, error) {
-	params.StreamOptions.IncludeUsage = sdk.Bool(true)
-	var raw *http.Response
-	stream := p.client.Chat.Completions.NewStreaming(ctx, params, option.WithResponseInto(&raw))
-	defer stream.Close()
-	var acc sdk.ChatCompletionAccumulator
-	chunks := 0
-	for stream.Next() {
-		chunk := stream.Current()
-		if !acc.AddChunk(chunk) {
-			return nil, &Error{Kind: KindUpstream, Message: msgInvalid, Retryable: true, err: fmt.Errorf("chunk %d could not be accumulated", chunks)}
-		}
-		chunks++
-		for _, c := range chunk.Choices {
-			if c.Index != 0 {
-				continue
-			}
-			if c.Delta.Content != "" {
-				onDelta(c.Delta.Content)
-			}
-			if c.Delta.Refusal != "" {
-				onDelta(c.Delta.Refusal) // shown as the answer, see toResponse
-			}
-		}
-	}
-	if err := stream.Err(); err != nil {
-		return nil, classify(ctx, err, raw)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, classify(ctx, err, raw)
-	}
-	// A stream cut short ends like a finished one; only the missing
-	// finish_reason tells them apart.
-	if chunks == 0 || len(acc.Choices) == 0 || acc.Choices[0].FinishReason == "" {
-		return nil, &Error{Kind: KindUpstream, Message: "The model service's answer was cut off.", Retryable: true}
-	}
-	return &acc.ChatCompletion, nil
+// answer is the first choice of a completion, as the plain and the
+// streamed call both read it.
+type answer struct {
+	content, refusal, finish string
+	usage                    agent.Usage
+	calls                    []call
 }
 
-// toResponse takes the first choice of a completion.
-func toResponse(cc *sdk.ChatCompletion) (agent.Response, error) {
+// call is one tool call of an answer.
+type call struct{ id, typ, name, args string }
+
+// fromCompletion reads a plain call's completion.
+func fromCompletion(cc *sdk.ChatCompletion) (answer, error) {
 	if cc == nil || len(cc.Choices) == 0 {
-		return agent.Response{}, &Error{Kind: KindUpstream, Message: msgInvalid, Retryable: true}
+		return answer{}, &Error{Kind: KindUpstream, Message: msgInvalid, Retryable: true}
 	}
 	msg := cc.Choices[0].Message
-	res := agent.Response{
-		Content:      msg.Content,
-		Usage:        agent.Usage{PromptTokens: int(cc.Usage.PromptTokens), CompletionTokens: int(cc.Usage.CompletionTokens)},
-		FinishReason: cc.Choices[0].FinishReason,
+	a := answer{content: msg.Content, refusal: msg.Refusal, finish: cc.Choices[0].FinishReason,
+		usage: agent.Usage{PromptTokens: int(cc.Usage.PromptTokens), CompletionTokens: int(cc.Usage.CompletionTokens)}}
+	for _, c := range msg.ToolCalls {
+		a.calls = append(a.calls, call{id: c.ID, typ: c.Type, name: c.Function.Name, args: c.Function.Arguments})
 	}
+	return a, nil
+}
+
+// response turns an answer into the agent's response.
+func (a answer) response() agent.Response {
+	res := agent.Response{Content: a.content, Usage: a.usage, FinishReason: a.finish}
 	if res.Content == "" {
-		res.Content = msg.Refusal // a refusal is the text the traveler should see
+		res.Content = a.refusal // a refusal is the text the traveler should see
 	}
-	for i, c := range msg.ToolCalls {
-		if c.Type != "" && c.Type != "function" {
+	for i, c := range a.calls {
+		if c.typ != "" && c.typ != "function" {
 			continue // we only define function tools
 		}
-		id := c.ID
+		id := c.id
 		if id == "" {
 			id = fmt.Sprintf("call_%d", i) // some compatible servers omit ids; the reply must name one
 		}
-		res.ToolCalls = append(res.ToolCalls, memory.ToolCall{ID: id, Name: c.Function.Name, Arguments: c.Function.Arguments})
+		res.ToolCalls = append(res.ToolCalls, memory.ToolCall{ID: id, Name: c.name, Arguments: c.args})
 	}
-	return res, nil
+	return res
 }

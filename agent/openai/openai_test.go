@@ -19,7 +19,7 @@ import (
 )
 
 // newProvider returns a provider talking to fake; change adjusts the config.
-func newProvider(t *testing.T, fake *fakeopenai.Server, change func(*openai.Config)) *openai.Provider {
+func newProvider(t testing.TB, fake *fakeopenai.Server, change func(*openai.Config)) *openai.Provider {
 	t.Helper()
 	cfg := openai.Config{APIKey: "test-key", BaseURL: fake.URL(), Model: "test-model", Timeout: 5 * time.Second}
 	if change != nil {
@@ -327,6 +327,9 @@ func TestStreamErrors(t *testing.T) {
 		{"error event", "data: {\"error\":{\"message\":\"overloaded\",\"type\":\"server_error\"}}\n\n"},
 		{"cut off", "data: {\"id\":\"x\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n"},
 		{"no events", "\n"},
+		{"another completion midway", "data: {\"id\":\"a\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n" +
+			"data: {\"id\":\"b\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"lo\"},\"finish_reason\":\"stop\"}]}\n\n"},
+		{"tool call out of order", "data: {\"id\":\"a\",\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":5,\"id\":\"c\",\"function\":{\"name\":\"save_note\"}}]},\"finish_reason\":\"tool_calls\"}]}\n\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
