@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -89,9 +90,12 @@ func (s *Store) tripsWhere(ctx context.Context, limit int, where string, args ..
 // orders them.
 func (s *Store) TurnTrips(ctx context.Context, userID string, limit int) (travelled, open []memory.Trip, err error) {
 	var rows []Trip
-	const q = `SELECT * FROM (SELECT * FROM trips WHERE user_id = ? AND status = ? ORDER BY start_date DESC, created_at DESC, id LIMIT ?) travelled` +
-		` UNION ALL SELECT * FROM trips WHERE user_id = ? AND status IN ?`
-	if err := s.db.WithContext(ctx).Raw(q, userID, string(memory.TripTravelled), limit, userID, openStatuses).Find(&rows).Error; err != nil {
+	// The limit is written into the statement, not bound: SQLite runs this
+	// union about four times slower with LIMIT ? in its first part
+	// (BenchmarkTurnReads). It is an int, so nothing can be injected.
+	q := `SELECT * FROM (SELECT * FROM trips WHERE user_id = ? AND status = ? ORDER BY start_date DESC, created_at DESC, id LIMIT ` +
+		strconv.Itoa(limit) + `) travelled UNION ALL SELECT * FROM trips WHERE user_id = ? AND status IN ?`
+	if err := s.db.WithContext(ctx).Raw(q, userID, string(memory.TripTravelled), userID, openStatuses).Find(&rows).Error; err != nil {
 		return nil, nil, fmt.Errorf("models: trips of a turn: %w", err)
 	}
 	var done, ahead []Trip
