@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -10,40 +11,10 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/ssestream"
+	"github.com/tidwall/gjson"
 
 	"concierge/agent"
 )
-
-// chunk is the part of a streamed Chat Completions chunk this provider
-// reads. openai-go's own ChatCompletionChunk keeps every field's raw JSON
-// and presence metadata; decoding each word of an answer into it was four
-// fifths of a streamed call's CPU (BenchmarkStream). The call, its retries,
-// its errors and the event framing stay openai-go's: only the chunks'
-// JSON is read into this plainer shape.
-type chunk struct {
-	ID      string `json:"id"`
-	Choices []struct {
-		Index int `json:"index"`
-		Delta struct {
-			Content   string `json:"content"`
-			Refusal   string `json:"refusal"`
-			ToolCalls []struct {
-				Index    int    `json:"index"`
-				ID       string `json:"id"`
-				Type     string `json:"type"`
-				Function struct {
-					Name      string `json:"name"`
-					Arguments string `json:"arguments"`
-				} `json:"function"`
-			} `json:"tool_calls"`
-		} `json:"delta"`
-		FinishReason string `json:"finish_reason"`
-	} `json:"choices"`
-	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
-	} `json:"usage"`
-}
 
 // maxToolCalls bounds the tool calls one streamed answer may carry, so a
 // server sending a huge index cannot make the provider allocate for it.
@@ -66,46 +37,93 @@ type streamedCall struct {
 
 // add takes one chunk, passing its text to onDelta. A chunk of another
 // completion (its id changes midway) or with a tool call index out of
-// order cannot be part of this answer.
-func (s *streamed) add(c *chunk, onDelta func(string)) error {
-	if s.chunks > 0 && c.ID != s.id {
+// order cannot be part of this answer. The chunk is read with gjson, which
+// finds these few fields by path without building the rest: openai-go's
+// ChatCompletionChunk keeps every field's raw JSON and presence metadata,
+// and decoding each word of an answer into it was four fifths of a
+// streamed call's CPU (BenchmarkStream); a struct of the same fields
+// through encoding/json still cost a third more than this.
+func (s *streamed) add(c gjson.Result, onDelta func(string)) error {
+	var id string
+	var choices, usage gjson.Result
+	c.ForEach(func(k, v gjson.Result) bool { // one pass over the chunk's keys
+		switch k.Str {
+		case "id":
+			id = v.String()
+		case "choices":
+			choices = v
+		case "usage":
+			usage = v
+		}
+		return true
+	})
+	if s.chunks > 0 && id != s.id {
 		return fmt.Errorf("chunk %d belongs to another completion", s.chunks)
 	}
-	s.id = c.ID
+	s.id = id
 	s.chunks++
-	if c.Usage != nil {
-		s.usage = agent.Usage{PromptTokens: c.Usage.PromptTokens, CompletionTokens: c.Usage.CompletionTokens}
+	if usage.IsObject() {
+		s.usage = agent.Usage{PromptTokens: int(usage.Get("prompt_tokens").Int()), CompletionTokens: int(usage.Get("completion_tokens").Int())}
 	}
-	for i := range c.Choices {
-		ch := &c.Choices[i]
-		if ch.Index != 0 {
-			continue // one choice is asked for; others are not the answer
-		}
-		if ch.Delta.Content != "" {
-			s.content.WriteString(ch.Delta.Content)
-			onDelta(ch.Delta.Content)
-		}
-		if ch.Delta.Refusal != "" {
-			s.refusal.WriteString(ch.Delta.Refusal)
-			onDelta(ch.Delta.Refusal) // shown as the answer, see answer.response
-		}
-		if ch.FinishReason != "" {
-			s.finish = ch.FinishReason
-		}
-		for _, t := range ch.Delta.ToolCalls {
-			if t.Index < 0 || t.Index > len(s.calls) || t.Index >= maxToolCalls {
-				return fmt.Errorf("chunk %d has tool call %d after %d calls", s.chunks, t.Index, len(s.calls))
+	var err error
+	choices.ForEach(func(_, ch gjson.Result) bool {
+		var index int64
+		var delta gjson.Result
+		ch.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "index":
+				index = v.Int()
+			case "delta":
+				delta = v
+			case "finish_reason":
+				if f := v.String(); f != "" && index == 0 {
+					s.finish = f
+				}
 			}
-			if t.Index == len(s.calls) {
-				s.calls = append(s.calls, streamedCall{})
-			}
-			call := &s.calls[t.Index]
-			call.id = cmp.Or(call.id, t.ID) // ids and types come once, in a call's first chunk
-			call.typ = cmp.Or(call.typ, t.Type)
-			call.name += t.Function.Name
-			call.args.WriteString(t.Function.Arguments)
+			return true
+		})
+		if index != 0 {
+			return true // one choice is asked for; others are not the answer
 		}
+		delta.ForEach(func(k, v gjson.Result) bool {
+			switch k.Str {
+			case "content", "refusal": // a refusal is shown as the answer, see answer.response
+				if text := v.String(); text != "" {
+					if k.Str == "content" {
+						s.content.WriteString(text)
+					} else {
+						s.refusal.WriteString(text)
+					}
+					onDelta(text)
+				}
+			case "tool_calls":
+				v.ForEach(func(_, t gjson.Result) bool {
+					err = s.addCall(t)
+					return err == nil
+				})
+			}
+			return err == nil
+		})
+		return err == nil
+	})
+	return err
+}
+
+// addCall takes one tool call piece of a chunk.
+func (s *streamed) addCall(t gjson.Result) error {
+	i := int(t.Get("index").Int())
+	if i < 0 || i > len(s.calls) || i >= maxToolCalls {
+		return fmt.Errorf("chunk %d has tool call %d after %d calls", s.chunks, i, len(s.calls))
 	}
+	if i == len(s.calls) {
+		s.calls = append(s.calls, streamedCall{})
+	}
+	call := &s.calls[i]
+	call.id = cmp.Or(call.id, t.Get("id").String()) // ids and types come once, in a call's first chunk
+	call.typ = cmp.Or(call.typ, t.Get("type").String())
+	f := t.Get("function")
+	call.name += f.Get("name").String()
+	call.args.WriteString(f.Get("arguments").String())
 	return nil
 }
 
@@ -120,21 +138,46 @@ func (s *streamed) answer() answer {
 }
 
 // stream makes a streaming call, passing content to onDelta as it arrives,
-// and returns the gathered answer.
+// and returns the gathered answer. openai-go makes the call (retries,
+// errors) and splits the events; each event's data is read here.
 func (p *Provider) stream(ctx context.Context, params sdk.ChatCompletionNewParams, onDelta func(string)) (answer, error) {
 	params.StreamOptions.IncludeUsage = sdk.Bool(true)
 	var raw *http.Response
-	err := p.client.Post(ctx, "chat/completions", params, &raw, option.WithJSONSet("stream", true))
-	stream := ssestream.NewStream[chunk](ssestream.NewDecoder(raw), err)
-	defer stream.Close()
+	if err := p.client.Post(ctx, "chat/completions", params, &raw, option.WithJSONSet("stream", true)); err != nil {
+		if raw != nil && raw.Body != nil {
+			raw.Body.Close()
+		}
+		return answer{}, classify(ctx, err, raw)
+	}
+	events := ssestream.NewDecoder(raw)
+	if events == nil {
+		return answer{}, &Error{Kind: KindUpstream, Message: msgInvalid, Retryable: true}
+	}
+	defer events.Close()
+	invalid := func(err error) (answer, error) {
+		return answer{}, &Error{Kind: KindUpstream, Message: msgInvalid, Retryable: true, err: err}
+	}
 	var s streamed
-	for stream.Next() {
-		c := stream.Current()
-		if err := s.add(&c, onDelta); err != nil {
-			return answer{}, &Error{Kind: KindUpstream, Message: msgInvalid, Retryable: true, err: err}
+	for events.Next() {
+		data := events.Event().Data
+		if bytes.HasPrefix(data, []byte("[DONE]")) {
+			break
+		}
+		if !gjson.ValidBytes(data) {
+			return invalid(fmt.Errorf("chunk %d is not JSON", s.chunks))
+		}
+		c := gjson.ParseBytes(data)
+		if c.Get("error").Exists() {
+			// The server failed midway; its message may quote input, so
+			// only the fact is kept.
+			return answer{}, &Error{Kind: KindUpstream, Message: msgUpstream, Retryable: true,
+				err: fmt.Errorf("error event after %d chunks", s.chunks)}
+		}
+		if err := s.add(c, onDelta); err != nil {
+			return invalid(err)
 		}
 	}
-	if err := stream.Err(); err != nil {
+	if err := events.Err(); err != nil {
 		return answer{}, classify(ctx, err, raw)
 	}
 	if err := ctx.Err(); err != nil {
