@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"concierge/agent/eval"
 	"concierge/agent/offline"
 	"concierge/agent/openai/fakeopenai"
 	"concierge/memory"
@@ -22,10 +23,6 @@ var scorecardKeys = map[string][]string{
 	"injection":     {"recency_correct", "over_influence", "tokens_per_turn"},
 	"holdout":       {"statements", "precision", "recall", "scope_accuracy", "refused_saved", "trip_fields", "trip_accuracy"},
 }
-
-// holdoutLanguages are the languages the scorecard's holdout_by_language
-// promises.
-var holdoutLanguages = []string{"en", "es", "ru"}
 
 func evalJSON(t *testing.T, env map[string]string, args ...string) map[string]any {
 	t.Helper()
@@ -62,7 +59,7 @@ func checkScorecard(t *testing.T, card map[string]any, model string) {
 		}
 	}
 	byLang, _ := card["holdout_by_language"].(map[string]any)
-	for _, lang := range holdoutLanguages {
+	for _, lang := range eval.HoldoutLanguages { // every holdout file, each scored
 		if h, _ := byLang[lang].(map[string]any); h["precision"] == nil || h["recall"] == nil {
 			t.Errorf("scorecard lacks holdout_by_language.%s precision and recall: %v", lang, byLang[lang])
 		}
