@@ -367,10 +367,11 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 	if err != nil {
 		return nil, err
 	}
-	global, session, err := a.store.TurnNotes(ctx, cs.UserID, cs.ID)
+	notes, err := a.store.TurnNotes(ctx, cs.UserID, cs.ID, cs.TripID)
 	if err != nil {
 		return nil, err
 	}
+	global, session := notes.Global, notes.Session
 	history := make([]memory.Message, len(stored))
 	for i := range stored {
 		history[i] = stored[i].Domain()
@@ -383,9 +384,10 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 			// The last round's tool calls may have saved notes, and the
 			// traveler or staff may have removed one meanwhile: a removed
 			// note never reaches a later round's instructions.
-			if global, session, err = a.store.TurnNotes(ctx, cs.UserID, cs.ID); err != nil {
+			if notes, err = a.store.TurnNotes(ctx, cs.UserID, cs.ID, cs.TripID); err != nil {
 				return nil, err
 			}
+			global, session = notes.Global, notes.Session
 			// and update_trip may have created or attached a trip.
 			if open, err = a.store.OpenTrips(ctx, cs.UserID); err != nil {
 				return nil, err
@@ -396,7 +398,7 @@ func (a *Agent) run(h *heldLease, cs *models.ChatSession, userMsg *models.Messag
 			TokenBudget: a.cfg.HistoryBudget, ReserveForAnswer: a.cfg.ReserveForAnswer, Counter: a.counter})
 		st := memory.NewState(profile, global, session, trips)
 		st.OpenTrips = open
-		if err := a.withTrip(ctx, cs, &st); err != nil {
+		if err := a.withTrip(ctx, cs, &st, notes.Trip); err != nil {
 			return nil, err
 		}
 		tools := withForget(roundTools(trimmed, round == a.cfg.MaxRounds), global, session, st.TripNotes)

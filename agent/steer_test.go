@@ -36,12 +36,12 @@ func sayTo(t *testing.T, a *agent.Agent, sid, text string) *agent.TurnResult {
 
 func activeTexts(t *testing.T, s *models.Store, uid, sid string) string {
 	t.Helper()
-	global, session, err := s.TurnNotes(ctx, uid, sid)
+	got, err := s.TurnNotes(ctx, uid, sid, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
-	for _, n := range append(global, session...) {
+	for _, n := range append(got.Global, got.Session...) {
 		out = append(out, n.Text)
 	}
 	return strings.Join(out, " | ")

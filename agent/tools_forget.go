@@ -53,7 +53,7 @@ func (a *Agent) forgetCall(ctx context.Context, cs *models.ChatSession, userMsg 
 		return forgetResult{Error: "bad_arguments", Message: "The arguments were not valid: " + err.Error() +
 			`. Send a JSON object {"handle": "n4k2z", "confirm": false}.`}.String(), nil
 	}
-	global, session, err := a.store.TurnNotes(ctx, cs.UserID, cs.ID)
+	notes, err := a.store.TurnNotes(ctx, cs.UserID, cs.ID, cs.TripID)
 	if err != nil {
 		return forgetResult{Error: "unavailable", Message: "Memory could not be read; tell the traveler to try again."}.String(), nil
 	}
@@ -62,19 +62,12 @@ func (a *Agent) forgetCall(ctx context.Context, cs *models.ChatSession, userMsg 
 		shown[in.ID] = true
 	}
 	var found []memory.Note
-	for _, n := range session {
+	for _, n := range notes.Session {
 		if memory.Handle(n.ID) == args.Handle {
 			found = append(found, n)
 		}
 	}
-	if cs.TripID != "" {
-		trip, err := a.store.TripNotes(ctx, cs.TripID)
-		if err != nil {
-			return forgetResult{Error: "unavailable", Message: "Memory could not be read; tell the traveler to try again."}.String(), nil
-		}
-		global = append(global, trip...)
-	}
-	for _, n := range global {
+	for _, n := range slices.Concat(notes.Global, notes.Trip) {
 		if shown[n.ID] && memory.Handle(n.ID) == args.Handle {
 			found = append(found, n)
 		}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"concierge/memory"
 	"concierge/models"
@@ -11,22 +12,33 @@ import (
 // withTrip adds to st, which holds the traveler's open trips
 // (Store.TurnTrips), what a turn of conversation cs sees of its own trip:
 // when the conversation belongs to one, that trip and its notes (the TRIP
-// block).
-func (a *Agent) withTrip(ctx context.Context, cs *models.ChatSession, st *memory.State) error {
+// block), which Store.TurnNotes read with the turn's other notes.
+func (a *Agent) withTrip(ctx context.Context, cs *models.ChatSession, st *memory.State, notes []memory.Note) error {
 	if cs.TripID == "" {
 		return nil
 	}
-	trip, err := a.store.TripByID(ctx, cs.UserID, cs.TripID)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil // deleted meanwhile: the conversation goes on without it
+	// The trip is usually among those the turn has read already: open, or
+	// one of the last travelled.
+	mine := func(t memory.Trip) bool { return t.ID == cs.TripID }
+	if i := slices.IndexFunc(st.OpenTrips, mine); i >= 0 {
+		t := st.OpenTrips[i]
+		st.Trip = &t
+	} else if i := slices.IndexFunc(st.Trips, mine); i >= 0 {
+		t := st.Trips[i]
+		st.Trip = &t
+	} else {
+		trip, err := a.store.TripByID(ctx, cs.UserID, cs.TripID)
+		if errors.Is(err, models.ErrNotFound) {
+			return nil // deleted meanwhile: the conversation goes on without it
+		}
+		if err != nil {
+			return err
+		}
+		d := trip.Domain()
+		st.Trip = &d
 	}
-	if err != nil {
-		return err
-	}
-	d := trip.Domain()
-	st.Trip = &d
-	st.TripNotes, err = a.store.TripNotes(ctx, trip.ID)
-	return err
+	st.TripNotes = notes
+	return nil
 }
 
 // updateTrip answers one update_trip call: it creates or fills the

@@ -105,34 +105,47 @@ func (s *Store) SessionNoteRows(ctx context.Context, sessionID string) ([]Note, 
 	return rows, nil
 }
 
-// TurnNotes returns what a turn's instructions carry of a user's notes:
-// their active global notes, in GlobalNotes' order, and one session's
-// active notes, in SessionNotes' order, read in one statement that uses
-// one index for each: the user's notes by kind, and the session's notes.
-func (s *Store) TurnNotes(ctx context.Context, userID, sessionID string) (global, session []memory.Note, err error) {
+// TurnNotes are the notes a turn's instructions carry.
+type TurnNotes struct {
+	// Global are the user's active global notes, in GlobalNotes' order.
+	Global []memory.Note
+	// Session are the session's active notes, in SessionNotes' order.
+	Session []memory.Note
+	// Trip are the active notes of the session's trip, oldest first (as
+	// TripNotes), none without a trip.
+	Trip []memory.Note
+}
+
+// TurnNotes reads a turn's notes in one statement that uses one index for
+// each part: the user's notes by kind, the session's notes and the trip's.
+// tripID is the session's trip, "" for none.
+func (s *Store) TurnNotes(ctx context.Context, userID, sessionID, tripID string) (TurnNotes, error) {
 	var rows []Note
-	err = s.db.WithContext(ctx).
-		Where("(user_id = ? AND kind = ? AND status = ?) OR (session_id = ? AND kind = ? AND status = ?)",
-			userID, KindGlobal, StatusActive, sessionID, KindSession, StatusActive).
+	err := s.db.WithContext(ctx).
+		Where("(user_id = ? AND kind = ? AND status = ?) OR (session_id = ? AND kind = ? AND status = ?) OR ("+onTrip+" AND kind = ? AND status = ?)",
+			userID, KindGlobal, StatusActive, sessionID, KindSession, StatusActive, tripID, KindTrip, StatusActive).
 		Order("kind, CASE WHEN kind = '" + KindGlobal + "' THEN last_update_date ELSE '' END, created_at, id").
 		Find(&rows).Error
 	if err != nil {
-		return nil, nil, fmt.Errorf("models: notes of a turn: %w", err)
+		return TurnNotes{}, fmt.Errorf("models: notes of a turn: %w", err)
 	}
-	global, session = []memory.Note{}, []memory.Note{}
+	out := TurnNotes{Global: []memory.Note{}, Session: []memory.Note{}}
 	for _, n := range rows {
 		switch {
 		case n.UserID != userID:
-			// Someone else's session: its notes are not this user's. (The
-			// owner is checked here, not in SQL, where it would make the
-			// planner walk all of the user's notes instead of two indexes.)
+			// Someone else's session or trip: its notes are not this
+			// user's. (The owner is checked here, not in SQL, where it
+			// would make the planner walk all of the user's notes instead
+			// of three indexes.)
 		case n.Kind == KindGlobal:
-			global = append(global, n.Domain())
+			out.Global = append(out.Global, n.Domain())
+		case n.Kind == KindTrip:
+			out.Trip = append(out.Trip, n.Domain())
 		default:
-			session = append(session, n.Domain())
+			out.Session = append(out.Session, n.Domain())
 		}
 	}
-	return global, session, nil
+	return out, nil
 }
 
 // NoteByID returns one of a user's notes.

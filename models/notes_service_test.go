@@ -79,13 +79,13 @@ func TestNoteCapsHoldUnderConcurrentAdds(t *testing.T) {
 				if passed != 1 || capped != 1 {
 					t.Errorf("%d adds passed and %d were refused at the cap, want 1 and 1", passed, capped)
 				}
-				global, session, err := s.TurnNotes(ctx, u.ID, cs.ID)
+				got, err := s.TurnNotes(ctx, u.ID, cs.ID, "")
 				if err != nil {
 					t.Fatal(err)
 				}
-				stored := len(global)
+				stored := len(got.Global)
 				if tc.kind == models.KindSession {
-					stored = len(session)
+					stored = len(got.Session)
 				}
 				if want := tc.existing + 1; stored != want {
 					t.Errorf("%d notes stored, want %d", stored, want)

@@ -33,7 +33,7 @@ func BenchmarkTurnReads(b *testing.B) {
 	reads := map[string]func() error{
 		"profile":  func() error { _, err := s.Profile(ctx, john.ID); return err },
 		"trips":    func() error { _, _, err := s.TurnTrips(ctx, john.ID, memory.MaxTrips); return err },
-		"notes":    func() error { _, _, err := s.TurnNotes(ctx, john.ID, cs.ID); return err },
+		"notes":    func() error { _, err := s.TurnNotes(ctx, john.ID, cs.ID, ""); return err },
 		"messages": func() error { _, err := s.Messages(ctx, cs.ID); return err },
 		"past":     func() error { _, err := s.PastConversationLengths(ctx, john.ID, 5); return err },
 	}

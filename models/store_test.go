@@ -163,10 +163,24 @@ func TestTurnNotes(t *testing.T) {
 		if err := s.Notes(memory.Limits{}).Delete(ctx, u.ID, gone.ID, actor, ""); err != nil {
 			t.Fatal(err)
 		}
-		global, session, err := s.TurnNotes(ctx, u.ID, a.ID)
+		// Conversation b plans a trip with two wishes: they are the trip's.
+		asst := models.Actor{Kind: models.ActorAssistant}
+		up, err := s.Notes(memory.Limits{}).Trips().UpdateFromChat(ctx, u.ID, b.ID, memory.UpdateTripArgs{Destination: strp("Oslo"),
+			StartDate: strp("2027-08-01"), EndDate: strp("2027-08-04")}, asst)
 		if err != nil {
 			t.Fatal(err)
 		}
+		for _, wish := range []string{"Wants a sauna on this trip.", "Wants a fjord cruise on this trip."} {
+			if _, err := s.Notes(memory.Limits{}).Add(ctx, models.NewNote{UserID: u.ID, Kind: models.KindSession, Prov: models.Provenance{SessionID: b.ID},
+				Note: memory.Note{Text: wish, Keywords: []string{"k"}, Scope: memory.ScopeThisTrip, Source: memory.SourceAssistant}}, asst, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := s.TurnNotes(ctx, u.ID, a.ID, up.Trip.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		global, session := got.Global, got.Session
 		texts := func(ns []memory.Note) string {
 			var out []string
 			for _, n := range ns {
@@ -182,8 +196,16 @@ func TestTurnNotes(t *testing.T) {
 		if got, want := texts(session), "session a, first | session a, second"; got != want || got != texts(wantS) {
 			t.Errorf("session = %q, want %q (SessionNotes: %q)", got, want, texts(wantS))
 		}
-		if global, session, err = s.TurnNotes(ctx, other.ID, b.ID); err != nil || texts(global) != "another traveler's" || len(session) != 0 {
-			t.Errorf("another traveler with someone else's session = %q, %q, %v", texts(global), texts(session), err)
+		wantT, _ := s.TripNotes(ctx, up.Trip.ID)
+		if got, want := texts(got.Trip), "Wants a sauna on this trip. | Wants a fjord cruise on this trip."; got != want || got != texts(wantT) {
+			t.Errorf("trip = %q, want %q (TripNotes: %q)", got, want, texts(wantT))
+		}
+		if none, err := s.TurnNotes(ctx, u.ID, a.ID, ""); err != nil || len(none.Trip) != 0 {
+			t.Errorf("without a trip: trip notes %q, %v", texts(none.Trip), err)
+		}
+		theirs, err := s.TurnNotes(ctx, other.ID, b.ID, up.Trip.ID)
+		if err != nil || texts(theirs.Global) != "another traveler's" || len(theirs.Session) != 0 || len(theirs.Trip) != 0 {
+			t.Errorf("another traveler with someone else's session and trip = %q, %q, %q, %v", texts(theirs.Global), texts(theirs.Session), texts(theirs.Trip), err)
 		}
 	})
 }
