@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"fmt"
 
 	"gorm.io/gorm"
@@ -77,32 +78,28 @@ func (s *Store) boundStatements(db *gorm.DB) error {
 
 // retryPool is PostgreSQL's connection pool as GORM sees it. A read outside
 // a transaction that fails on a pooled connection the server had closed
-// (it restarted, or its backend was terminated) is sent again on a fresh
-// connection (at most maxDeadRetries times); so is BEGIN, since a transaction that never started
-// wrote nothing. Other writes are not sent twice: they may have run. The
-// idle connections are dropped first, as a server that closed one has
-// closed them all.
+// (it restarted, or its backend was terminated) is sent again (at most
+// deadRetries times); so is BEGIN, since a transaction that never started
+// wrote nothing. Other writes are not sent twice: they may have run.
 type retryPool struct{ *sql.DB }
 
 // GetDBConn lets gorm.DB.DB find the *sql.DB under the wrapper.
 func (p *retryPool) GetDBConn() (*sql.DB, error) { return p.DB, nil }
 
-func (p *retryPool) dropIdle() {
-	n := p.Stats().MaxOpenConnections
-	p.SetMaxIdleConns(0)
-	p.SetMaxIdleConns(n)
-}
-
-// maxDeadRetries bounds the retries of one statement: a connection that
-// was in use while the server closed it may come back to the pool just
-// after the idle ones were dropped, so the retry can meet one more dead
-// connection; each dead one found is discarded.
-const maxDeadRetries = 3
+// deadRetries bounds the retries of one statement. Every dead connection a
+// try meets is discarded (the driver marks it closed, and the pool drops a
+// closed connection when it comes back), so a server that closed them all
+// costs at most one try per connection the pool may hold, and the try after
+// that gets a fresh one. The idle connections are not closed in advance:
+// database/sql's SetMaxIdleConns(0) closes them from a slice that still
+// shares its array with the free list, so a connection returned meanwhile
+// can take a closing one's place (the race detector sees it, and the pool
+// then closes a connection it still holds).
+func deadRetries(db *sql.DB) int { return db.Stats().MaxOpenConnections + 1 }
 
 func (p *retryPool) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	rows, err := p.DB.QueryContext(ctx, query, args...)
-	for i := 0; i < maxDeadRetries && err != nil && deadConnection(err) && ctx.Err() == nil; i++ {
-		p.dropIdle()
+	for i := 0; err != nil && deadConnection(err) && ctx.Err() == nil && i < deadRetries(p.DB); i++ {
 		rows, err = p.DB.QueryContext(ctx, query, args...)
 	}
 	return rows, err
@@ -110,11 +107,25 @@ func (p *retryPool) QueryContext(ctx context.Context, query string, args ...any)
 
 func (p *retryPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, error) {
 	tx, err := p.DB.BeginTx(ctx, opts)
-	for i := 0; i < maxDeadRetries && err != nil && deadConnection(err) && ctx.Err() == nil; i++ {
-		p.dropIdle()
+	for i := 0; err != nil && deadConnection(err) && ctx.Err() == nil && i < deadRetries(p.DB); i++ {
 		tx, err = p.DB.BeginTx(ctx, opts)
 	}
 	return tx, err
+}
+
+// closeIdle closes the connections idle in db's pool at the time of the
+// call, each taken out and handed back as bad (driver.ErrBadConn from Raw
+// tells the pool to close it) rather than through SetMaxIdleConns (see
+// deadRetries). A connection in use meanwhile is left alone.
+func closeIdle(db *sql.DB) {
+	for range db.Stats().Idle {
+		c, err := db.Conn(context.Background())
+		if err != nil {
+			return
+		}
+		_ = c.Raw(func(any) error { return driver.ErrBadConn })
+		_ = c.Close()
+	}
 }
 
 // retryDeadReads sends a query outside a transaction again when its
@@ -122,11 +133,11 @@ func (p *retryPool) BeginTx(ctx context.Context, opts *sql.TxOptions) (*sql.Tx, 
 // read, which retryPool cannot see (the server terminated the backend
 // mid-answer). A read has no effect, so running it again is safe; the
 // query's SQL is built already and its result is scanned afresh.
-func retryDeadReads(db *gorm.DB) error {
+func retryDeadReads(db *gorm.DB, pool *sql.DB) error {
 	query := db.Callback().Query().Get("gorm:query")
 	return db.Callback().Query().Replace("gorm:query", func(db *gorm.DB) {
 		query(db)
-		for i := 0; i < maxDeadRetries && db.Error != nil && deadConnection(db.Error); i++ {
+		for i := 0; db.Error != nil && deadConnection(db.Error) && i < deadRetries(pool); i++ {
 			if _, inTx := db.Statement.ConnPool.(gorm.TxCommitter); inTx || db.Statement.Context.Err() != nil {
 				return
 			}

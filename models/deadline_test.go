@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,6 +150,80 @@ func TestReadRetriedOnDeadConnection(t *testing.T) {
 	t.Logf("%d reads, %d backends terminated, %d reads failed", reads, killed, fails)
 	if fails > 0 {
 		t.Errorf("%d of %d reads failed while backends were terminated: %v", fails, reads, first)
+	}
+}
+
+// TestCloseIdleBesideReaders has four goroutines close the pool's idle
+// connections over and over (as dead reads may at once) while four readers use half the pool: no read fails, and afterwards the
+// pool can still hand out as many connections as it may hold (closing
+// them must not lose a slot, nor close one the pool still lists as idle);
+// with nothing else running, it leaves none idle.
+func TestCloseIdleBesideReaders(t *testing.T) {
+	s := dbtest.Postgres(t)
+	ctx := context.Background()
+	user, err := s.CreateUser(ctx, "close-idle@example.com", "Idle", models.RoleTraveler, "correct horse battery")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var (
+		wg    sync.WaitGroup
+		fails atomic.Int64
+		stop  = make(chan struct{})
+	)
+	for range 4 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := s.UserByID(ctx, user.ID); err != nil {
+					fails.Add(1)
+				}
+			}
+		})
+	}
+	var closers sync.WaitGroup
+	for range 4 {
+		closers.Go(func() {
+			for range 300 {
+				s.CloseIdle()
+			}
+		})
+	}
+	closers.Wait()
+	close(stop)
+	wg.Wait()
+	if n := fails.Load(); n > 0 {
+		t.Errorf("%d reads failed while idle connections were closed", n)
+	}
+	pool, err := s.DB().DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before := pool.Stats().Idle; before == 0 {
+		t.Fatal("no connection idle after the readers stopped")
+	} else if s.CloseIdle(); pool.Stats().Idle != 0 {
+		t.Errorf("%d of %d idle connections left open by CloseIdle with nothing else running", pool.Stats().Idle, before)
+	}
+	held := make([]*sql.Conn, 0, pool.Stats().MaxOpenConnections)
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	wait, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for range cap(held) {
+		c, err := pool.Conn(wait)
+		if err != nil {
+			t.Fatalf("connection %d of %d: %v (a slot of the pool was lost)", len(held)+1, cap(held), err)
+		}
+		if err := c.PingContext(wait); err != nil {
+			t.Fatalf("connection %d of %d: %v", len(held)+1, cap(held), err)
+		}
+		held = append(held, c)
 	}
 }
 

@@ -8,3 +8,7 @@ import "context"
 func (s *Store) SubmitHolding(ctx context.Context, um UserMessage, lease *AnswerLease) (*Submitted, error) {
 	return s.submit(ctx, um, lease)
 }
+
+// CloseIdle closes the connections idle in the store's pool, as a
+// migration on PostgreSQL does after it ran.
+func (s *Store) CloseIdle() { closeIdle(s.sqlDB) }

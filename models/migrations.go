@@ -498,7 +498,7 @@ func (s *Store) withSchemaLock(ctx context.Context, fn func() error) error {
 	// migration changed a table it reads. Deferred first, so it runs last,
 	// after the lock's own connection is back in the pool: the idle ones
 	// are closed, and the next statements are prepared afresh.
-	defer (&retryPool{DB: s.sqlDB}).dropIdle()
+	defer closeIdle(s.sqlDB)
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock($1)", schemaLockKey); err != nil {
 		return fmt.Errorf("models: schema lock: %w", err)

@@ -202,7 +202,7 @@ func Open(dsn string) (*Store, error) {
 		// on a fresh one (see retryPool).
 		pool := &retryPool{DB: s.sqlDB}
 		db.ConnPool, db.Statement.ConnPool = pool, pool
-		if err := retryDeadReads(db); err != nil {
+		if err := retryDeadReads(db, s.sqlDB); err != nil {
 			return nil, err
 		}
 		// Sized for the machine, not for the number of turns in flight: no
