@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -409,4 +410,28 @@ func TestSignedOutByOthersSaysWhy(t *testing.T) {
 			t.Error("a browser that signed itself out is told someone else did")
 		}
 	})
+}
+
+// TestHealthzClientGone: a health check whose client hung up fails for
+// that, not for the database, and is not logged as an outage; with the
+// database closed it is.
+func TestHealthzClientGone(t *testing.T) {
+	logs := &lockedBuffer{}
+	e := newEnvWith(t, envOptions{logTo: logs})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/healthz", nil)
+	rec := httptest.NewRecorder()
+	e.server.ServeHTTP(rec, req)
+	if rec.Code == http.StatusOK {
+		t.Fatalf("a health check with its client gone answered %d", rec.Code)
+	}
+	if strings.Contains(logs.String(), `"level":"ERROR"`) {
+		t.Errorf("a client that hung up was logged as an outage: %s", logs.String())
+	}
+	e.store.Close()
+	e.server.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/healthz", nil))
+	if !strings.Contains(logs.String(), `"level":"ERROR"`) {
+		t.Errorf("a closed database was not logged as an outage")
+	}
 }
