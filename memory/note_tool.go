@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/tidwall/gjson"
 )
 
 // SaveNoteTool describes save_memory_note: its JSON schema and the guidance
@@ -90,47 +94,34 @@ func ParseSaveNoteArgs(raw string) (SaveNoteArgs, error) {
 
 // DecodeExact decodes a JSON object whose keys must be exactly required plus
 // any of optional (case-sensitive, no duplicates, no null values for
-// required keys, no trailing data) and returns its raw values.
+// required keys, no trailing data) and returns its raw values. The object
+// is validated whole and walked once with gjson; every model call's
+// arguments pass through here, and encoding/json's token reader cost
+// several times as much.
 func DecodeExact(raw []byte, required, optional []string) (map[string]json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, fmt.Errorf("not JSON: %w", err)
+	if !gjson.ValidBytes(raw) {
+		return nil, errors.New("not JSON, or trailing data after it")
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	obj := gjson.ParseBytes(raw)
+	if !obj.IsObject() {
 		return nil, errors.New("not a JSON object")
 	}
-	allowed := map[string]bool{}
-	for _, k := range required {
-		allowed[k] = true
-	}
-	for _, k := range optional {
-		allowed[k] = true
-	}
-	out := map[string]json.RawMessage{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("bad object: %w", err)
+	out := make(map[string]json.RawMessage, len(required)+len(optional))
+	var bad error
+	obj.ForEach(func(k, v gjson.Result) bool {
+		key := k.String()
+		switch _, dup := out[key]; {
+		case !slices.Contains(required, key) && !slices.Contains(optional, key):
+			bad = fmt.Errorf("unknown key %q", key)
+		case dup:
+			bad = fmt.Errorf("duplicate key %q", key)
+		default:
+			out[key] = json.RawMessage(v.Raw)
 		}
-		key, _ := tok.(string)
-		if !allowed[key] {
-			return nil, fmt.Errorf("unknown key %q", key)
-		}
-		if _, dup := out[key]; dup {
-			return nil, fmt.Errorf("duplicate key %q", key)
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, fmt.Errorf("bad value for %q: %w", key, err)
-		}
-		out[key] = v
-	}
-	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, fmt.Errorf("bad object: %w", err)
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, errors.New("trailing data after the object")
+		return bad == nil
+	})
+	if bad != nil {
+		return nil, bad
 	}
 	for _, k := range required {
 		v, ok := out[k]
@@ -145,8 +136,37 @@ func DecodeExact(raw []byte, required, optional []string) (map[string]json.RawMe
 }
 
 // StrictUnmarshal decodes raw into v rejecting unknown fields and nulls
-// inside arrays of strings.
+// inside arrays of strings. A string or an array of strings, what tool
+// arguments hold, is read with gjson; text that is not valid UTF-8 and
+// every other type go through encoding/json, which also says why it
+// refused.
 func StrictUnmarshal(raw json.RawMessage, v any) error {
+	if gjson.ValidBytes(raw) && utf8.Valid(raw) {
+		r := gjson.ParseBytes(raw)
+		switch v := v.(type) {
+		case *string:
+			if r.Type == gjson.String {
+				*v = r.Str
+				return nil
+			}
+		case *[]string:
+			if !r.IsArray() {
+				break
+			}
+			out := []string{}
+			for _, it := range r.Array() {
+				if it.Type == gjson.Null {
+					return errors.New("null item")
+				}
+				if it.Type != gjson.String {
+					return fmt.Errorf("item %s is not a string", it.Raw)
+				}
+				out = append(out, it.Str)
+			}
+			*v = out
+			return nil
+		}
+	}
 	if bytes.Contains(raw, []byte("null")) {
 		if _, isStrings := v.(*[]string); isStrings {
 			var items []json.RawMessage
