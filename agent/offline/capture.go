@@ -61,7 +61,12 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	tripTold := t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")) && (t.re["trip.party"].MatchString(message) ||
 		slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) }))
 	for _, s := range sentences {
-		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(t.normalise(s), "\x00$0"), "\x00")
+		// "for the Lisbon trip", "for Havana, …" name this trip: read as "for this trip".
+		norm := t.normalise(s)
+		if t.re["trip_occasions"].MatchString(norm) {
+			norm = t.re["trip_occasions"].ReplaceAllStringFunc(norm, func(m string) string { return "for this trip" + m[len(strings.TrimRight(m, ",:")):] })
+		}
+		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0"), "\x00")
 		var marker memory.Scope  // carried to the later clauses of the sentence
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
 		firstPerson := false
@@ -382,8 +387,16 @@ func (t *table) normalise(s string) string {
 	last, start := 0, len(s)-len(strings.TrimLeft(s, " \"'("))
 	for _, loc := range reName.FindAllStringIndex(s, -1) {
 		name := strings.TrimRight(s[loc[0]:loc[1]], " .,")
-		if loc[0] == start && !strings.Contains(name, " ") {
-			continue // a capitalised first word is just a first word
+		if loc[0] == start {
+			first, rest, two := strings.Cut(name, " ")
+			if !two {
+				continue // a capitalised first word is just a first word
+			}
+			if t.words["openers"][strings.ToLower(first)] { // "For Havana, …": the name is Havana
+				b.WriteString(t.plain(s[last:loc[0]+len(first)]) + " «" + rest + "» ")
+				last = loc[0] + len(name)
+				continue
+			}
 		}
 		b.WriteString(t.plain(s[last:loc[0]]) + " «" + name + "» ")
 		last = loc[0] + len(name)
@@ -396,7 +409,7 @@ func (t *table) normalise(s string) string {
 // intensifiers.
 func (t *table) plain(s string) string {
 	var out []string
-	for _, w := range strings.Fields(t.lex.expand.Replace(strings.ToLower(s))) {
+	for _, w := range strings.Fields(t.lex.expand.Replace(" " + strings.ToLower(s) + " ")) { // spaces: "im", "dont" as whole words
 		if !t.words["intensifiers"][strings.Trim(w, ",.;:!?")] {
 			out = append(out, w)
 		}
