@@ -71,6 +71,10 @@ type lexicon struct {
 	NoteNegations []string          `yaml:"note_negations"`
 	Needs         []string          `yaml:"needs"`
 	Aversions     []string          `yaml:"aversions"`
+	Dropped       []string          `yaml:"dropped"`
+	Tastes        []string          `yaml:"tastes"`
+	Favourites    []string          `yaml:"favourites"`
+	PlaceWords    []string          `yaml:"place_words"`
 
 	stop    map[string]bool
 	base    map[string]string // a third-person verb's form after "you": flies → fly
@@ -183,7 +187,7 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		if len(rest) > 0 && strings.Trim(rest[0], ",") == "only" {
 			rest = rest[1:]
 		}
-		if marked = len(rest) > 1 && (rest[0] == "a" || rest[0] == "an" || slices.Contains(rest, "please")); marked || !slices.Contains(lx.HabitAdverbs, k) {
+		if marked = len(rest) > 1 && (rest[0] == "a" || rest[0] == "an" || slices.ContainsFunc(rest, func(w string) bool { return strings.Trim(w, ",.!") == "please" })); marked || !slices.Contains(lx.HabitAdverbs, k) {
 			ws = rest
 		}
 	}
@@ -230,6 +234,8 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		got, ok = lx.attribute(r, ws)
 	case strings.Contains(matchAt(ws, 0, lx.States), " "): // "not a fan of hostels"
 		got, ok = lx.predicate(r, slices.Concat([]string{"am"}, ws), false)
+	case matchAt(ws, 0, lx.Dropped) != "": // "love a good spa hotel": chat drops the "I"
+		got, ok = lx.predicate(r, ws, false)
 	}
 	if ok {
 		return got, ok
@@ -246,7 +252,7 @@ func (lx *lexicon) wanted(r reading, ws []string) (reading, bool) {
 	if end := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(lx.Wanted.Ends, w) }); end >= 0 {
 		ws = ws[:end]
 	}
-	if len(ws) < 2 || slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) }) {
+	if len(ws) < 1 || slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) }) {
 		return r, false
 	}
 	r.want = true
@@ -329,6 +335,9 @@ func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 // predicate reads what follows the traveler as subject.
 func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, bool) {
 	negative, aux1 := false, ""
+	if n := len(ws); n > 2 && matchAt(ws, n-1, lx.HabitAdverbs) != "" && !slices.Contains(lx.Negators, ws[n-1]) {
+		lasting = true // "we fly out of Gatwick usually"
+	}
 	changes, cues := slices.Collect(maps.Keys(lx.Changes)), slices.Collect(maps.Keys(lx.Cues))
 	for i := 0; i < len(ws); i++ {
 		if k := matchAt(ws, i, changes); k != "" && i+len(strings.Fields(k)) < len(ws) {
@@ -386,8 +395,12 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 				})
 			preference := !slices.Contains(lx.Doings, k)
 			negative = negative || obj[0] == "not" || slices.Contains(lx.Aversions, k) // "I prefer not to fly on Sundays", "I avoid Frankfurt"
-			if !negative && (preference || !lasting && !slices.Contains(lx.Habits, k)) && slices.ContainsFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") }) {
-				return r, false // choosing a named option is a request, not a habit
+			// Choosing a named option is a request, not a habit; a name after
+			// "near" or "in" is where, and "best" makes the name a favourite.
+			named := slices.IndexFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") })
+			if !negative && (preference || !lasting && !slices.Contains(lx.Habits, k)) && named >= 0 && (named == 0 || !slices.Contains(lx.PlaceWords, obj[named-1])) &&
+				!slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Favourites, w) }) {
+				return r, false
 			}
 			if last := obj[len(obj)-1]; slices.Contains(lx.Deictic, last) || slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Hedges, w) }) {
 				return r, false
@@ -405,7 +418,7 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			if r.bare && (slices.Contains([]string{"the", "this", "that", "some"}, obj[0]) || unicode.IsDigit(rune(obj[0][0])) || len(obj) > 10) {
 				return r, false
 			}
-			r.pick = r.bare && (obj[0] == "a" || obj[0] == "an")
+			r.pick = r.bare && (obj[0] == "a" || obj[0] == "an") && !slices.Contains(lx.Tastes, k) // "I like a firm mattress" is a taste
 			words := slices.Clone(ws)
 			if aux1 == "" && (i == 0 || ws[i-1] != "not") { // the cue is the first verb: conjugate it
 				words = slices.Concat(ws[:i], strings.Fields(lx.Cues[k]), obj)
