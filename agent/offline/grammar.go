@@ -57,6 +57,7 @@ type lexicon struct {
 	Purposes  []string `yaml:"purposes"`
 	Wanted    struct {
 		Note    string   `yaml:"note"`
+		Not     string   `yaml:"not"`
 		Markers []string `yaml:"markers"`
 		Ends    []string `yaml:"ends"`
 		Keeps   []string `yaml:"keeps"`
@@ -187,7 +188,7 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		if len(rest) > 0 && strings.Trim(rest[0], ",") == "only" {
 			rest = rest[1:]
 		}
-		if marked = len(rest) > 1 && (rest[0] == "a" || rest[0] == "an" || slices.ContainsFunc(rest, func(w string) bool { return strings.Trim(w, ",.!") == "please" })); marked || !slices.Contains(lx.HabitAdverbs, k) {
+		if marked = len(rest) > 1 && (rest[0] == "a" || rest[0] == "an" || rest[0] == "no" || slices.ContainsFunc(rest, func(w string) bool { return strings.Trim(w, ",.!") == "please" })); marked || !slices.Contains(lx.HabitAdverbs, k) {
 			ws = rest
 		}
 	}
@@ -255,8 +256,12 @@ func (lx *lexicon) wanted(r reading, ws []string) (reading, bool) {
 	if len(ws) < 1 || slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) }) {
 		return r, false
 	}
+	note := lx.Wanted.Note
 	r.want = true
-	return lx.finish(r, strings.Replace(lx.Wanted.Note, "{x}", lx.third(ws), 1), ws)
+	if ws[0] == "no" && len(ws) > 1 { // "for this one, no red-eyes"
+		r.negative, note, ws = true, lx.Wanted.Not, ws[1:]
+	}
+	return lx.finish(r, strings.Replace(note, "{x}", lx.third(ws), 1), ws)
 }
 
 // verdict reads a clause whose subject is a thing the traveler judges:
