@@ -129,6 +129,7 @@ type reading struct {
 	scope    memory.Scope // the default scope when no marker sets one
 	pick     bool         // "I prefer a quiet room": one thing for this booking, kept only for a detail a rule drops
 	bare     bool         // an unmarked taste ("I prefer aisle seats"): this trip's when said while choosing
+	marked   bool         // the clause names its trip ("this time"): a named option is wanted, not picked
 }
 
 // words are matched at a position of a clause's words: the longest key wins.
@@ -182,6 +183,7 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		r.until, cl = strings.TrimSpace(cl[loc[0]:loc[1]]), cl[:loc[0]]+cl[loc[1]:]
 	}
 	ws := strings.Fields(strings.Trim(cl, " ,.!?;:"))
+	r.marked = lx.has(cl, lx.Wanted.Markers, lx.HabitAdverbs)
 	marked := false // "this time, a hotel with a sauna": a marker opens a wanted thing
 	if k := matchAt(strings.Fields(strings.ReplaceAll(strings.Join(ws[:min(4, len(ws))], " "), ",", "")), 0, lx.Wanted.Markers); k != "" {
 		rest := ws[len(strings.Fields(k)):]
@@ -378,7 +380,11 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 				rest[0] = cmp.Or(lx.base[rest[0]], rest[0])
 				return lx.predicate(r, rest, true)
 			}
-			self := len(rest) > 1 && (rest[0] == "a" || rest[0] == "an") && slices.Contains(lx.Identities, rest[len(rest)-1])
+			self := false // "I'm a keen hiker", "we are big foodies"
+			if n := len(rest); n > 0 {
+				self = n > 1 && (rest[0] == "a" || rest[0] == "an") && slices.Contains(lx.Identities, rest[n-1]) ||
+					n < 4 && strings.HasSuffix(rest[n-1], "s") && slices.Contains(lx.Identities, strings.TrimSuffix(rest[n-1], "s"))
+			}
 			if len(rest) == 0 || !habitual && matchAt(rest, 0, lx.States) == "" && (rest[0] == "not" || !slices.Contains(lx.States, rest[len(rest)-1])) && !self ||
 				slices.Contains(rest, "any") || slices.Contains(rest, "anything") || slices.Contains(lx.Deictic, rest[len(rest)-1]) {
 				return r, false
@@ -403,7 +409,7 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			// Choosing a named option is a request, not a habit; a name after
 			// "near" or "in" is where, and "best" makes the name a favourite.
 			named := slices.IndexFunc(obj, func(w string) bool { return strings.HasPrefix(w, "«") })
-			if !negative && (preference || !lasting && !slices.Contains(lx.Habits, k)) && named >= 0 && (named == 0 || !slices.Contains(lx.PlaceWords, obj[named-1])) &&
+			if !negative && !r.marked && (preference || !lasting && !slices.Contains(lx.Habits, k)) && named >= 0 && (named == 0 || !slices.Contains(lx.PlaceWords, obj[named-1])) &&
 				!slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Favourites, w) }) {
 				return r, false
 			}
@@ -503,9 +509,13 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 
 // wantMarked reports whether a clause names what makes a want lasting or
 // this trip's ("for this trip I want…", "these days I'd rather…").
-func (lx *lexicon) wantMarked(cl string) bool {
+func (lx *lexicon) wantMarked(cl string) bool { return lx.has(cl, lx.WantMarkers, nil) }
+
+// has reports whether a clause holds one of the phrases, not counting those
+// of except.
+func (lx *lexicon) has(cl string, phrases, except []string) bool {
 	cl = " " + strings.Join(strings.FieldsFunc(cl, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",.;:!?", r) }), " ") + " "
-	return slices.ContainsFunc(lx.WantMarkers, func(m string) bool { return strings.Contains(cl, " "+m+" ") })
+	return slices.ContainsFunc(phrases, func(m string) bool { return !slices.Contains(except, m) && strings.Contains(cl, " "+m+" ") })
 }
 
 // second words a stored note for the traveler: "Always flies economy." →
