@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/url"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,6 +85,43 @@ func TestDeadlineFrozenPostgres(t *testing.T) {
 	}
 }
 
+// readWithoutPause starts n readers that read user without pause; the
+// function it returns stops them and says how many reads there were, how
+// many failed, and why.
+func readWithoutPause(s *models.Store, userID string, n int) func() (reads, fails int, why error) {
+	var (
+		wg           sync.WaitGroup
+		mu           sync.Mutex
+		reads, fails int
+		why          error
+		stop         = make(chan struct{})
+	)
+	for range n {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_, err := s.UserByID(context.Background(), userID)
+				mu.Lock()
+				reads++
+				if err != nil {
+					fails++
+					why = errors.Join(why, err)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+	return func() (int, int, error) {
+		close(stop)
+		wg.Wait()
+		return reads, fails, why
+	}
+}
+
 // TestReadRetriedOnDeadConnection terminates every backend of the store's
 // pool (pg_terminate_backend, as an operator or a failover does) and
 // checks that reads do not fail for it: the first read that meets a dead
@@ -106,32 +142,7 @@ func TestReadRetriedOnDeadConnection(t *testing.T) {
 	}
 	// Eight readers read without pause while every backend of the pool is
 	// terminated three times.
-	var (
-		wg           sync.WaitGroup
-		mu           sync.Mutex
-		reads, fails int
-		first        error
-		stop         = make(chan struct{})
-	)
-	for range 8 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				_, err := s.UserByID(ctx, user.ID)
-				mu.Lock()
-				reads++
-				if err != nil {
-					fails++
-					first = errors.Join(first, err)
-				}
-				mu.Unlock()
-			}
-		})
-	}
+	stop := readWithoutPause(s, user.ID, 8)
 	killed := 0
 	for range 3 {
 		time.Sleep(300 * time.Millisecond)
@@ -142,8 +153,7 @@ func TestReadRetriedOnDeadConnection(t *testing.T) {
 		killed += n
 	}
 	time.Sleep(300 * time.Millisecond)
-	close(stop)
-	wg.Wait()
+	reads, fails, first := stop()
 	if killed == 0 {
 		t.Fatal("no backend of the store's pool was found to terminate")
 	}
@@ -154,10 +164,11 @@ func TestReadRetriedOnDeadConnection(t *testing.T) {
 }
 
 // TestCloseIdleBesideReaders has four goroutines close the pool's idle
-// connections over and over (as dead reads may at once) while four readers use half the pool: no read fails, and afterwards the
-// pool can still hand out as many connections as it may hold (closing
-// them must not lose a slot, nor close one the pool still lists as idle);
-// with nothing else running, it leaves none idle.
+// connections over and over (as migrations of two stores in one process
+// could) while four readers use half the pool: no read fails, and
+// afterwards the pool can still hand out as many connections as it may
+// hold (closing them must not lose a slot, nor close one the pool still
+// lists as idle); with nothing else running, it leaves none idle.
 func TestCloseIdleBesideReaders(t *testing.T) {
 	s := dbtest.Postgres(t)
 	ctx := context.Background()
@@ -165,25 +176,7 @@ func TestCloseIdleBesideReaders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var (
-		wg    sync.WaitGroup
-		fails atomic.Int64
-		stop  = make(chan struct{})
-	)
-	for range 4 {
-		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				if _, err := s.UserByID(ctx, user.ID); err != nil {
-					fails.Add(1)
-				}
-			}
-		})
-	}
+	stop := readWithoutPause(s, user.ID, 4)
 	var closers sync.WaitGroup
 	for range 4 {
 		closers.Go(func() {
@@ -193,10 +186,8 @@ func TestCloseIdleBesideReaders(t *testing.T) {
 		})
 	}
 	closers.Wait()
-	close(stop)
-	wg.Wait()
-	if n := fails.Load(); n > 0 {
-		t.Errorf("%d reads failed while idle connections were closed", n)
+	if reads, fails, why := stop(); fails > 0 {
+		t.Errorf("%d of %d reads failed while idle connections were closed: %v", fails, reads, why)
 	}
 	pool, err := s.DB().DB()
 	if err != nil {
