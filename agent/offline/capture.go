@@ -62,10 +62,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) }))
 	for _, s := range sentences {
 		// "for the Lisbon trip", "for Havana, …" name this trip: read as "for this trip".
-		norm := t.normalise(s)
-		if t.re["trip_occasions"].MatchString(norm) {
-			norm = t.re["trip_occasions"].ReplaceAllStringFunc(norm, func(m string) string { return "for this trip" + m[len(strings.TrimRight(m, ",:")):] })
-		}
+		norm := t.re["trip_occasions"].ReplaceAllStringFunc(t.normalise(s), func(m string) string { return "for this trip" + m[len(strings.TrimRight(m, ",:")):] })
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0"), "\x00")
 		var marker memory.Scope  // carried to the later clauses of the sentence
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
