@@ -89,8 +89,9 @@ type HoldoutScore struct {
 // English set, written before a later round of tuning), en-3 (a third,
 // written blind to the rules after the second round of tuning and before
 // the third), en-4 (a fourth, written blind after the third round), en-5
-// (a fifth, written blind after the fourth), es, ru.
-var HoldoutLanguages = []string{"en", "en-2", "en-3", "en-4", "en-5", "es", "ru"}
+// (a fifth, written blind after the fourth), en-6 (a sixth, written blind
+// after the fifth round), es, ru.
+var HoldoutLanguages = []string{"en", "en-2", "en-3", "en-4", "en-5", "en-6", "es", "ru"}
 
 // LoadHoldout returns the embedded holdout statements of one language
 // ("en").
