@@ -24,6 +24,7 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	strategy := fs.String("strategy", eval.StrategyRelevance, "injection strategy: relevance (recency plus relevance) or recency")
 	budget := fs.Int("global-budget", 0, "token budget for long-term notes in the instructions (0: the agent's default)")
 	quiet := fs.Bool("quiet", false, "do not print progress")
+	holdoutList := fs.String("holdout", strings.Join(eval.HoldoutLanguages, ","), "holdout files to score, comma-separated")
 	var cfg Config
 	fs.StringVar(&cfg.OpenAIBaseURL, "openai-base-url", envDefault(getenv, "", "OPENAI_BASE_URL"), "OpenAI-compatible API base URL (OPENAI_BASE_URL)")
 	fs.StringVar(&cfg.ChatModel, "model", envDefault(getenv, "gpt-4o-mini", "CONCIERGE_MODEL"), "chat model name (CONCIERGE_MODEL)")
@@ -52,6 +53,13 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 			return fmt.Errorf("unknown strategy %q: want one of %s", s, strings.Join(eval.Strategies, ", "))
 		}
 	}
+	var langs []string
+	for _, l := range strings.Split(*holdoutList, ",") {
+		if l = strings.TrimSpace(l); !slices.Contains(eval.HoldoutLanguages, l) {
+			return fmt.Errorf("unknown holdout %q: want some of %s", l, strings.Join(eval.HoldoutLanguages, ", "))
+		}
+		langs = append(langs, l)
+	}
 	scenarios, err := eval.Builtin()
 	if err != nil {
 		return err
@@ -74,7 +82,11 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	// The holdout is one message a conversation: the injection strategy
 	// does not bear on it, so it runs once and is reported on every card.
-	langs, err := holdouts(ctx, eval.Options{Provider: provider, Model: cfg.ChatModel})
+	var progress io.Writer
+	if !*quiet {
+		progress = stderr
+	}
+	scores, err := holdouts(ctx, langs, eval.Options{Provider: provider, Model: cfg.ChatModel}, progress)
 	if err != nil {
 		return err
 	}
@@ -90,7 +102,7 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	steer := eval.SteerOf(eval.Score(model, steerRecs))
 	for i := range cards {
-		cards[i].Holdout, cards[i].Languages, cards[i].SteerHoldout = langs["en"], langs, steer
+		cards[i].Holdout, cards[i].Languages, cards[i].SteerHoldout = scores["en"], scores, steer
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -102,18 +114,26 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	return eval.WriteTable(stdout, strategies, cards)
 }
 
-// holdouts scores the model on each language's holdout statements; the
-// English one is also the card's "holdout".
-func holdouts(ctx context.Context, opt eval.Options) (map[string]*eval.HoldoutScore, error) {
+// holdouts scores the model on the holdout files langs names, with a line
+// on progress (nil: none) as each starts and ends; the English one is also
+// the card's "holdout".
+func holdouts(ctx context.Context, langs []string, opt eval.Options, progress io.Writer) (map[string]*eval.HoldoutScore, error) {
 	out := map[string]*eval.HoldoutScore{}
-	for _, lang := range eval.HoldoutLanguages {
+	for i, lang := range langs {
 		items, err := eval.LoadHoldout(lang)
 		if err != nil {
 			return nil, err
 		}
+		if progress != nil {
+			fmt.Fprintf(progress, "eval holdout %d/%d  %-5s %d statements\n", i+1, len(langs), lang, len(items))
+		}
 		s, err := eval.RunHoldout(ctx, items, opt)
 		if err != nil {
 			return nil, fmt.Errorf("holdout %s: %w", lang, err)
+		}
+		if progress != nil {
+			fmt.Fprintf(progress, "eval holdout %d/%d  %-5s precision %.3f  recall %.3f  scope %.3f  refused saved %d\n",
+				i+1, len(langs), lang, s.Precision, s.Recall, s.ScopeAccuracy, s.RefusedSaved)
 		}
 		out[lang] = &s
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -24,7 +25,7 @@ var scorecardKeys = map[string][]string{
 	"holdout":       {"statements", "precision", "recall", "scope_accuracy", "refused_saved", "trip_fields", "trip_accuracy"},
 }
 
-func evalJSON(t *testing.T, env map[string]string, args ...string) map[string]any {
+func evalJSON(t *testing.T, env map[string]string, args ...string) (map[string]any, string) {
 	t.Helper()
 	var out, errs bytes.Buffer
 	getenv := func(k string) string { return env[k] }
@@ -42,10 +43,12 @@ func evalJSON(t *testing.T, env map[string]string, args ...string) map[string]an
 	if _, err := dec.Token(); err != io.EOF {
 		t.Errorf("more than one JSON value printed")
 	}
-	return card
+	return card, errs.String()
 }
 
-func checkScorecard(t *testing.T, card map[string]any, model string) {
+// checkScorecard checks card's shape, and that each of the holdout files
+// langs names was scored.
+func checkScorecard(t *testing.T, card map[string]any, model string, langs []string) {
 	t.Helper()
 	for section, keys := range scorecardKeys {
 		obj := card
@@ -59,10 +62,13 @@ func checkScorecard(t *testing.T, card map[string]any, model string) {
 		}
 	}
 	byLang, _ := card["holdout_by_language"].(map[string]any)
-	for _, lang := range eval.HoldoutLanguages { // every holdout file, each scored
+	for _, lang := range langs {
 		if h, _ := byLang[lang].(map[string]any); h["precision"] == nil || h["recall"] == nil {
 			t.Errorf("scorecard lacks holdout_by_language.%s precision and recall: %v", lang, byLang[lang])
 		}
+	}
+	if len(byLang) != len(langs) {
+		t.Errorf("holdout_by_language has %d files, want %d (%v)", len(byLang), len(langs), langs)
 	}
 	if card["model"] != model {
 		t.Errorf("model = %v, want %s", card["model"], model)
@@ -72,27 +78,47 @@ func checkScorecard(t *testing.T, card map[string]any, model string) {
 	}
 }
 
+// TestEvalOffline: by default every holdout file is scored, each with a
+// progress line as it starts and as it ends.
 func TestEvalOffline(t *testing.T) {
-	checkScorecard(t, evalJSON(t, nil), "offline")
+	card, progress := evalJSON(t, nil)
+	checkScorecard(t, card, "offline", eval.HoldoutLanguages)
+	for _, lang := range eval.HoldoutLanguages {
+		if n := strings.Count(progress, "  "+fmt.Sprintf("%-5s", lang)+" "); n != 2 {
+			t.Errorf("%d progress lines for holdout %s, want one as it starts and one as it ends:\n%s", n, lang, progress)
+		}
+	}
+}
+
+// TestEvalHoldoutChoice: --holdout scores only the files it names, and an
+// unknown name is refused before anything runs.
+func TestEvalHoldoutChoice(t *testing.T) {
+	var out, errs bytes.Buffer
+	err := run(context.Background(), []string{"eval", "--holdout", "en,fr"}, func(string) string { return "" }, strings.NewReader(""), &out, &errs)
+	if err == nil || !strings.Contains(err.Error(), `unknown holdout "fr"`) || strings.Contains(errs.String(), "eval  ") {
+		t.Errorf("eval --holdout en,fr: %v, stderr %q; want the unknown name refused before any scenario", err, errs.String())
+	}
 }
 
 func TestEvalAgainstModelServer(t *testing.T) {
 	fake := fakeopenai.New(t)
 	fake.Handler(fakeopenai.ModelHandler(offline.New(memory.NewTokenCounter("gpt-4o-mini")), nil))
-	card := evalJSON(t, map[string]string{"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": fake.URL()}, "--model", "eval-model")
-	checkScorecard(t, card, "openai:eval-model")
+	// One holdout file is enough to show the provider's path scores it;
+	// TestEvalOffline scores them all.
+	card, _ := evalJSON(t, map[string]string{"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": fake.URL()}, "--model", "eval-model", "--holdout", "en")
+	checkScorecard(t, card, "openai:eval-model", []string{"en"})
 	if len(fake.Requests()) == 0 {
 		t.Error("the model server was never called")
 	}
 }
 
 func TestEvalCompare(t *testing.T) {
-	card := evalJSON(t, nil, "--compare", "recency,relevance")
+	card, _ := evalJSON(t, nil, "--compare", "recency,relevance", "--holdout", "en,ru")
 	for _, s := range []string{"recency", "relevance"} {
 		sub, ok := card[s].(map[string]any)
 		if !ok {
 			t.Fatalf("no %s scorecard in %v", s, card)
 		}
-		checkScorecard(t, sub, "offline")
+		checkScorecard(t, sub, "offline", []string{"en", "ru"})
 	}
 }
