@@ -37,7 +37,7 @@ func (s *Server) myTrips(c echo.Context) ([]views.TravelerTrip, error) {
 			return nil, err
 		}
 		for _, cs := range sessions {
-			v.Conversations = append(v.Conversations, views.TripConversation{ID: cs.ID, Title: cs.Title})
+			v.Conversations = append(v.Conversations, views.TripConversation{ID: cs.ID, Title: cs.Title, Started: cs.CreatedAt})
 		}
 		out = append(out, v)
 	}

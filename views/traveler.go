@@ -1,6 +1,9 @@
 package views
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // The view models of the traveler's pages: the chat and "What Concierge
 // remembers". Handlers build them; the components in chat.templ and
@@ -167,7 +170,11 @@ type TravelerTrip struct {
 
 // TripConversation links a conversation of a trip; Title is "" while it
 // has none.
-type TripConversation struct{ ID, Title string }
+type TripConversation struct {
+	ID, Title string
+	// Started tells conversations with the same title apart.
+	Started time.Time
+}
 
 // NoteForm is the add-a-note form or a note's edit form, with what the
 // traveler typed.
