@@ -134,6 +134,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 					if g.bare && choosing {
 						g.scope = memory.ScopeThisTrip
 					}
+					if len(c.notes) > 0 && !strings.HasPrefix(g.note.Text, "Is ") && !t.lex.travelThing(strings.Fields(strings.ToLower(g.note.Text))) {
+						continue // "…, I soak every night": a reason told after a note is not a second note, unless it is a state
+					}
 					c.add(scoped(g.note, cmp.Or(scope, g.scope, memory.ScopeDurable)), known, seen)
 				}
 			}

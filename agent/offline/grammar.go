@@ -76,6 +76,13 @@ type lexicon struct {
 	Tastes        []string          `yaml:"tastes"`
 	Favourites    []string          `yaml:"favourites"`
 	PlaceWords    []string          `yaml:"place_words"`
+	TravelNouns   []string          `yaml:"travel_nouns"`
+	NotVerbs      []string          `yaml:"not_verbs"`
+	Stances       []struct {
+		Note   string   `yaml:"note"`
+		Before []string `yaml:"before"`
+		After  []string `yaml:"after"`
+	} `yaml:"stances"`
 
 	stop    map[string]bool
 	base    map[string]string // a third-person verb's form after "you": flies → fly
@@ -183,6 +190,10 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		r.until, cl = strings.TrimSpace(cl[loc[0]:loc[1]]), cl[:loc[0]]+cl[loc[1]:]
 	}
 	ws := strings.Fields(strings.Trim(cl, " ,.!?;:"))
+	got, stanced, ok := lx.stance(r, ws)
+	if ok {
+		return got, true
+	}
 	r.marked = lx.has(cl, lx.Wanted.Markers, lx.HabitAdverbs)
 	marked := false // "this time, a hotel with a sauna": a marker opens a wanted thing
 	if k := matchAt(strings.Fields(strings.ReplaceAll(strings.Join(ws[:min(4, len(ws))], " "), ",", "")), 0, lx.Wanted.Markers); k != "" {
@@ -213,8 +224,6 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 	}
 	isFirst := func(w string) bool { return slices.Contains(lx.First, w) }
 	subj := slices.IndexFunc(ws[:min(len(ws), 5)], isFirst)
-	var got reading
-	ok := false
 	switch {
 	case subj >= 0 && matchAt(ws, 0, lx.Subordinators) != "": // "every time I book a hotel I ask for…", "since having the baby we need…"
 		main := ws[subj+1:]
@@ -224,8 +233,8 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		got, ok = lx.predicate(r, main, true)
 	case subj >= 0 && (subj == 0 || !slices.ContainsFunc(ws[:subj], func(w string) bool { return slices.Contains(lx.People, w) })):
 		if !slices.ContainsFunc(ws[:subj], func(w string) bool { return !slices.Contains(lx.HabitAdverbs, w) }) {
-			got, ok = lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:]), false) // "mostly I go alone"
-		} else if got, ok = lx.predicate(r, ws[subj+1:], false); got.note.Text != "" && subj > 1 && slices.Contains(lx.Wanted.Keeps, ws[0]) && !lx.wantMarked(strings.Join(ws[:subj], " ")) {
+			got, ok = lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:]), stanced) // "mostly I go alone"
+		} else if got, ok = lx.predicate(r, ws[subj+1:], stanced); got.note.Text != "" && subj > 1 && slices.Contains(lx.Wanted.Keeps, ws[0]) && !lx.wantMarked(strings.Join(ws[:subj], " ")) {
 			// A fronted topic ends the note ("for car hire I won't go over
 			// $50 a day"); one in the plural ("for city breaks") makes a want
 			// a standing one.
@@ -247,6 +256,54 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		return lx.wanted(r, ws)
 	}
 	return lx.verdict(r, ws, carried)
+}
+
+// stance reads a verbless fragment that takes a stand on a travel thing
+// ("window seat, always", "sea view or nothing", "no more than a 45 minute
+// transfer"); after says the clause ends in a stance, which makes a
+// first-person clause a habit ("I book six months ahead, always").
+func (lx *lexicon) stance(r reading, ws []string) (got reading, after, ok bool) {
+	var cands []string // the clause up to each comma, and the whole of it
+	for i, w := range ws {
+		if strings.HasSuffix(w, ",") || i == len(ws)-1 {
+			cands = append(cands, strings.TrimRight(strings.Join(ws[:i+1], " "), ","))
+		}
+	}
+	for _, s := range lx.Stances {
+		for _, c := range cands {
+			var thing []string
+			for _, a := range s.After {
+				if t, found := strings.CutSuffix(c, " "+a); found {
+					thing, after = strings.Fields(strings.TrimRight(t, ",")), true
+				}
+			}
+			for _, b := range s.Before {
+				if t, found := strings.CutPrefix(c, b+" "); found {
+					thing = strings.Fields(t)
+				}
+			}
+			for i := range thing {
+				thing[i] = strings.Trim(thing[i], ",")
+			}
+			if len(thing) == 0 || len(thing) > 10 || !lx.travelThing(thing) || slices.ContainsFunc(thing, func(w string) bool {
+				return slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) || lx.Cues[w] != "" || slices.Contains(lx.Auxiliaries, w)
+			}) {
+				continue
+			}
+			got, ok = lx.finish(r, strings.Replace(s.Note, "{x}", lx.third(thing), 1), thing)
+			return got, after, ok
+		}
+	}
+	return r, after, false
+}
+
+// travelThing reports whether words name something a concierge books or
+// arranges (the lexicon's travel nouns, singular or plural).
+func (lx *lexicon) travelThing(ws []string) bool {
+	return slices.ContainsFunc(ws, func(w string) bool {
+		w = strings.Trim(w, ",.;:!?()")
+		return slices.Contains(lx.TravelNouns, w) || slices.Contains(lx.TravelNouns, strings.TrimSuffix(w, "s"))
+	})
 }
 
 // wanted reads the thing a marker opens, up to what follows it ("a hotel
@@ -392,7 +449,11 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			return lx.finish(r, lx.third(ws[:]), ws[i+1:])
 		}
 		auxHere := slices.Contains(lx.Auxiliaries, ws[i]) && i+1 < len(ws) && (slices.Contains(lx.Negators, ws[i+1]) || slices.Contains(lx.Adverbs, ws[i+1]) || lx.Cues[ws[i+1]] != "")
-		if k := matchAt(ws, i, cues); k != "" && !auxHere && i+len(strings.Fields(k)) < len(ws) {
+		k, verb := matchAt(ws, i, cues), ""
+		if k == "" && lx.verbLike(ws, i) { // a verb the cues do not list ("I kayak whenever I can")
+			k, verb = ws[i], thirdPerson(ws[i])
+		}
+		if k != "" && !auxHere && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]
 			// A bare want, "would rather" or "like to <verb>" asks for
 			// something now; only a marker makes it lasting.
@@ -404,7 +465,7 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 				!slices.ContainsFunc(obj, func(w string) bool {
 					return slices.Contains(lx.Needs, w) && obj[0] != "to" || w == "than" && k == "would rather"
 				})
-			preference := !slices.Contains(lx.Doings, k)
+			preference := verb == "" && !slices.Contains(lx.Doings, k)
 			negative = negative || obj[0] == "not" || slices.Contains(lx.Aversions, k) // "I prefer not to fly on Sundays", "I avoid Frankfurt"
 			// Choosing a named option is a request, not a habit; a name after
 			// "near" or "in" is where, and "best" makes the name a favourite.
@@ -419,20 +480,25 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			// "everywhere" makes a habit; "I have three children" a lasting fact.
 			everywhere := slices.Contains(obj, "everywhere") || slices.Contains(lx.Habits, k) && aux1 == "" || matchAt(obj, 0, lx.States) != "" ||
 				slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Lasting, w) })
-			habit := negative && !slices.Contains(lx.NotHabits, k) // "I don't drive", not "I don't have any other request"
-			if !preference && !lasting && !habit && !everywhere && !slices.Contains(ws[:i], "only") {
+			habit := negative && verb == "" && !slices.Contains(lx.NotHabits, k) // "I don't drive", not "I don't have any other request"
+			// A plain present verb about a kind of travel thing is a habit
+			// ("I book refundable rates", "I drive an electric car").
+			kind := !preference && aux1 == "" && !negative && !slices.Contains(lx.NotHabits, k) && lx.travelThing(obj) && !slices.ContainsFunc(obj, func(w string) bool {
+				return slices.Contains(lx.NotThings, w) || slices.Contains([]string{"the", "this", "that", "your", "tomorrow", "tonight"}, w) || strings.ContainsAny(w, "0123456789«")
+			})
+			if !preference && !lasting && !habit && !everywhere && !kind && !slices.Contains(ws[:i], "only") {
 				return r, false
 			}
 			// An unmarked "I prefer a small car" picks one thing for this
 			// booking; "I prefer morning flights" states a taste.
-			r.bare = !lasting && !negative && !r.want && !everywhere
+			r.bare = !lasting && !negative && !r.want && !everywhere && !kind
 			if r.bare && (slices.Contains([]string{"the", "this", "that", "some"}, obj[0]) || unicode.IsDigit(rune(obj[0][0])) || len(obj) > 10) {
 				return r, false
 			}
 			r.pick = r.bare && (obj[0] == "a" || obj[0] == "an") && !slices.Contains(lx.Tastes, k) // "I like a firm mattress" is a taste
 			words := slices.Clone(ws)
 			if aux1 == "" && (i == 0 || ws[i-1] != "not") { // the cue is the first verb: conjugate it
-				words = slices.Concat(ws[:i], strings.Fields(lx.Cues[k]), obj)
+				words = slices.Concat(ws[:i], strings.Fields(cmp.Or(verb, lx.Cues[k])), obj)
 			}
 			r.negative = negative
 			if negative && !slices.ContainsFunc(obj, func(w string) bool { return len(w) > 2 && !lx.stop[w] }) {
@@ -457,6 +523,28 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 		}
 	}
 	return r, false
+}
+
+// verbLike reports whether the word at i of what follows the subject can
+// be a present-tense verb the cues do not list: a plain word that is no
+// adverb, auxiliary, past or -ing form.
+func (lx *lexicon) verbLike(ws []string, i int) bool {
+	w := ws[i]
+	return len(w) > 2 && i+1 < len(ws) && strings.Trim(w, "abcdefghijklmnopqrstuvwxyz-") == "" && !lx.stop[w] && lx.Verbs[w] == "" &&
+		!slices.Contains(lx.NotVerbs, w) && !slices.Contains(lx.Auxiliaries, w) && !slices.Contains(lx.Copulas, w) &&
+		matchAt(ws, i, lx.Adverbs)+matchAt(ws, i, lx.HabitAdverbs)+matchAt(ws, i, lx.Negators) == "" &&
+		!strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "ing") && !strings.HasSuffix(w, "ly")
+}
+
+// thirdPerson gives an English verb its third-person singular form.
+func thirdPerson(v string) string {
+	switch {
+	case strings.HasSuffix(v, "y") && !strings.ContainsAny(v[len(v)-2:len(v)-1], "aeiou"):
+		return v[:len(v)-1] + "ies"
+	case strings.HasSuffix(v, "s") || strings.HasSuffix(v, "sh") || strings.HasSuffix(v, "ch") || strings.HasSuffix(v, "x") || strings.HasSuffix(v, "o"):
+		return v + "es"
+	}
+	return v + "s"
 }
 
 // trimTime drops a trailing "last month", "in the spring", "a few months ago".
