@@ -109,10 +109,12 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				scope = memory.ScopeDurable
 			}
 			request := t.isRequest(cl)
-			g, read := t.lex.read(cl, firstPerson)
+			g, read := t.lex.read(cl, firstPerson, fronted == memory.ScopeThisTrip)
 			// A want counts when this clause or an earlier one of the
 			// sentence scopes it ("for this trip, I need a car").
-			marked := t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant
+			// A need whose sentence tells a lasting reason ("carpet sets off my
+			// asthma, I need hard floors") is lasting.
+			marked := t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && slices.ContainsFunc(t.lex.Needs, func(w string) bool { return strings.Contains(norm, "my "+w) })
 			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)

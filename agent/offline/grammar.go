@@ -184,7 +184,7 @@ func (lx *lexicon) negationLost(r reading, ruled []memory.SaveNoteArgs) bool {
 // read finds a clause's subject, polarity, cue and object in one pass and
 // words it as a third-person note. carried says the clause continues a
 // first-person one ("…, so fast wifi is a must").
-func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
+func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 	var r reading
 	if loc := lx.until.FindStringIndex(cl); loc != nil {
 		r.until, cl = strings.TrimSpace(cl[loc[0]:loc[1]]), cl[:loc[0]]+cl[loc[1]:]
@@ -194,7 +194,7 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 	if ok {
 		return got, true
 	}
-	r.marked = lx.has(cl, lx.Wanted.Markers, lx.HabitAdverbs)
+	r.marked = fronted || lx.has(cl, lx.Wanted.Markers, lx.HabitAdverbs)
 	marked := false // "this time, a hotel with a sauna": a marker opens a wanted thing
 	if k := matchAt(strings.Fields(strings.ReplaceAll(strings.Join(ws[:min(4, len(ws))], " "), ",", "")), 0, lx.Wanted.Markers); k != "" {
 		rest := ws[len(strings.Fields(k)):]
@@ -214,7 +214,7 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 	for i := range ws {
 		ws[i] = strings.Trim(ws[i], ",;:!?")
 	}
-	for i := 2; i < len(ws); i++ { // a scope marker is not part of the object ("a lake view on this one")
+	for i := 1; i < len(ws); i++ { // a scope marker is not part of the object ("a lake view on this one")
 		if k := matchAt(ws, i, lx.Wanted.Markers); k != "" && !slices.Contains(lx.HabitAdverbs, k) {
 			ws = slices.Delete(ws, i, i+len(strings.Fields(k)))
 		}
@@ -244,7 +244,9 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		}
 	case slices.Contains(lx.Possessive, ws[0]):
 		got, ok = lx.attribute(r, ws)
-	case strings.Contains(matchAt(ws, 0, lx.States), " "): // "not a fan of hostels"
+	case matchAt(ws, 0, lx.TripAttributes) != "": // "budget for the weekend is 300 quid": chat drops the "my"
+		got, ok = lx.attribute(r, slices.Concat([]string{"my"}, ws))
+	case strings.Contains(matchAt(ws, 0, lx.States), " ") || lx.identity(ws, 0): // "not a fan of hostels", "not a big drinker"
 		got, ok = lx.predicate(r, slices.Concat([]string{"am"}, ws), false)
 	case matchAt(ws, 0, lx.Dropped) != "": // "love a good spa hotel": chat drops the "I"
 		got, ok = lx.predicate(r, ws, false)
@@ -375,10 +377,20 @@ func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool)
 	return r, false
 }
 
+// identity reports whether ws from i describe the traveler by what they
+// are: "(not) a keen hiker", "a big drinker".
+func (lx *lexicon) identity(ws []string, i int) bool {
+	if i < len(ws) && ws[i] == "not" {
+		i++
+	}
+	n := len(ws)
+	return n > i+1 && n <= i+4 && (ws[i] == "a" || ws[i] == "an") && slices.Contains(lx.Identities, ws[n-1])
+}
+
 // attribute reads "my budget for flights is usually under 800 euros".
 func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 	at := 1
-	if len(ws) > 3 && strings.HasSuffix(ws[1], "est") { // "my nearest airport"
+	if len(ws) > 3 && matchAt(ws, 1, lx.Attributes) == "" && matchAt(ws, 2, lx.Attributes) != "" { // "my nearest airport", "my travel budget"
 		at = 2
 	}
 	if len(ws) < 3 || matchAt(ws, at, lx.Attributes) == "" {
@@ -387,7 +399,7 @@ func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 	if !slices.ContainsFunc(ws, func(w string) bool { return w == "is" || w == "are" }) {
 		return r, false
 	}
-	if slices.Contains(lx.TripAttributes, ws[1]) {
+	if slices.Contains(lx.TripAttributes, ws[at]) {
 		if !strings.ContainsAny(strings.Join(ws, " "), "0123456789") {
 			return r, false // "my budget is moderate" is the trip's budget slot, not a note
 		}
@@ -439,7 +451,7 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			}
 			self := false // "I'm a keen hiker", "we are big foodies"
 			if n := len(rest); n > 0 {
-				self = n > 1 && (rest[0] == "a" || rest[0] == "an") && slices.Contains(lx.Identities, rest[n-1]) ||
+				self = lx.identity(rest, 0) ||
 					n < 4 && strings.HasSuffix(rest[n-1], "s") && slices.Contains(lx.Identities, strings.TrimSuffix(rest[n-1], "s"))
 			}
 			if len(rest) == 0 || !habitual && matchAt(rest, 0, lx.States) == "" && (rest[0] == "not" || !slices.Contains(lx.States, rest[len(rest)-1])) && !self ||
@@ -669,6 +681,6 @@ func wordsLost(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
 // traveler is its subject. mine says the sentence speaks in the first
 // person elsewhere ("motorbike taxis are out, I'm not getting on one").
 func (lx *lexicon) frontedIn(cl string, mine bool) bool {
-	_, ok := lx.read(cl, mine)
+	_, ok := lx.read(cl, mine, false)
 	return ok || strings.Contains(matchAt(strings.Fields(cl), 0, lx.States), " ")
 }
