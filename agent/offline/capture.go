@@ -58,8 +58,15 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	})
 	// A message that tells a trip's when and who or what for ("Reykjavik in
 	// February, just me") scopes its unmarked wants of a thing to that trip.
-	tripTold := t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")) && (t.re["trip.party"].MatchString(message) ||
-		slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) }))
+	// Any two of the three tell it.
+	told := 0
+	for _, yes := range []bool{t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")), t.re["trip.party"].MatchString(message),
+		slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) })} {
+		if yes {
+			told++
+		}
+	}
+	tripTold := told >= 2
 	for _, s := range sentences {
 		// "for the Lisbon trip", "for Havana, …" name this trip: read as "for this trip".
 		norm := t.re["trip_occasions"].ReplaceAllStringFunc(t.normalise(s), func(m string) string { return "for this trip" + m[len(strings.TrimRight(m, ",:")):] })
@@ -87,8 +94,11 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				firstPerson = false
 				continue
 			}
+			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
 			if who := t.subject(cl); who != "first" && i == 0 && t.lex.frontedIn(cl, t.subject(t.normalise(s)) == "first") {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing
+			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && (ws[0] == "a" || ws[0] == "an" || ws[0] == "no") && t.lex.travelThing(ws) {
+				firstPerson, wanted, cl = true, true, "this trip, "+cl
 			} else if who != "" {
 				firstPerson = who == "first"
 				c.otherPerson = c.otherPerson || (!firstPerson && slices.ContainsFunc(t.rules, func(r rule) bool { return r.re.MatchString(cl) }))
@@ -97,10 +107,13 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep
 				continue
 			}
-			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) || marker == "" && t.re["pointing"].MatchString(cl) {
+			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) || marker == "" && t.re["pointing"].MatchString(cl) && !t.lex.has(cl, t.lex.HabitAdverbs, nil) {
 				continue
 			}
 			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")
+			if wanted {
+				scope = memory.ScopeThisTrip
+			}
 			tripWant := scope == "" && tripTold && t.re["trip_wants"].MatchString(cl)
 			if tripWant {
 				scope = memory.ScopeThisTrip
@@ -114,7 +127,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// sentence scopes it ("for this trip, I need a car").
 			// A need whose sentence tells a lasting reason ("carpet sets off my
 			// asthma, I need hard floors") is lasting.
-			marked := t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && slices.ContainsFunc(t.lex.Needs, func(w string) bool { return strings.Contains(norm, "my "+w) })
+			marked := wanted || t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && slices.ContainsFunc(t.lex.Needs, func(w string) bool { return strings.Contains(norm, "my "+w) })
 			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
@@ -123,7 +136,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			if t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) {
 				continue
 			}
-			if scope != "" || !request {
+			// "I need a hotel that accepts service dogs": a request, but a
+			// constraint rule's need is lasting.
+			needs := request && t.re["want_forms"].MatchString(cl) && strings.Contains(cl, " need ")
+			if scope != "" || !request || needs {
 				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
