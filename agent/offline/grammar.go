@@ -79,9 +79,10 @@ type lexicon struct {
 	TravelNouns   []string          `yaml:"travel_nouns"`
 	NotVerbs      []string          `yaml:"not_verbs"`
 	Stances       []struct {
-		Note   string   `yaml:"note"`
-		Before []string `yaml:"before"`
-		After  []string `yaml:"after"`
+		Note     string   `yaml:"note"`
+		Before   []string `yaml:"before"`
+		After    []string `yaml:"after"`
+		Verbless bool     `yaml:"verbless"`
 	} `yaml:"stances"`
 
 	stop    map[string]bool
@@ -276,7 +277,7 @@ func (lx *lexicon) stance(r reading, ws []string) (got reading, after, ok bool) 
 			var thing []string
 			for _, a := range s.After {
 				if t, found := strings.CutSuffix(c, " "+a); found {
-					thing, after = strings.Fields(strings.TrimRight(t, ",")), true
+					thing, after = strings.Fields(strings.TrimRight(t, ",")), after || !s.Verbless
 				}
 			}
 			for _, b := range s.Before {
@@ -292,7 +293,11 @@ func (lx *lexicon) stance(r reading, ws []string) (got reading, after, ok bool) 
 			}) {
 				continue
 			}
-			got, ok = lx.finish(r, strings.Replace(s.Note, "{x}", lx.third(thing), 1), thing)
+			note := s.Note
+			if thing[0] == "no" && len(thing) > 1 { // "no hostels, ever"
+				note, thing = lx.Wanted.Not, thing[1:]
+			}
+			got, ok = lx.finish(r, strings.Replace(note, "{x}", lx.third(thing), 1), thing)
 			return got, after, ok
 		}
 	}
