@@ -143,7 +143,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
-				if read && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && (!g.want || marked) && wordsLost(g.note, ruled))) {
+				// "…, I soak every night": a reason told after a note is no second
+				// note, unless it is a state or names a travel thing.
+				aside := notes > 0 && !strings.HasPrefix(g.note.Text, "Is ") && !t.lex.travelThing(strings.Fields(strings.ToLower(g.note.Text)))
+				if read && !aside && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && (!g.want || marked) && wordsLost(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]
 					for _, n := range ruled { // the traveler's words, the rules' keywords
 						g.note.Keywords = slices.Compact(slices.Concat(n.Keywords, g.note.Keywords))
@@ -152,12 +155,12 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 					if g.bare && choosing {
 						g.scope = memory.ScopeThisTrip
 					}
-					if len(c.notes) > 0 && !strings.HasPrefix(g.note.Text, "Is ") && !t.lex.travelThing(strings.Fields(strings.ToLower(g.note.Text))) {
-						continue // "…, I soak every night": a reason told after a note is not a second note, unless it is a state
-					}
 					c.add(scoped(g.note, cmp.Or(scope, g.scope, memory.ScopeDurable)), known, seen)
 				}
 			}
+			c.notes = slices.Concat(c.notes[:before], slices.DeleteFunc(c.notes[before:], func(n memory.SaveNoteArgs) bool {
+				return slices.ContainsFunc(c.notes[:before], func(p memory.SaveNoteArgs) bool { return sameTopic(p, n) }) // "…, I can't pack light": told again
+			}))
 			prev = c.join(prev, before, joins)
 		}
 	}
@@ -231,6 +234,19 @@ func (c *capture) join(prev, before int, joins bool) int {
 		return prev
 	}
 	return before
+}
+
+// sameTopic reports whether a keyword of one note is in the other's text:
+// a later clause that says it again ("I always check two bags, I can't pack
+// light") leaves no second note.
+func sameTopic(a, b memory.SaveNoteArgs) bool {
+	in := func(x, y memory.SaveNoteArgs) bool {
+		return slices.ContainsFunc(x.Keywords, func(k string) bool {
+			k = strings.TrimSuffix(k, "s")
+			return len(k) >= 3 && strings.Contains(strings.ToLower(y.Text), k)
+		})
+	}
+	return in(a, b) || in(b, a)
 }
 
 // scoped gives a clause reader's note its scope, saying so in a trip note.

@@ -247,7 +247,8 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 		got, ok = lx.attribute(r, ws)
 	case matchAt(ws, 0, lx.TripAttributes) != "": // "budget for the weekend is 300 quid": chat drops the "my"
 		got, ok = lx.attribute(r, slices.Concat([]string{"my"}, ws))
-	case strings.Contains(matchAt(ws, 0, lx.States), " ") || lx.identity(ws, 0): // "not a fan of hostels", "not a big drinker"
+	case strings.Contains(matchAt(ws, 0, lx.States), " ") || lx.identity(ws, 0) || matchAt(ws, 0, lx.States) != "" && slices.Contains([]string{"to", "of", "about", "with"}, ws[1]):
+		// "not a fan of hostels", "not a big drinker", "allergic to cats": chat drops the "I am"
 		got, ok = lx.predicate(r, slices.Concat([]string{"am"}, ws), false)
 	case matchAt(ws, 0, lx.Dropped) != "": // "love a good spa hotel": chat drops the "I"
 		got, ok = lx.predicate(r, ws, false)
@@ -255,7 +256,7 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 	if ok {
 		return got, ok
 	}
-	if marked && subj < 0 {
+	if subj < 0 && (marked || r.marked && (ws[0] == "a" || ws[0] == "an" || lx.travelThing(ws[:1]))) { // "hotel near the venue this time"
 		return lx.wanted(r, ws)
 	}
 	return lx.verdict(r, ws, carried)
