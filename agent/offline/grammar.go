@@ -252,6 +252,9 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 		got, ok = lx.predicate(r, slices.Concat([]string{"am"}, ws), false)
 	case matchAt(ws, 0, lx.Dropped) != "": // "love a good spa hotel": chat drops the "I"
 		got, ok = lx.predicate(r, ws, false)
+	case len(ws) > 2 && matchAt(ws, 0, lx.HabitAdverbs) != "" && lx.Cues[ws[1]] != "" && ws[2] != "me" && ws[2] != "us":
+		// "usually travel light": a cue's habit without its "I"; not "always book me …" or "always ignore …"
+		got, ok = lx.predicate(r, ws, true)
 	}
 	if ok {
 		return got, ok
@@ -289,6 +292,9 @@ func (lx *lexicon) stance(r reading, ws []string) (got reading, after, ok bool) 
 			for i := range thing {
 				thing[i] = strings.Trim(thing[i], ",")
 			}
+			if n := len(thing); n > 2 && slices.Contains(lx.Mine, thing[n-1]) { // "no red-eyes for me, ever"
+				thing = thing[:n-2]
+			}
 			if len(thing) == 0 || len(thing) > 10 || !lx.travelThing(thing) || slices.ContainsFunc(thing, func(w string) bool {
 				return slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) || lx.Cues[w] != "" || slices.Contains(lx.Auxiliaries, w)
 			}) {
@@ -310,7 +316,9 @@ func (lx *lexicon) stance(r reading, ws []string) (got reading, after, ok bool) 
 func (lx *lexicon) travelThing(ws []string) bool {
 	return slices.ContainsFunc(ws, func(w string) bool {
 		w = strings.Trim(w, ",.;:!?()")
-		return slices.Contains(lx.TravelNouns, w) || slices.Contains(lx.TravelNouns, strings.TrimSuffix(w, "s"))
+		return slices.ContainsFunc(append(strings.Split(w, "-"), w), func(w string) bool { // "red-eyes", "pet-friendly"
+			return slices.Contains(lx.TravelNouns, w) || slices.Contains(lx.TravelNouns, strings.TrimSuffix(w, "s"))
+		})
 	})
 }
 
