@@ -250,7 +250,7 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 	case strings.Contains(matchAt(ws, 0, lx.States), " ") || lx.identity(ws, 0) || matchAt(ws, 0, lx.States) != "" && slices.Contains([]string{"to", "of", "about", "with"}, ws[1]):
 		// "not a fan of hostels", "not a big drinker", "allergic to cats": chat drops the "I am"
 		got, ok = lx.predicate(r, slices.Concat([]string{"am"}, ws), false)
-	case matchAt(ws, 0, lx.Dropped) != "": // "love a good spa hotel": chat drops the "I"
+	case matchAt(ws, 0, lx.Dropped) != "" || lx.droppedChange(ws): // "love a good spa hotel", "moved to Berlin": chat drops the "I"
 		got, ok = lx.predicate(r, ws, false)
 	case len(ws) > 2 && matchAt(ws, 0, lx.HabitAdverbs) != "" && lx.Cues[ws[1]] != "" && ws[2] != "me" && ws[2] != "us":
 		// "usually travel light": a cue's habit without its "I"; not "always book me …" or "always ignore …"
@@ -263,6 +263,14 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 		return lx.wanted(r, ws)
 	}
 	return lx.verdict(r, ws, carried)
+}
+
+// droppedChange reports whether a clause opens with a change of state
+// whose object is a thing, not "the", "a" or "at" ("quit smoking", not
+// "stopped at the desk").
+func (lx *lexicon) droppedChange(ws []string) bool {
+	k := matchAt(ws, 0, slices.Collect(maps.Keys(lx.Changes)))
+	return k != "" && len(strings.Fields(k)) < len(ws) && !lx.stop[ws[len(strings.Fields(k))]]
 }
 
 // stance reads a verbless fragment that takes a stand on a travel thing
@@ -433,11 +441,11 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 		if k := matchAt(ws, i, changes); k != "" && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]
 			text := lx.Changes[k]
-			if j := slices.Index(obj, "to"); strings.Contains(text, "{to}") {
+			if j := slices.Index(obj, "to"); strings.Contains(text, "{to}") || strings.Contains(text, "{then}") { // what follows "to": a place, or any thing
 				if j < 0 {
 					return r, false
 				}
-				obj, text = obj[j+1:], strings.Replace(text, "{to}", "{place}", 1)
+				obj, text = obj[j+1:], strings.NewReplacer("{to}", "{place}", "{then}", "{x}").Replace(text)
 			}
 			if strings.Contains(text, "{place}") { // the object is a name: "moved to «Lisbon» in the autumn"
 				obj, text = obj[:1+slices.IndexFunc(obj, func(w string) bool { return strings.HasSuffix(w, "»") })], strings.Replace(text, "{place}", "{x}", 1)
