@@ -114,7 +114,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			if wanted {
 				scope = memory.ScopeThisTrip
 			}
-			tripWant := scope == "" && tripTold && t.re["trip_wants"].MatchString(cl)
+			tripWant := scope == "" && tripTold && t.re["trip_wants"].MatchString(cl) && !t.re["trip.dates"].MatchString(cl) // a want with its dates books
 			if tripWant {
 				scope = memory.ScopeThisTrip
 			}
@@ -122,7 +122,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				scope = memory.ScopeDurable
 			}
 			request := t.isRequest(cl)
-			g, read := t.lex.read(cl, firstPerson, fronted == memory.ScopeThisTrip)
+			g, read := t.lex.read(cl, firstPerson, fronted == memory.ScopeThisTrip || tripWant)
 			// A want counts when this clause or an earlier one of the
 			// sentence scopes it ("for this trip, I need a car").
 			// A need whose sentence tells a lasting reason ("carpet sets off my
