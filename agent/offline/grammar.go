@@ -206,8 +206,8 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 			ws = rest
 		}
 	}
-	for i := range ws { // the object ends at a reason or a request
-		if i > 1 && (matchAt(ws, i, lx.ObjectStops) != "" || strings.HasSuffix(ws[i-1], ",")) {
+	for i := range ws { // the object ends at a reason or a request, not at an amount that follows it ("a minivan, seven seats")
+		if i > 1 && (matchAt(ws, i, lx.ObjectStops) != "" || strings.HasSuffix(ws[i-1], ",") && !lx.amount(ws[i:])) {
 			ws = ws[:i]
 			break
 		}
@@ -263,6 +263,14 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 		return lx.wanted(r, ws)
 	}
 	return lx.verdict(r, ws, carried)
+}
+
+// amount reports whether the words are a short verbless detail that opens
+// with a number or a limit ("about 80 euros a night", "seven seats").
+func (lx *lexicon) amount(ws []string) bool {
+	return len(ws) > 0 && len(ws) <= 6 && (lx.details.MatchString(ws[0]) || slices.Contains([]string{"about", "around", "roughly"}, ws[0])) && !slices.ContainsFunc(ws, func(w string) bool {
+		return strings.HasSuffix(w, ",") || slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) || lx.Cues[w] != "" || lx.Verbs[w] != ""
+	})
 }
 
 // droppedChange reports whether a clause opens with a change of state
@@ -475,6 +483,9 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			if n := len(rest); n > 0 {
 				self = lx.identity(rest, 0) ||
 					n < 4 && strings.HasSuffix(rest[n-1], "s") && slices.Contains(lx.Identities, strings.TrimSuffix(rest[n-1], "s"))
+			}
+			if ing := slices.DeleteFunc(slices.Clone(rest), func(w string) bool { return w == "not" }); r.marked && len(ing) > 0 && strings.HasSuffix(ing[0], "ing") && !slices.Contains(lx.NotVerbs, ing[0]) {
+				return lx.finish(r, lx.third(ws), rest) // "on this trip I'm not drinking": marked, what is done now is the trip's
 			}
 			if len(rest) == 0 || !habitual && matchAt(rest, 0, lx.States) == "" && (rest[0] == "not" || !slices.Contains(lx.States, rest[len(rest)-1])) && !self ||
 				slices.Contains(rest, "any") || slices.Contains(rest, "anything") || slices.Contains(lx.Deictic, rest[len(rest)-1]) {
