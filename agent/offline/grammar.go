@@ -78,7 +78,11 @@ type lexicon struct {
 	PlaceWords    []string          `yaml:"place_words"`
 	TravelNouns   []string          `yaml:"travel_nouns"`
 	NotVerbs      []string          `yaml:"not_verbs"`
-	Stances       []struct {
+	Requirements  []struct {
+		Note  string   `yaml:"note"`
+		Words []string `yaml:"words"`
+	} `yaml:"requirements"`
+	Stances []struct {
 		Note     string   `yaml:"note"`
 		Before   []string `yaml:"before"`
 		After    []string `yaml:"after"`
@@ -259,10 +263,31 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 	if ok {
 		return got, ok
 	}
+	if got, ok := lx.requirement(r, ws); ok && subj < 0 {
+		return got, ok
+	}
 	if subj < 0 && (marked || r.marked && (ws[0] == "a" || ws[0] == "an" || lx.travelThing(ws[:1]))) { // "hotel near the venue this time"
 		return lx.wanted(r, ws)
 	}
 	return lx.verdict(r, ws, carried)
+}
+
+// requirement reads a travel thing's standard said of the thing ("wifi
+// has to be fast", "rooms must have a bath"): the thing is generic, or the
+// traveler's ("my hotels need a gym").
+func (lx *lexicon) requirement(r reading, ws []string) (reading, bool) {
+	for j := 1; j < min(len(ws)-1, 5); j++ {
+		for _, q := range lx.Requirements {
+			if k := matchAt(ws, j, q.Words); k != "" && j+len(strings.Fields(k)) < len(ws) && lx.travelThing(ws[:j]) &&
+				!slices.ContainsFunc(ws[:j], func(w string) bool {
+					return slices.Contains(lx.NotThings, w) || slices.Contains(lx.Deictic, w) || w == "the" || lx.Yours[w] != "" || lx.Pronouns[w] == "" && slices.Contains(lx.People, w)
+				}) {
+				rest := ws[j+len(strings.Fields(k)):]
+				return lx.finish(r, strings.NewReplacer("{x}", lx.third(ws[:j]), "{y}", lx.third(rest)).Replace(q.Note), slices.Concat(ws[:j], rest))
+			}
+		}
+	}
+	return r, false
 }
 
 // amount reports whether the words are a short verbless detail that opens
