@@ -77,7 +77,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		prev := -1 // the note the clause before left, for a clause that gives its reason or result
 		for i, cl := range clauses {
 			before := len(c.notes)
-			joins := i > 0 && t.re["joins"].MatchString(cl)
+			joins := "" // the word that joins the clause's note to the one before
+			if m := t.re["joins"].FindStringSubmatch(cl); i > 0 && m != nil {
+				joins = cmp.Or(m[1], "so")
+			}
 			cl = t.stripFillers(cl)
 			loc := t.re["remember"].FindStringIndex(cl)
 			remembered := loc != nil && loc[1] > 0
@@ -214,19 +217,19 @@ func (t *table) applyRules(cl, sentence string, marker memory.Scope, bareWant bo
 // clause gives a result or a reason ("I'm a light sleeper, so quiet rooms
 // matter"): one thought, one note. before is how many notes there were
 // before the clause; it returns the note a later clause may join.
-func (c *capture) join(prev, before int, joins bool) int {
+func (c *capture) join(prev, before int, joins string) int {
 	switch {
 	case len(c.notes) == before:
 		return -1
 	case len(c.notes) > before+1:
 		return len(c.notes) - 1
 	}
-	if !joins || prev < 0 || prev >= before || c.notes[prev].Scope != c.notes[before].Scope {
+	if joins == "" || prev < 0 || prev >= before || c.notes[prev].Scope != c.notes[before].Scope {
 		return before
 	}
 	p, n := c.notes[prev], c.notes[before]
 	kw := slices.Compact(slices.Concat(p.Keywords, n.Keywords))
-	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", so " + strings.ToLower(n.Text[:1]) + n.Text[1:],
+	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", " + joins + " " + strings.ToLower(n.Text[:1]) + n.Text[1:],
 		Keywords: kw[:min(3, len(kw))], Scope: p.Scope}
 	if checked, refusal := memory.CheckNote(merged, 0, 0, memory.Limits{}); refusal == nil {
 		c.notes[prev] = checked
