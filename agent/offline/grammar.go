@@ -631,8 +631,13 @@ func (lx *lexicon) trimTime(ws []string) []string {
 // its third-person form and my, me, our become their, them.
 func (lx *lexicon) third(ws []string) string {
 	out := make([]string, 0, len(ws))
-	verbDone := false
+	verbDone, second := false, false // second: a verb after "and" takes the third person too ("… and never eats honey")
 	for i, w := range ws {
+		if second && !strings.Contains(lx.Cues[w], " ") && lx.Cues[w] != "" {
+			w, second = lx.Cues[w], false
+		} else {
+			second = w == "and" && slices.ContainsFunc(out, func(o string) bool { return lx.base[o] != "" || lx.Verbs[o] != "" }) || second && (slices.Contains(lx.Adverbs, w) || slices.Contains(lx.Negators, w))
+		}
 		if v, ok := lx.Verbs[w]; ok && !verbDone {
 			w, verbDone = v, true
 			if w == "does" && (i+1 >= len(ws) || ws[i+1] != "not") {
