@@ -395,6 +395,14 @@ func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool)
 		return r, false
 	}
 	pred := ws[j:]
+	if slices.Contains(lx.Possessive, ws[0]) { // "my dealbreaker is a shared bathroom": the verdict is the subject, the thing follows
+		for _, v := range lx.Verdicts {
+			if k := matchAt(ws[1:j], 0, v.Words); k != "" && len(strings.Fields(k)) == j-1 && len(pred) > 1 {
+				return lx.finish(r, strings.Replace(v.Note, "{x}", lx.third(pred[1:]), 1), pred[1:])
+			}
+		}
+		return r, false
+	}
 	if !carried && !slices.ContainsFunc(pred, func(w string) bool { return slices.Contains(lx.Mine, w) || slices.Contains(lx.Outright, w) }) {
 		return r, false
 	}
