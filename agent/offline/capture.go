@@ -69,7 +69,15 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
 		firstPerson := false
 		prev := -1 // the note the clause before left, for a clause that gives its reason or result
+		cond := "" // "if the flight is over 6 hours, I always book …": a condition read with its main clause
 		for i, cl := range clauses {
+			if cond != "" {
+				cl = cond + t.stripFillers(cl)
+				cond = ""
+			} else if k := matchAt(strings.Fields(t.stripFillers(cl)), 0, t.lex.Conditions); k != "" && i+1 < len(clauses) && t.subject(cl) != "other" {
+				cond = strings.Trim(t.stripFillers(cl), ",") + " "
+				continue
+			}
 			before := len(c.notes)
 			joins := "" // the word that joins the clause's note to the one before
 			if m := t.re["joins"].FindStringSubmatch(cl); i > 0 && m != nil {
@@ -104,7 +112,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep
 				continue
 			}
-			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) || marker == "" && t.re["pointing"].MatchString(cl) && !t.lex.has(cl, t.lex.HabitAdverbs, nil) {
+			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) || marker == "" && t.re["pointing"].MatchString(cl) && !t.lex.has(cl, t.lex.HabitAdverbs, nil) {
 				continue
 			}
 			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")

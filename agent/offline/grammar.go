@@ -78,6 +78,7 @@ type lexicon struct {
 	PlaceWords    []string          `yaml:"place_words"`
 	TravelNouns   []string          `yaml:"travel_nouns"`
 	NotVerbs      []string          `yaml:"not_verbs"`
+	Conditions    []string          `yaml:"conditions"`
 	Requirements  []struct {
 		Note  string   `yaml:"note"`
 		Words []string `yaml:"words"`
@@ -230,6 +231,8 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 	isFirst := func(w string) bool { return slices.Contains(lx.First, w) }
 	subj := slices.IndexFunc(ws[:min(len(ws), 5)], isFirst)
 	switch {
+	case matchAt(ws, 0, lx.Conditions) != "" && slices.ContainsFunc(ws, isFirst):
+		got, ok = lx.conditional(r, ws)
 	case subj >= 0 && matchAt(ws, 0, lx.Subordinators) != "": // "every time I book a hotel I ask for…", "since having the baby we need…"
 		main := ws[subj+1:]
 		if next := slices.IndexFunc(main, isFirst); next >= 0 && next < 6 {
@@ -304,6 +307,42 @@ func (lx *lexicon) amount(ws []string) bool {
 func (lx *lexicon) droppedChange(ws []string) bool {
 	k := matchAt(ws, 0, slices.Collect(maps.Keys(lx.Changes)))
 	return k != "" && len(strings.Fields(k)) < len(ws) && !lx.stop[ws[len(strings.Fields(k))]]
+}
+
+// conditional reads a habit under a condition, keeping the condition in
+// the note: "when I travel for work I stay near the office" → "Stays near
+// the office when they travel for work.", "if it is under 4 hours I take
+// the train". A main clause with a modal is hypothetical, and a want under
+// a one-off condition ("when we land we need a taxi") is a request.
+func (lx *lexicon) conditional(r reading, ws []string) (reading, bool) {
+	isFirst := func(w string) bool { return slices.Contains(lx.First, w) }
+	end := slices.IndexFunc(ws, isFirst)
+	if end < 0 {
+		return r, false
+	}
+	if next := slices.IndexFunc(ws[end+1:], isFirst); end <= 2 && next >= 0 && next < 6 { // the condition has its own subject
+		end += 1 + next
+	}
+	main, cond := ws[end+1:], ws[:end]
+	if len(main) < 2 || slices.ContainsFunc(main, func(w string) bool { return slices.Contains(lx.NotVerbs, w) || w == "would" }) ||
+		matchAt(main, 0, lx.BareWants) != "" && !lx.wantMarked(strings.Join(cond, " ")) {
+		return r, false
+	}
+	got, ok := lx.predicate(r, main, true)
+	if !ok {
+		return r, false
+	}
+	kw := got.note.Keywords
+	got.note.Keywords = nil
+	return lx.finish(got, strings.TrimSuffix(got.note.Text, ".")+" "+lx.third(cond), slices.Concat(cond, kw))
+}
+
+// conditionHolds reports whether a clause that opens with "if" or "when"
+// states a habit under its condition, not a hypothetical.
+func (lx *lexicon) conditionHolds(cl string) bool {
+	ws := strings.Fields(strings.NewReplacer(",", "", ".", "").Replace(cl))
+	_, ok := lx.conditional(reading{}, ws)
+	return matchAt(ws, 0, lx.Conditions) != "" && ok
 }
 
 // stance reads a verbless fragment that takes a stand on a travel thing
