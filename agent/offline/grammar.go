@@ -312,8 +312,9 @@ func (lx *lexicon) droppedChange(ws []string) bool {
 // conditional reads a habit under a condition, keeping the condition in
 // the note: "when I travel for work I stay near the office" → "Stays near
 // the office when they travel for work.", "if it is under 4 hours I take
-// the train". A main clause with a modal is hypothetical, and a want under
-// a one-off condition ("when we land we need a taxi") is a request.
+// the train". A main clause with a modal, or "will" without "every time",
+// is a hypothetical or a plan, and a want under a one-off condition ("when we land we need a
+// taxi") is a request.
 func (lx *lexicon) conditional(r reading, ws []string) (reading, bool) {
 	isFirst := func(w string) bool { return slices.Contains(lx.First, w) }
 	end := slices.IndexFunc(ws, isFirst)
@@ -324,7 +325,9 @@ func (lx *lexicon) conditional(r reading, ws []string) (reading, bool) {
 		end += 1 + next
 	}
 	main, cond := ws[end+1:], ws[:end]
-	if len(main) < 2 || slices.ContainsFunc(main, func(w string) bool { return slices.Contains(lx.NotVerbs, w) || w == "would" }) ||
+	if len(main) < 2 || slices.ContainsFunc(main, func(w string) bool {
+		return slices.Contains(lx.NotVerbs, w) || w == "would" || w == "will" && !lx.wantMarked(strings.Join(ws, " "))
+	}) ||
 		matchAt(main, 0, lx.BareWants) != "" && !lx.wantMarked(strings.Join(cond, " ")) {
 		return r, false
 	}
