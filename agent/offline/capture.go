@@ -58,8 +58,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	})
 	// A message that tells a trip's when and who or what for ("Reykjavik in
 	// February, just me") scopes its unmarked wants of a thing to that trip.
-	tripTold := t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")) && (t.re["trip.party"].MatchString(message) ||
-		slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) }))
+	// Any two of the three tell it.
+	tripTold := len(slices.DeleteFunc([]bool{t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")), t.re["trip.party"].MatchString(message),
+		slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) })}, func(told bool) bool { return !told })) >= 2
 	for _, s := range sentences {
 		// "for the Lisbon trip", "for Havana, …" name this trip: read as "for this trip".
 		norm := t.re["trip_occasions"].ReplaceAllStringFunc(t.normalise(s), func(m string) string { return "for this trip" + m[len(strings.TrimRight(m, ",:")):] })
@@ -68,9 +69,20 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
 		firstPerson := false
 		prev := -1 // the note the clause before left, for a clause that gives its reason or result
+		cond := "" // "if the flight is over 6 hours, I always book …": a condition read with its main clause
 		for i, cl := range clauses {
+			if cond != "" {
+				cl = cond + t.stripFillers(cl)
+				cond = ""
+			} else if k := matchAt(strings.Fields(t.stripFillers(cl)), 0, t.lex.Conditions); k != "" && i+1 < len(clauses) && t.subject(cl) != "other" {
+				cond = strings.Trim(t.stripFillers(cl), ",") + " "
+				continue
+			}
 			before := len(c.notes)
-			joins := i > 0 && t.re["joins"].MatchString(cl)
+			joins := "" // the word that joins the clause's note to the one before
+			if m := t.re["joins"].FindStringSubmatch(cl); i > 0 && m != nil {
+				joins = cmp.Or(m[1], "so")
+			}
 			cl = t.stripFillers(cl)
 			loc := t.re["remember"].FindStringIndex(cl)
 			remembered := loc != nil && loc[1] > 0
@@ -87,8 +99,11 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				firstPerson = false
 				continue
 			}
+			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
 			if who := t.subject(cl); who != "first" && i == 0 && t.lex.frontedIn(cl, t.subject(t.normalise(s)) == "first") {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing
+			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0]) && t.lex.travelThing(ws) {
+				firstPerson, wanted, cl = true, true, "this trip, "+cl
 			} else if who != "" {
 				firstPerson = who == "first"
 				c.otherPerson = c.otherPerson || (!firstPerson && slices.ContainsFunc(t.rules, func(r rule) bool { return r.re.MatchString(cl) }))
@@ -97,11 +112,14 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep
 				continue
 			}
-			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) || marker == "" && t.re["pointing"].MatchString(cl) {
+			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) || marker == "" && t.re["pointing"].MatchString(cl) && !t.lex.has(cl, t.lex.HabitAdverbs, nil) {
 				continue
 			}
 			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")
-			tripWant := scope == "" && tripTold && t.re["trip_wants"].MatchString(cl)
+			if wanted {
+				scope = memory.ScopeThisTrip
+			}
+			tripWant := scope == "" && tripTold && t.re["trip_wants"].MatchString(cl) && !t.re["trip.dates"].MatchString(cl) // a want with its dates books
 			if tripWant {
 				scope = memory.ScopeThisTrip
 			}
@@ -109,10 +127,12 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				scope = memory.ScopeDurable
 			}
 			request := t.isRequest(cl)
-			g, read := t.lex.read(cl, firstPerson)
+			g, read := t.lex.read(cl, firstPerson, fronted == memory.ScopeThisTrip || tripWant)
 			// A want counts when this clause or an earlier one of the
 			// sentence scopes it ("for this trip, I need a car").
-			marked := t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant
+			// A need whose sentence tells a lasting reason ("carpet sets off my
+			// asthma, I need hard floors") is lasting.
+			marked := wanted || t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && slices.ContainsFunc(t.lex.Needs, func(w string) bool { return strings.Contains(norm, "my "+w) })
 			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
@@ -121,11 +141,17 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			if t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) {
 				continue
 			}
-			if scope != "" || !request {
+			// "I need a hotel that accepts service dogs": a request, but a
+			// constraint rule's need is lasting.
+			needs := request && t.re["want_forms"].MatchString(cl) && strings.Contains(cl, " need ")
+			if scope != "" || !request || needs {
 				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
-				if read && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && (!g.want || marked) && wordsLost(g.note, ruled))) {
+				// "…, I soak every night": a reason told after a note is no second
+				// note, unless it is a state or names a travel thing.
+				aside := notes > 0 && !strings.HasPrefix(g.note.Text, "Is ") && !t.lex.travelThing(strings.Fields(strings.ToLower(g.note.Text)))
+				if read && !aside && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && (!g.want || marked) && wordsLost(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]
 					for _, n := range ruled { // the traveler's words, the rules' keywords
 						g.note.Keywords = slices.Compact(slices.Concat(n.Keywords, g.note.Keywords))
@@ -137,6 +163,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 					c.add(scoped(g.note, cmp.Or(scope, g.scope, memory.ScopeDurable)), known, seen)
 				}
 			}
+			c.notes = slices.Concat(c.notes[:before], slices.DeleteFunc(c.notes[before:], func(n memory.SaveNoteArgs) bool {
+				return slices.ContainsFunc(c.notes[:before], func(p memory.SaveNoteArgs) bool { return sameTopic(p, n) }) // "…, I can't pack light": told again
+			}))
 			prev = c.join(prev, before, joins)
 		}
 	}
@@ -190,19 +219,19 @@ func (t *table) applyRules(cl, sentence string, marker memory.Scope, bareWant bo
 // clause gives a result or a reason ("I'm a light sleeper, so quiet rooms
 // matter"): one thought, one note. before is how many notes there were
 // before the clause; it returns the note a later clause may join.
-func (c *capture) join(prev, before int, joins bool) int {
+func (c *capture) join(prev, before int, joins string) int {
 	switch {
 	case len(c.notes) == before:
 		return -1
 	case len(c.notes) > before+1:
 		return len(c.notes) - 1
 	}
-	if !joins || prev < 0 || prev >= before || c.notes[prev].Scope != c.notes[before].Scope {
+	if joins == "" || prev < 0 || prev >= before || c.notes[prev].Scope != c.notes[before].Scope {
 		return before
 	}
 	p, n := c.notes[prev], c.notes[before]
 	kw := slices.Compact(slices.Concat(p.Keywords, n.Keywords))
-	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", so " + strings.ToLower(n.Text[:1]) + n.Text[1:],
+	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", " + joins + " " + strings.ToLower(n.Text[:1]) + n.Text[1:],
 		Keywords: kw[:min(3, len(kw))], Scope: p.Scope}
 	if checked, refusal := memory.CheckNote(merged, 0, 0, memory.Limits{}); refusal == nil {
 		c.notes[prev] = checked
@@ -210,6 +239,19 @@ func (c *capture) join(prev, before int, joins bool) int {
 		return prev
 	}
 	return before
+}
+
+// sameTopic reports whether a keyword of one note is in the other's text:
+// a later clause that says it again ("I always check two bags, I can't pack
+// light") leaves no second note.
+func sameTopic(a, b memory.SaveNoteArgs) bool {
+	in := func(x, y memory.SaveNoteArgs) bool {
+		return slices.ContainsFunc(x.Keywords, func(k string) bool {
+			k = strings.TrimSuffix(k, "s")
+			return len(k) >= 3 && strings.Contains(strings.ToLower(y.Text), k)
+		})
+	}
+	return in(a, b) || in(b, a)
 }
 
 // scoped gives a clause reader's note its scope, saying so in a trip note.

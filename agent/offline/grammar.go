@@ -76,6 +76,19 @@ type lexicon struct {
 	Tastes        []string          `yaml:"tastes"`
 	Favourites    []string          `yaml:"favourites"`
 	PlaceWords    []string          `yaml:"place_words"`
+	TravelNouns   []string          `yaml:"travel_nouns"`
+	NotVerbs      []string          `yaml:"not_verbs"`
+	Conditions    []string          `yaml:"conditions"`
+	Requirements  []struct {
+		Note  string   `yaml:"note"`
+		Words []string `yaml:"words"`
+	} `yaml:"requirements"`
+	Stances []struct {
+		Note     string   `yaml:"note"`
+		Before   []string `yaml:"before"`
+		After    []string `yaml:"after"`
+		Verbless bool     `yaml:"verbless"`
+	} `yaml:"stances"`
 
 	stop    map[string]bool
 	base    map[string]string // a third-person verb's form after "you": flies → fly
@@ -177,13 +190,17 @@ func (lx *lexicon) negationLost(r reading, ruled []memory.SaveNoteArgs) bool {
 // read finds a clause's subject, polarity, cue and object in one pass and
 // words it as a third-person note. carried says the clause continues a
 // first-person one ("…, so fast wifi is a must").
-func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
+func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 	var r reading
 	if loc := lx.until.FindStringIndex(cl); loc != nil {
 		r.until, cl = strings.TrimSpace(cl[loc[0]:loc[1]]), cl[:loc[0]]+cl[loc[1]:]
 	}
 	ws := strings.Fields(strings.Trim(cl, " ,.!?;:"))
-	r.marked = lx.has(cl, lx.Wanted.Markers, lx.HabitAdverbs)
+	got, stanced, ok := lx.stance(r, ws)
+	if ok {
+		return got, true
+	}
+	r.marked = fronted || lx.has(cl, lx.Wanted.Markers, lx.HabitAdverbs)
 	marked := false // "this time, a hotel with a sauna": a marker opens a wanted thing
 	if k := matchAt(strings.Fields(strings.ReplaceAll(strings.Join(ws[:min(4, len(ws))], " "), ",", "")), 0, lx.Wanted.Markers); k != "" {
 		rest := ws[len(strings.Fields(k)):]
@@ -194,8 +211,8 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 			ws = rest
 		}
 	}
-	for i := range ws { // the object ends at a reason or a request
-		if i > 1 && (matchAt(ws, i, lx.ObjectStops) != "" || strings.HasSuffix(ws[i-1], ",")) {
+	for i := range ws { // the object ends at a reason or a request, not at an amount that follows it ("a minivan, seven seats")
+		if i > 1 && (matchAt(ws, i, lx.ObjectStops) != "" || strings.HasSuffix(ws[i-1], ",") && !lx.amount(ws[i:])) {
 			ws = ws[:i]
 			break
 		}
@@ -203,7 +220,7 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 	for i := range ws {
 		ws[i] = strings.Trim(ws[i], ",;:!?")
 	}
-	for i := 2; i < len(ws); i++ { // a scope marker is not part of the object ("a lake view on this one")
+	for i := 1; i < len(ws); i++ { // a scope marker is not part of the object ("a lake view on this one")
 		if k := matchAt(ws, i, lx.Wanted.Markers); k != "" && !slices.Contains(lx.HabitAdverbs, k) {
 			ws = slices.Delete(ws, i, i+len(strings.Fields(k)))
 		}
@@ -213,9 +230,9 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 	}
 	isFirst := func(w string) bool { return slices.Contains(lx.First, w) }
 	subj := slices.IndexFunc(ws[:min(len(ws), 5)], isFirst)
-	var got reading
-	ok := false
 	switch {
+	case matchAt(ws, 0, lx.Conditions) != "" && slices.ContainsFunc(ws, isFirst):
+		got, ok = lx.conditional(r, ws)
 	case subj >= 0 && matchAt(ws, 0, lx.Subordinators) != "": // "every time I book a hotel I ask for…", "since having the baby we need…"
 		main := ws[subj+1:]
 		if next := slices.IndexFunc(main, isFirst); next >= 0 && next < 6 {
@@ -224,8 +241,8 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		got, ok = lx.predicate(r, main, true)
 	case subj >= 0 && (subj == 0 || !slices.ContainsFunc(ws[:subj], func(w string) bool { return slices.Contains(lx.People, w) })):
 		if !slices.ContainsFunc(ws[:subj], func(w string) bool { return !slices.Contains(lx.HabitAdverbs, w) }) {
-			got, ok = lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:]), false) // "mostly I go alone"
-		} else if got, ok = lx.predicate(r, ws[subj+1:], false); got.note.Text != "" && subj > 1 && slices.Contains(lx.Wanted.Keeps, ws[0]) && !lx.wantMarked(strings.Join(ws[:subj], " ")) {
+			got, ok = lx.predicate(r, slices.Concat(ws[:subj], ws[subj+1:]), stanced) // "mostly I go alone"
+		} else if got, ok = lx.predicate(r, ws[subj+1:], stanced); got.note.Text != "" && subj > 1 && slices.Contains(lx.Wanted.Keeps, ws[0]) && !lx.wantMarked(strings.Join(ws[:subj], " ")) {
 			// A fronted topic ends the note ("for car hire I won't go over
 			// $50 a day"); one in the plural ("for city breaks") makes a want
 			// a standing one.
@@ -235,18 +252,157 @@ func (lx *lexicon) read(cl string, carried bool) (reading, bool) {
 		}
 	case slices.Contains(lx.Possessive, ws[0]):
 		got, ok = lx.attribute(r, ws)
-	case strings.Contains(matchAt(ws, 0, lx.States), " "): // "not a fan of hostels"
+	case matchAt(ws, 0, lx.TripAttributes) != "": // "budget for the weekend is 300 quid": chat drops the "my"
+		got, ok = lx.attribute(r, slices.Concat([]string{"my"}, ws))
+	case strings.Contains(matchAt(ws, 0, lx.States), " ") || lx.identity(ws, 0) || matchAt(ws, 0, lx.States) != "" && slices.Contains([]string{"to", "of", "about", "with"}, ws[1]):
+		// "not a fan of hostels", "not a big drinker", "allergic to cats": chat drops the "I am"
 		got, ok = lx.predicate(r, slices.Concat([]string{"am"}, ws), false)
-	case matchAt(ws, 0, lx.Dropped) != "": // "love a good spa hotel": chat drops the "I"
+	case matchAt(ws, 0, lx.Dropped) != "" || lx.droppedChange(ws): // "love a good spa hotel", "moved to Berlin": chat drops the "I"
 		got, ok = lx.predicate(r, ws, false)
+	case len(ws) > 2 && matchAt(ws, 0, lx.HabitAdverbs) != "" && lx.Cues[ws[1]] != "" && ws[2] != "me" && ws[2] != "us":
+		// "usually travel light": a cue's habit without its "I"; not "always book me …" or "always ignore …"
+		got, ok = lx.predicate(r, ws, true)
 	}
 	if ok {
 		return got, ok
 	}
-	if marked && subj < 0 {
+	if got, ok := lx.requirement(r, ws); ok && subj < 0 {
+		return got, ok
+	}
+	if subj < 0 && (marked || r.marked && (ws[0] == "a" || ws[0] == "an" || lx.travelThing(ws[:1]))) { // "hotel near the venue this time"
 		return lx.wanted(r, ws)
 	}
 	return lx.verdict(r, ws, carried)
+}
+
+// requirement reads a travel thing's standard said of the thing ("wifi
+// has to be fast", "rooms must have a bath"): the thing is generic, or the
+// traveler's ("my hotels need a gym").
+func (lx *lexicon) requirement(r reading, ws []string) (reading, bool) {
+	for j := 1; j < min(len(ws)-1, 5); j++ {
+		for _, q := range lx.Requirements {
+			if k := matchAt(ws, j, q.Words); k != "" && j+len(strings.Fields(k)) < len(ws) && lx.travelThing(ws[:j]) &&
+				!slices.ContainsFunc(ws[:j], func(w string) bool {
+					return slices.Contains(lx.NotThings, w) || slices.Contains(lx.Deictic, w) || w == "the" || lx.Yours[w] != "" || lx.Pronouns[w] == "" && slices.Contains(lx.People, w)
+				}) {
+				rest := ws[j+len(strings.Fields(k)):]
+				return lx.finish(r, strings.NewReplacer("{x}", lx.third(ws[:j]), "{y}", lx.third(rest)).Replace(q.Note), slices.Concat(ws[:j], rest))
+			}
+		}
+	}
+	return r, false
+}
+
+// amount reports whether the words are a short verbless detail that opens
+// with a number or a limit ("about 80 euros a night", "seven seats").
+func (lx *lexicon) amount(ws []string) bool {
+	return len(ws) > 0 && len(ws) <= 6 && (lx.details.MatchString(ws[0]) || slices.Contains([]string{"about", "around", "roughly"}, ws[0])) && !slices.ContainsFunc(ws, func(w string) bool {
+		return strings.HasSuffix(w, ",") || slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) || lx.Cues[w] != "" || lx.Verbs[w] != ""
+	})
+}
+
+// droppedChange reports whether a clause opens with a change of state
+// whose object is a thing, not "the", "a" or "at" ("quit smoking", not
+// "stopped at the desk").
+func (lx *lexicon) droppedChange(ws []string) bool {
+	k := matchAt(ws, 0, slices.Collect(maps.Keys(lx.Changes)))
+	return k != "" && len(strings.Fields(k)) < len(ws) && !lx.stop[ws[len(strings.Fields(k))]]
+}
+
+// conditional reads a habit under a condition, keeping the condition in
+// the note: "when I travel for work I stay near the office" → "Stays near
+// the office when they travel for work.", "if it is under 4 hours I take
+// the train". A main clause with a modal, or "will" without "every time",
+// is a hypothetical or a plan, and a want under a one-off condition ("when we land we need a
+// taxi") is a request.
+func (lx *lexicon) conditional(r reading, ws []string) (reading, bool) {
+	isFirst := func(w string) bool { return slices.Contains(lx.First, w) }
+	end := slices.IndexFunc(ws, isFirst)
+	if end < 0 {
+		return r, false
+	}
+	if next := slices.IndexFunc(ws[end+1:], isFirst); end <= 2 && next >= 0 && next < 6 { // the condition has its own subject
+		end += 1 + next
+	}
+	main, cond := ws[end+1:], ws[:end]
+	if len(main) < 2 || slices.ContainsFunc(main, func(w string) bool {
+		return slices.Contains(lx.NotVerbs, w) || w == "would" || w == "will" && !lx.wantMarked(strings.Join(ws, " "))
+	}) ||
+		matchAt(main, 0, lx.BareWants) != "" && !lx.wantMarked(strings.Join(cond, " ")) {
+		return r, false
+	}
+	got, ok := lx.predicate(r, main, true)
+	if !ok {
+		return r, false
+	}
+	kw := got.note.Keywords
+	got.note.Keywords = nil
+	return lx.finish(got, strings.TrimSuffix(got.note.Text, ".")+" "+lx.third(cond), slices.Concat(cond, kw))
+}
+
+// conditionHolds reports whether a clause that opens with "if" or "when"
+// states a habit under its condition, not a hypothetical.
+func (lx *lexicon) conditionHolds(cl string) bool {
+	ws := strings.Fields(strings.NewReplacer(",", "", ".", "").Replace(cl))
+	_, ok := lx.conditional(reading{}, ws)
+	return matchAt(ws, 0, lx.Conditions) != "" && ok
+}
+
+// stance reads a verbless fragment that takes a stand on a travel thing
+// ("window seat, always", "sea view or nothing", "no more than a 45 minute
+// transfer"); after says the clause ends in a stance, which makes a
+// first-person clause a habit ("I book six months ahead, always").
+func (lx *lexicon) stance(r reading, ws []string) (got reading, after, ok bool) {
+	var cands []string // the clause up to each comma, and the whole of it
+	for i, w := range ws {
+		if strings.HasSuffix(w, ",") || i == len(ws)-1 {
+			cands = append(cands, strings.TrimRight(strings.Join(ws[:i+1], " "), ","))
+		}
+	}
+	for _, s := range lx.Stances {
+		for _, c := range cands {
+			var thing []string
+			for _, a := range s.After {
+				if t, found := strings.CutSuffix(c, " "+a); found {
+					thing, after = strings.Fields(strings.TrimRight(t, ",")), after || !s.Verbless
+				}
+			}
+			for _, b := range s.Before {
+				if t, found := strings.CutPrefix(c, b+" "); found {
+					thing = strings.Fields(t)
+				}
+			}
+			for i := range thing {
+				thing[i] = strings.Trim(thing[i], ",")
+			}
+			if n := len(thing); n > 2 && slices.Contains(lx.Mine, thing[n-1]) { // "no red-eyes for me, ever"
+				thing = thing[:n-2]
+			}
+			if len(thing) == 0 || len(thing) > 10 || !lx.travelThing(thing) || slices.ContainsFunc(thing, func(w string) bool {
+				return slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) || lx.Cues[w] != "" || slices.Contains(lx.Auxiliaries, w)
+			}) {
+				continue
+			}
+			note := s.Note
+			if thing[0] == "no" && len(thing) > 1 { // "no hostels, ever"
+				note, thing = lx.Wanted.Not, thing[1:]
+			}
+			got, ok = lx.finish(r, strings.Replace(note, "{x}", lx.third(thing), 1), thing)
+			return got, after, ok
+		}
+	}
+	return r, after, false
+}
+
+// travelThing reports whether words name something a concierge books or
+// arranges (the lexicon's travel nouns, singular or plural).
+func (lx *lexicon) travelThing(ws []string) bool {
+	return slices.ContainsFunc(ws, func(w string) bool {
+		w = strings.Trim(w, ",.;:!?()")
+		return slices.ContainsFunc(append(strings.Split(w, "-"), w), func(w string) bool { // "red-eyes", "pet-friendly"
+			return slices.Contains(lx.TravelNouns, w) || slices.Contains(lx.TravelNouns, strings.TrimSuffix(w, "s"))
+		})
+	})
 }
 
 // wanted reads the thing a marker opens, up to what follows it ("a hotel
@@ -281,6 +437,14 @@ func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool)
 		return r, false
 	}
 	pred := ws[j:]
+	if slices.Contains(lx.Possessive, ws[0]) { // "my dealbreaker is a shared bathroom": the verdict is the subject, the thing follows
+		for _, v := range lx.Verdicts {
+			if k := matchAt(ws[1:j], 0, v.Words); k != "" && len(strings.Fields(k)) == j-1 && len(pred) > 1 {
+				return lx.finish(r, strings.Replace(v.Note, "{x}", lx.third(pred[1:]), 1), pred[1:])
+			}
+		}
+		return r, false
+	}
 	if !carried && !slices.ContainsFunc(pred, func(w string) bool { return slices.Contains(lx.Mine, w) || slices.Contains(lx.Outright, w) }) {
 		return r, false
 	}
@@ -318,10 +482,20 @@ func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool)
 	return r, false
 }
 
+// identity reports whether ws from i describe the traveler by what they
+// are: "(not) a keen hiker", "a big drinker".
+func (lx *lexicon) identity(ws []string, i int) bool {
+	if i < len(ws) && ws[i] == "not" {
+		i++
+	}
+	n := len(ws)
+	return n > i+1 && n <= i+4 && (ws[i] == "a" || ws[i] == "an") && slices.Contains(lx.Identities, ws[n-1])
+}
+
 // attribute reads "my budget for flights is usually under 800 euros".
 func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 	at := 1
-	if len(ws) > 3 && strings.HasSuffix(ws[1], "est") { // "my nearest airport"
+	if len(ws) > 3 && matchAt(ws, 1, lx.Attributes) == "" && matchAt(ws, 2, lx.Attributes) != "" { // "my nearest airport", "my travel budget"
 		at = 2
 	}
 	if len(ws) < 3 || matchAt(ws, at, lx.Attributes) == "" {
@@ -330,7 +504,7 @@ func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 	if !slices.ContainsFunc(ws, func(w string) bool { return w == "is" || w == "are" }) {
 		return r, false
 	}
-	if slices.Contains(lx.TripAttributes, ws[1]) {
+	if slices.Contains(lx.TripAttributes, ws[at]) {
 		if !strings.ContainsAny(strings.Join(ws, " "), "0123456789") {
 			return r, false // "my budget is moderate" is the trip's budget slot, not a note
 		}
@@ -350,11 +524,11 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 		if k := matchAt(ws, i, changes); k != "" && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]
 			text := lx.Changes[k]
-			if j := slices.Index(obj, "to"); strings.Contains(text, "{to}") {
+			if j := slices.Index(obj, "to"); strings.Contains(text, "{to}") || strings.Contains(text, "{then}") { // what follows "to": a place, or any thing
 				if j < 0 {
 					return r, false
 				}
-				obj, text = obj[j+1:], strings.Replace(text, "{to}", "{place}", 1)
+				obj, text = obj[j+1:], strings.NewReplacer("{to}", "{place}", "{then}", "{x}").Replace(text)
 			}
 			if strings.Contains(text, "{place}") { // the object is a name: "moved to «Lisbon» in the autumn"
 				obj, text = obj[:1+slices.IndexFunc(obj, func(w string) bool { return strings.HasSuffix(w, "»") })], strings.Replace(text, "{place}", "{x}", 1)
@@ -382,8 +556,11 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			}
 			self := false // "I'm a keen hiker", "we are big foodies"
 			if n := len(rest); n > 0 {
-				self = n > 1 && (rest[0] == "a" || rest[0] == "an") && slices.Contains(lx.Identities, rest[n-1]) ||
+				self = lx.identity(rest, 0) ||
 					n < 4 && strings.HasSuffix(rest[n-1], "s") && slices.Contains(lx.Identities, strings.TrimSuffix(rest[n-1], "s"))
+			}
+			if ing := slices.DeleteFunc(slices.Clone(rest), func(w string) bool { return w == "not" }); r.marked && len(ing) > 0 && strings.HasSuffix(ing[0], "ing") && !slices.Contains(lx.NotVerbs, ing[0]) {
+				return lx.finish(r, lx.third(ws), rest) // "on this trip I'm not drinking": marked, what is done now is the trip's
 			}
 			if len(rest) == 0 || !habitual && matchAt(rest, 0, lx.States) == "" && (rest[0] == "not" || !slices.Contains(lx.States, rest[len(rest)-1])) && !self ||
 				slices.Contains(rest, "any") || slices.Contains(rest, "anything") || slices.Contains(lx.Deictic, rest[len(rest)-1]) {
@@ -392,7 +569,11 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			return lx.finish(r, lx.third(ws[:]), ws[i+1:])
 		}
 		auxHere := slices.Contains(lx.Auxiliaries, ws[i]) && i+1 < len(ws) && (slices.Contains(lx.Negators, ws[i+1]) || slices.Contains(lx.Adverbs, ws[i+1]) || lx.Cues[ws[i+1]] != "")
-		if k := matchAt(ws, i, cues); k != "" && !auxHere && i+len(strings.Fields(k)) < len(ws) {
+		k, verb := matchAt(ws, i, cues), ""
+		if k == "" && lx.verbLike(ws, i) { // a verb the cues do not list ("I kayak whenever I can")
+			k, verb = ws[i], thirdPerson(ws[i])
+		}
+		if k != "" && !auxHere && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]
 			// A bare want, "would rather" or "like to <verb>" asks for
 			// something now; only a marker makes it lasting.
@@ -404,7 +585,7 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 				!slices.ContainsFunc(obj, func(w string) bool {
 					return slices.Contains(lx.Needs, w) && obj[0] != "to" || w == "than" && k == "would rather"
 				})
-			preference := !slices.Contains(lx.Doings, k)
+			preference := verb == "" && !slices.Contains(lx.Doings, k)
 			negative = negative || obj[0] == "not" || slices.Contains(lx.Aversions, k) // "I prefer not to fly on Sundays", "I avoid Frankfurt"
 			// Choosing a named option is a request, not a habit; a name after
 			// "near" or "in" is where, and "best" makes the name a favourite.
@@ -419,20 +600,25 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			// "everywhere" makes a habit; "I have three children" a lasting fact.
 			everywhere := slices.Contains(obj, "everywhere") || slices.Contains(lx.Habits, k) && aux1 == "" || matchAt(obj, 0, lx.States) != "" ||
 				slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Lasting, w) })
-			habit := negative && !slices.Contains(lx.NotHabits, k) // "I don't drive", not "I don't have any other request"
-			if !preference && !lasting && !habit && !everywhere && !slices.Contains(ws[:i], "only") {
+			habit := negative && verb == "" && !slices.Contains(lx.NotHabits, k) // "I don't drive", not "I don't have any other request"
+			// A plain present verb about a kind of travel thing is a habit
+			// ("I book refundable rates", "I drive an electric car").
+			kind := !preference && aux1 == "" && !negative && !slices.Contains(lx.NotHabits, k) && lx.travelThing(obj) && !slices.ContainsFunc(obj, func(w string) bool {
+				return slices.Contains(lx.NotThings, w) || slices.Contains([]string{"the", "this", "that", "your", "tomorrow", "tonight"}, w) || strings.ContainsAny(w, "0123456789«")
+			})
+			if !preference && !lasting && !habit && !everywhere && !kind && !slices.Contains(ws[:i], "only") {
 				return r, false
 			}
 			// An unmarked "I prefer a small car" picks one thing for this
 			// booking; "I prefer morning flights" states a taste.
-			r.bare = !lasting && !negative && !r.want && !everywhere
+			r.bare = !lasting && !negative && !r.want && !everywhere && !kind
 			if r.bare && (slices.Contains([]string{"the", "this", "that", "some"}, obj[0]) || unicode.IsDigit(rune(obj[0][0])) || len(obj) > 10) {
 				return r, false
 			}
 			r.pick = r.bare && (obj[0] == "a" || obj[0] == "an") && !slices.Contains(lx.Tastes, k) // "I like a firm mattress" is a taste
 			words := slices.Clone(ws)
 			if aux1 == "" && (i == 0 || ws[i-1] != "not") { // the cue is the first verb: conjugate it
-				words = slices.Concat(ws[:i], strings.Fields(lx.Cues[k]), obj)
+				words = slices.Concat(ws[:i], strings.Fields(cmp.Or(verb, lx.Cues[k])), obj)
 			}
 			r.negative = negative
 			if negative && !slices.ContainsFunc(obj, func(w string) bool { return len(w) > 2 && !lx.stop[w] }) {
@@ -459,6 +645,28 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 	return r, false
 }
 
+// verbLike reports whether the word at i of what follows the subject can
+// be a present-tense verb the cues do not list: a plain word that is no
+// adverb, auxiliary, past or -ing form.
+func (lx *lexicon) verbLike(ws []string, i int) bool {
+	w := ws[i]
+	return len(w) > 2 && i+1 < len(ws) && strings.Trim(w, "abcdefghijklmnopqrstuvwxyz-") == "" && !lx.stop[w] && lx.Verbs[w] == "" &&
+		!slices.Contains(lx.NotVerbs, w) && !slices.Contains(lx.Auxiliaries, w) && !slices.Contains(lx.Copulas, w) &&
+		matchAt(ws, i, lx.Adverbs)+matchAt(ws, i, lx.HabitAdverbs)+matchAt(ws, i, lx.Negators) == "" &&
+		!strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "ing") && !strings.HasSuffix(w, "ly")
+}
+
+// thirdPerson gives an English verb its third-person singular form.
+func thirdPerson(v string) string {
+	switch {
+	case strings.HasSuffix(v, "y") && !strings.ContainsAny(v[len(v)-2:len(v)-1], "aeiou"):
+		return v[:len(v)-1] + "ies"
+	case strings.HasSuffix(v, "s") || strings.HasSuffix(v, "sh") || strings.HasSuffix(v, "ch") || strings.HasSuffix(v, "x") || strings.HasSuffix(v, "o"):
+		return v + "es"
+	}
+	return v + "s"
+}
+
 // trimTime drops a trailing "last month", "in the spring", "a few months ago".
 func (lx *lexicon) trimTime(ws []string) []string {
 	for i, w := range ws {
@@ -473,8 +681,13 @@ func (lx *lexicon) trimTime(ws []string) []string {
 // its third-person form and my, me, our become their, them.
 func (lx *lexicon) third(ws []string) string {
 	out := make([]string, 0, len(ws))
-	verbDone := false
+	verbDone, second := false, false // second: a verb after "and" takes the third person too ("… and never eats honey")
 	for i, w := range ws {
+		if second && !strings.Contains(lx.Cues[w], " ") && lx.Cues[w] != "" {
+			w, second = lx.Cues[w], false
+		} else {
+			second = w == "and" && slices.ContainsFunc(out, func(o string) bool { return lx.base[o] != "" || lx.Verbs[o] != "" }) || second && (slices.Contains(lx.Adverbs, w) || slices.Contains(lx.Negators, w))
+		}
 		if v, ok := lx.Verbs[w]; ok && !verbDone {
 			w, verbDone = v, true
 			if w == "does" && (i+1 >= len(ws) || ws[i+1] != "not") {
@@ -581,6 +794,6 @@ func wordsLost(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
 // traveler is its subject. mine says the sentence speaks in the first
 // person elsewhere ("motorbike taxis are out, I'm not getting on one").
 func (lx *lexicon) frontedIn(cl string, mine bool) bool {
-	_, ok := lx.read(cl, mine)
+	_, ok := lx.read(cl, mine, false)
 	return ok || strings.Contains(matchAt(strings.Fields(cl), 0, lx.States), " ")
 }

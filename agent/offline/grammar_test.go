@@ -57,8 +57,9 @@ func TestUntilIsNotTripDates(t *testing.T) {
 // scored in agent/eval. tuning_en_3 was written blind to the rules and
 // committed before any rule was tuned on it, and so was tuning_en_4 (first
 // sight: precision 0.90, recall 0.52, scope 0.99; tuned on in round 5, lines
-// 1–150 only): their floors are the figures they have reached, not the
-// contract's.
+// 1–150 only). In round 6 both were tuned on lines not divisible by 4 only;
+// the lines divisible by 4 were kept unseen. Their floors are the figures
+// they have reached, not the contract's.
 func TestTuning(t *testing.T) {
 	for _, set := range []struct {
 		name, lang                 string
@@ -67,8 +68,8 @@ func TestTuning(t *testing.T) {
 		{"en", langEN, 0.95, 0.90, 0.95},
 		{"es", langES, 0.95, 0.90, 0.95},
 		{"ru", langRU, 0.95, 0.90, 0.95},
-		{"en_3", langEN, 0.93, 0.80, 1.00},
-		{"en_4", langEN, 0.92, 0.75, 1.00},
+		{"en_3", langEN, 0.96, 0.88, 1.00},
+		{"en_4", langEN, 0.95, 0.87, 1.00},
 	} {
 		t.Run(set.name, func(t *testing.T) {
 			raw, err := os.ReadFile("testdata/tuning_" + set.name + ".jsonl")
