@@ -604,3 +604,29 @@ func TestCancelled(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestTableFollowUpAndBudgetAirlines: "compare two of them in a table"
+// after a request for options answers with the options in a table (it was
+// an empty reply, only the trip line), and "budget airlines" is a kind of
+// airline, not the trip's budget.
+func TestTableFollowUpAndBudgetAirlines(t *testing.T) {
+	c := newChat(t, johnState())
+	c.tools = append(c.tools, memory.UpdateTripTool())
+	c.say("Hi, I'm planning a long weekend in Lisbon in May with my wife")
+	c.say("Give me three hotel options")
+	reply := c.say("Compare two of them in a table")
+	if !strings.Contains(reply, "|---|---|") || strings.HasPrefix(strings.TrimSpace(reply), "Trip so far") {
+		t.Errorf("table follow-up = %q, want the hotel options in a Markdown table", reply)
+	}
+	reply = c.say("I never want to fly with budget airlines")
+	if strings.Contains(reply, "budget: budget") {
+		t.Errorf("reply %q took 'budget airlines' as the trip's budget", reply)
+	}
+	for _, m := range c.history {
+		for _, tc := range m.ToolCalls {
+			if tc.Name == memory.UpdateTripToolName && strings.Contains(tc.Arguments, `"budget":"`) {
+				t.Errorf("update_trip %s: a budget from 'budget airlines'", tc.Arguments)
+			}
+		}
+	}
+}

@@ -47,6 +47,17 @@ type view struct {
 	unsupported bool                 // the latest message is in a script the model does not read
 }
 
+// previousUser is the traveler's message before the latest one ("" for
+// none).
+func (v *view) previousUser() string {
+	for i := len(v.front) - 1; i >= 0; i-- {
+		if v.front[i].Role == memory.RoleUser {
+			return v.front[i].Content
+		}
+	}
+	return ""
+}
+
 // read builds the view of a request. The only pass over every message
 // looks at roles and tool calls, never at text.
 func (t *table) read(req agent.Request) *view {

@@ -100,8 +100,8 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 			}
 		}
 	}
-	if found["budget"] == "" {
-		found["budget"] = strings.ToLower(t.re["trip.budget_words"].FindString(msg))
+	if w := t.re["trip.budget_words"].FindString(msg); found["budget"] == "" && !strings.Contains(w, " ") {
+		found["budget"] = strings.ToLower(w)
 	}
 	if d := found["dates"]; d != "" && !t.words["trip.months"][strings.Fields(d)[0]] {
 		found["dates"] = strings.ToLower(d[:1]) + d[1:] // "Next month" inside a sentence
@@ -188,6 +188,11 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	// A booking is restated once there is something to restate; before that
 	// the trip helper asks for what is missing.
 	before, tp := len(parts), vc.topicOf(low, tr["to"] == "" || tr["dates"] == "")
+	if tp == nil && is("table") {
+		// "compare two of them in a table": the options are the ones the
+		// traveler asked for last.
+		tp = vc.topicOf(t.lex.expand.Replace(strings.ToLower(v.previousUser())), tr["to"] == "" || tr["dates"] == "")
+	}
 	switch {
 	case is("recall"), answered:
 	case tp != nil:
@@ -227,6 +232,9 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		question = q
 	}
 	text := strings.TrimSpace(strings.Join(append(parts, question), " "))
+	if text == "" { // nothing above applied: a reply never says only the trip line
+		text = strings.TrimSpace(pick(r["fallback"], nil) + " " + t.askOnce(v, tr, "to", pick))
+	}
 	if len(tr) > 0 {
 		text += "\n\n" + vc.line(tr)
 	}
