@@ -44,7 +44,7 @@ func TestPlanningChats(t *testing.T) {
 			{say: "Which area should we stay in?", reject: []string{"beach"}},
 			{say: "Compare two hotels in a table.", want: []string{"| Option | Trade-offs |"}},
 			{say: "What do you know about me?", want: []string{"- Your passport is valid until 14 August 2031.", "- You fly from SFO.",
-				"- You hold Schengen C (multiple entry) valid until 31 March 2027 and US (citizen)."},
+				"- You hold Schengen C (multiple entry) valid until 31 March 2027 and US citizenship."},
 				reject: []string{"2031-08-14", "n/a", "passport expiry:", "flie", "CUST-10042", "UA-558"}},
 			{say: "Where should we eat?", reject: []string{"beach"}},
 		}},

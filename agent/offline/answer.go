@@ -30,8 +30,9 @@ type answer struct {
 
 // directAnswer answers a question the profile or the notes answer ("Do I
 // need a visa?", "What seat do I like?"), in plain words with dates for
-// people; ok is false when the message asks none of them.
-func (t *table) directAnswer(v *view, low string) (string, bool) {
+// people, its placeholders filled from fill (the trip's "for Lisbon");
+// ok is false when the message asks none of them.
+func (t *table) directAnswer(v *view, low string, fill map[string]string) (string, bool) {
 	for _, a := range v.vc.answers {
 		if !a.re.MatchString(low) {
 			continue
@@ -48,7 +49,7 @@ func (t *table) directAnswer(v *view, low string) (string, bool) {
 		if len(facts) == 0 {
 			return a.Unknown, a.Unknown != ""
 		}
-		return strings.ReplaceAll(a.Say, "{facts}", strings.Join(slices.Compact(facts), "; ")), true
+		return t.pick([]string{a.Say}, v, fill, map[string]string{"facts": strings.Join(slices.Compact(facts), "; ")}), true
 	}
 	return "", false
 }
@@ -105,6 +106,9 @@ func (t *table) forPeople(vc *voice, v any) string {
 		}
 		if strings.EqualFold(x, "n/a") {
 			return ""
+		}
+		if country, ok := strings.CutSuffix(x, " (citizen)"); ok && vc.Phrases["citizen"] != "" { // a citizenship listed with the visas
+			return strings.ReplaceAll(vc.Phrases["citizen"], "{x}", country)
 		}
 		return cmp.Or(vc.Values[x], x)
 	}

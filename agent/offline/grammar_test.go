@@ -137,7 +137,7 @@ func TestProfileSaid(t *testing.T) {
 	if strings.Contains(got, want) || strings.Contains(got, "2031-08-14") || strings.Contains(got, "n/a") || strings.Contains(got, "UA-1") {
 		t.Errorf("profileSay = %q: raw values or ids", got)
 	}
-	for _, part := range []string{"you fly from SFO", "your passport is valid until 14 August 2031", "you hold Schengen C valid until 31 March 2027 and US (citizen)",
+	for _, part := range []string{"you fly from SFO", "your passport is valid until 14 August 2031", "you hold Schengen C valid until 31 March 2027 and US citizenship",
 		"your loyalty programmes are United MileagePlus Gold status"} {
 		if !strings.Contains(got, part) {
 			t.Errorf("profileSay = %q, want it to say %q", got, part)

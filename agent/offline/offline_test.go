@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"reflect"
 	"regexp"
 	"strings"
@@ -628,5 +629,21 @@ func TestTableFollowUpAndBudgetAirlines(t *testing.T) {
 				t.Errorf("update_trip %s: a budget from 'budget airlines'", tc.Arguments)
 			}
 		}
+	}
+}
+
+// TestVisaAnswerNamesTheTrip: the visa answer says the trip's destination
+// once it is known and a citizenship in words, not "your destination" and
+// "US (citizen)".
+func TestVisaAnswerNamesTheTrip(t *testing.T) {
+	st := johnState()
+	st.Profile = maps.Clone(st.Profile)
+	st.Profile["visas"] = []any{map[string]any{"type": "Schengen C (multiple entry)", "valid_until": "2027-03-31"},
+		map[string]any{"type": "US (citizen)", "valid_until": "n/a"}} // as the demo account has them
+	c := newChat(t, st)
+	c.say("Hi, I'm planning a long weekend in Lisbon in May with my wife")
+	reply := c.say("Do I need a visa?")
+	if !strings.Contains(reply, "Entry rules for Lisbon") || !strings.Contains(reply, "US citizenship") || strings.Contains(reply, "(citizen)") {
+		t.Errorf("visa answer = %q, want the entry rules for Lisbon and US citizenship in words", reply)
 	}
 }

@@ -163,7 +163,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		return pick(r["instruction"], nil)
 	}
 	parts, question := ack, ""
-	direct, answered := t.directAnswer(v, low)
+	direct, answered := t.directAnswer(v, low, fill)
 	switch {
 	case answered:
 		parts = append(parts, direct)
