@@ -601,7 +601,8 @@ func (t *Trips) deleteNotesTx(tx *gorm.DB, trip *Trip, actor Actor, reason strin
 	return nil
 }
 
-// endNotesTx deletes an ended trip's notes and records it once.
+// endNotesTx deletes an ended trip's notes and records it once, when it
+// had any.
 func (t *Trips) endNotesTx(tx *gorm.DB, trip *Trip, actor Actor, why string) error {
 	if trip.NotesEndedAt != nil {
 		return nil
@@ -617,6 +618,9 @@ func (t *Trips) endNotesTx(tx *gorm.DB, trip *Trip, actor Actor, why string) err
 	trip.NotesEndedAt = &now
 	if err := tx.Model(&Trip{}).Where("id = ?", trip.ID).Update("notes_ended_at", now).Error; err != nil {
 		return err
+	}
+	if n == 0 {
+		return nil // nothing was deleted: no event (one a seeded past trip wrote at every first start)
 	}
 	return t.n.s.auditTx(tx, AuditEvent{UserID: trip.UserID, ActorID: actor.ID, ActorKind: actor.Kind, Action: "trip.notes_ended",
 		Reason: fmt.Sprintf("%s: %d notes deleted", why, n)})

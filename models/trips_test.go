@@ -296,6 +296,17 @@ func TestTripEndsOnceAcrossInstances(t *testing.T) {
 		if got := sweep(time.Date(2027, 3, 14, 12, 0, 0, 0, time.UTC)); got != 0 {
 			t.Errorf("a later sweep changed %d trips, want 0", got)
 		}
+		// Faro had no notes: its grace ends without an event that says
+		// nothing was deleted, and only once.
+		if got := sweep(time.Date(2027, 3, 20, 12, 0, 0, 0, time.UTC)); got != 1 {
+			t.Errorf("the sweep after Faro's grace changed %d trips, want 1", got)
+		}
+		if got := events("trip.notes_ended", ""); got != 1 {
+			t.Errorf("%d trip.notes_ended events after a trip without notes ended, want Porto's only", got)
+		}
+		if got := sweep(time.Date(2027, 3, 21, 12, 0, 0, 0, time.UTC)); got != 0 {
+			t.Errorf("a sweep after that changed %d trips, want 0", got)
+		}
 	})
 }
 
