@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,16 +65,20 @@ func displayValue(l *locale.Localizer, v any) string {
 		}
 		return strings.Join(parts, "; ")
 	case map[string]any:
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
+		// Said as the traveler's own page says it (a programme and its
+		// status, a visa and its validity, a policy and what it covers);
+		// staff also see the identifiers that page leaves out.
+		var ids []string
+		for _, k := range slices.Sorted(maps.Keys(t)) {
+			if memory.IsPrivateField(k) {
+				ids = append(ids, strings.ToLower(views.FieldLabelIn(l, k))+": "+displayValue(l, t[k]))
+			}
 		}
-		sort.Strings(keys)
-		parts := make([]string, len(keys))
-		for i, k := range keys {
-			parts[i] = strings.ToLower(views.FieldLabelIn(l, k)) + ": " + displayValue(l, t[k])
+		s := profileObject(l, t)
+		if len(ids) > 0 {
+			s = strings.TrimSpace(s + " (" + strings.Join(ids, ", ") + ")")
 		}
-		return strings.Join(parts, ", ")
+		return s
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
