@@ -205,6 +205,12 @@ func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]v
 			}
 		}
 		redactDeleted(&r)
+		if e.Action == "trip.attach" || e.Action == "trip.detach" {
+			// The event keeps the trip's id as its reason: say the trip.
+			if r.Reason, err = s.tripSaid(ctx, l, e.UserID, e.Reason); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case e.ConsolidationID != "":
 			r.FromLabel = "audit.from.consolidation"
@@ -221,6 +227,19 @@ func (s *Server) auditRows(ctx context.Context, events []models.AuditEvent) ([]v
 		out[i] = r
 	}
 	return out, nil
+}
+
+// tripSaid names one of a user's trips for the audit trail, or says it
+// was deleted since.
+func (s *Server) tripSaid(ctx context.Context, l *locale.Localizer, userID, tripID string) (string, error) {
+	tr, err := s.store.TripByID(ctx, userID, tripID)
+	if errors.Is(err, models.ErrNotFound) {
+		return l.T("audit.trip_gone"), nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return l.T("audit.trip", "Name", tr.Domain().Title()), nil
 }
 
 // systemReasons are the message ids of the reasons Concierge itself

@@ -1,9 +1,13 @@
 package handlers_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
+
+	"concierge/memory"
+	"concierge/models"
 )
 
 // TestConsoleProfileInWords: the console's profile card says a visa, a
@@ -25,6 +29,49 @@ func TestConsoleProfileInWords(t *testing.T) {
 	for _, raw := range []string{"type: Schengen", "valid until: n/a", "program: United", "provider: Allianz"} {
 		if strings.Contains(card, raw) {
 			t.Errorf("console profile shows the raw pair %q", raw)
+		}
+	}
+}
+
+// TestAuditSaysTheTripJoined: "Conversation joined to a trip" names the
+// trip, or says it was deleted since, never its raw id.
+func TestAuditSaysTheTripJoined(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	john := e.userID("john@example.com")
+	trips := e.store.Notes(memory.Limits{}).Trips()
+	sys := models.Actor{Kind: models.ActorSystem}
+	var ids []string
+	for _, dest := range []string{"Lisbon", "Oslo"} {
+		tr, _, err := trips.Create(ctx, john, memory.Trip{Destination: dest}, sys, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := e.store.CreateChatSession(ctx, john)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := trips.Attach(ctx, john, cs.ID, tr.ID, models.Actor{Kind: models.ActorTraveler, ID: john}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tr.ID)
+	}
+	if err := trips.Delete(ctx, john, ids[1], models.Actor{Kind: models.ActorTraveler, ID: john}, "deleted by the traveler"); err != nil {
+		t.Fatal(err)
+	}
+	status, body, _ := e.signIn("support@example.com").get("/console/customers/" + john + "/audit")
+	if status != http.StatusOK {
+		t.Fatalf("audit page = %d", status)
+	}
+	reasons := parseHTML(t, body).Find(`[data-testid="audit-reason"]`).Text()
+	for _, want := range []string{"the trip “Lisbon”", "a trip deleted since"} {
+		if !strings.Contains(reasons, want) {
+			t.Errorf("audit reasons %q lack %q", reasons, want)
+		}
+	}
+	for _, id := range ids {
+		if strings.Contains(reasons, id) {
+			t.Errorf("audit reasons show the trip id %s", id)
 		}
 	}
 }
