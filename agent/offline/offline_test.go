@@ -606,14 +606,17 @@ func TestCancelled(t *testing.T) {
 	}
 }
 
-// TestTableFollowUpAndBudgetAirlines: "compare two of them in a table"
+// TestTableFollowUpAndBudgetAirlines: the details a message adds to the
+// trip are acknowledged in the trip line's words; "compare two of them in a table"
 // after a request for options answers with the options in a table (it was
 // an empty reply, only the trip line), and "budget airlines" is a kind of
 // airline, not the trip's budget.
 func TestTableFollowUpAndBudgetAirlines(t *testing.T) {
 	c := newChat(t, johnState())
 	c.tools = append(c.tools, memory.UpdateTripTool())
-	c.say("Hi, I'm planning a long weekend in Lisbon in May with my wife")
+	if reply := c.say("Hi, I'm planning a long weekend in Lisbon in May with my wife"); !strings.Contains(reply, "Lisbon, in May, for you and your wife.") {
+		t.Errorf("first reply %q, want the details it took said as the trip line says them", reply)
+	}
 	c.say("Give me three hotel options")
 	reply := c.say("Compare two of them in a table")
 	if !strings.Contains(reply, "|---|---|") || strings.HasPrefix(strings.TrimSpace(reply), "Trip so far") {

@@ -16,6 +16,19 @@ import (
 // the history, and it survives the trimming of old turns.
 type trip map[string]string
 
+// only is the part of tr whose values are among vals: what a message just
+// added, said as the summary says it ("Lisbon, in May, for you and your
+// wife").
+func (tr trip) only(vals []string) trip {
+	out := trip{}
+	for k, v := range tr {
+		if slices.Contains(vals, v) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
 var tripKeys = []string{"to", "dates", "from", "travellers", "budget"}
 
 // parseTrip reads the trip line of a reply, in whichever language it was
@@ -216,7 +229,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 			parts = append(parts, pick(r["hello"], nil))
 		}
 		if len(added) > 0 {
-			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": vc.joinAnd(added)}))
+			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": vc.summary(tr.only(added))}))
 		}
 		if question = t.askOnce(v, tr, tr.next(), pick); tr.next() == "" {
 			parts, question = append(parts, pick(r["trip_ready"], nil)), t.askFresh(v, func(vc *voice) []string { return vc.Replies["trip_next"] }, pick, false)
