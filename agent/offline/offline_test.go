@@ -623,6 +623,9 @@ func TestTableFollowUpAndBudgetAirlines(t *testing.T) {
 		t.Errorf("table follow-up = %q, want the hotel options in a Markdown table", reply)
 	}
 	reply = c.say("I never want to fly with budget airlines")
+	if strings.Count(reply, "never want to fly with budget airlines") != 1 {
+		t.Errorf("reply %q does not say the new note exactly once", reply)
+	}
 	if strings.Contains(reply, "budget: budget") {
 		t.Errorf("reply %q took 'budget airlines' as the trip's budget", reply)
 	}

@@ -215,7 +215,8 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 			lead = vc.options(lead, opts, is("table")) + "\n\n" + pick(r["illustrative"], nil) // a blank line ends the list
 		}
 		parts = append(parts, lead)
-		if prefs := t.prefsFor(v, tp); len(prefs) > 0 {
+		said := strings.Join(parts, " ") // a note this turn just acknowledged is not kept "in mind" again
+		if prefs := slices.DeleteFunc(t.prefsFor(v, tp), func(p string) bool { return strings.Contains(said, p) }); len(prefs) > 0 {
 			parts = append(parts, pick(r["prefs"], map[string]string{"prefs": vc.joinAnd(prefs)}))
 		}
 		if next := tr.next(); tp.Name != "booking" && (next == "to" || next == "dates" || next == "travellers") {
