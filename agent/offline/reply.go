@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"cmp"
 	"maps"
 	"regexp"
 	"slices"
@@ -230,7 +231,8 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 			parts = append(parts, pick(r["hello"], nil))
 		}
 		if len(added) > 0 {
-			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": vc.summary(tr.only(added))}))
+			said := cmp.Or(vc.summary(tr.only(added)), vc.joinAnd(added)) // a value the trip stores cleaned up is said as it came
+			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": said}))
 		}
 		if question = t.askOnce(v, tr, tr.next(), pick); tr.next() == "" {
 			parts, question = append(parts, pick(r["trip_ready"], nil)), t.askFresh(v, func(vc *voice) []string { return vc.Replies["trip_next"] }, pick, false)
