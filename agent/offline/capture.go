@@ -71,11 +71,12 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		prev := -1 // the note the clause before left, for a clause that gives its reason or result
 		cond := "" // "if the flight is over 6 hours, I always book …": a condition read with its main clause
 		for i, cl := range clauses {
+			bare := t.stripFillers(cl) // once a clause: it is a regexp pass
 			if cond != "" {
-				cl = cond + t.stripFillers(cl)
-				cond = ""
-			} else if k := matchAt(strings.Fields(t.stripFillers(cl)), 0, t.lex.Conditions); k != "" && i+1 < len(clauses) && t.subject(cl) != "other" {
-				cond = strings.Trim(t.stripFillers(cl), ",") + " "
+				cl = cond + bare
+				bare, cond = t.stripFillers(cl), ""
+			} else if k := matchAt(strings.Fields(bare), 0, t.lex.Conditions); k != "" && i+1 < len(clauses) && t.subject(cl) != "other" {
+				cond = strings.Trim(bare, ",") + " "
 				continue
 			}
 			before := len(c.notes)
@@ -83,7 +84,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			if m := t.re["joins"].FindStringSubmatch(cl); i > 0 && m != nil {
 				joins = cmp.Or(m[1], "so")
 			}
-			cl = t.stripFillers(cl)
+			cl = bare
 			loc := t.re["remember"].FindStringIndex(cl)
 			remembered := loc != nil && loc[1] > 0
 			if remembered {
