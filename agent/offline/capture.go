@@ -59,8 +59,8 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	// A message that tells a trip's when and who or what for ("Reykjavik in
 	// February, just me") scopes its unmarked wants of a thing to that trip.
 	// Any two of the three tell it.
-	tripTold := len(slices.DeleteFunc([]bool{t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")), t.re["trip.party"].MatchString(message),
-		slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) })}, func(told bool) bool { return !told })) >= 2
+	tripTold := btoi(t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")))+btoi(t.re["trip.party"].MatchString(message))+
+		btoi(slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) })) >= 2
 	for _, s := range sentences {
 		// "for the Lisbon trip", "for Havana, …" name this trip: read as "for this trip".
 		norm := t.re["trip_occasions"].ReplaceAllStringFunc(t.normalise(s), func(m string) string { return "for this trip" + m[len(strings.TrimRight(m, ",:")):] })
