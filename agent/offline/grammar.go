@@ -96,6 +96,10 @@ type lexicon struct {
 	details *regexp.Regexp
 	until   *regexp.Regexp
 	others  *regexp.Regexp // "my wife", "our kids'": a possessive that names another person
+
+	// changeKeys and cueKeys are the keys of Changes and Cues, listed once
+	// at load for matchAt (every clause is matched against them).
+	changeKeys, cueKeys []string
 }
 
 func loadLexicon(raw []byte) (*lexicon, error) {
@@ -119,6 +123,7 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	if lx.details, err = regexp.Compile(lx.Details); err != nil {
 		return nil, fmt.Errorf("offline lexicon: details: %w", err)
 	}
+	lx.changeKeys, lx.cueKeys = slices.Sorted(maps.Keys(lx.Changes)), slices.Sorted(maps.Keys(lx.Cues))
 	lx.base = maps.Clone(lx.Second)
 	for b, third := range lx.Cues {
 		if !strings.Contains(third, " ") && !strings.Contains(b, " ") && third != b {
@@ -305,7 +310,7 @@ func (lx *lexicon) amount(ws []string) bool {
 // whose object is a thing, not "the", "a" or "at" ("quit smoking", not
 // "stopped at the desk").
 func (lx *lexicon) droppedChange(ws []string) bool {
-	k := matchAt(ws, 0, slices.Collect(maps.Keys(lx.Changes)))
+	k := matchAt(ws, 0, lx.changeKeys)
 	return k != "" && len(strings.Fields(k)) < len(ws) && !lx.stop[ws[len(strings.Fields(k))]]
 }
 
@@ -519,7 +524,7 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 	if n := len(ws); n > 2 && matchAt(ws, n-1, lx.HabitAdverbs) != "" && !slices.Contains(lx.Negators, ws[n-1]) {
 		lasting = true // "we fly out of Gatwick usually"
 	}
-	changes, cues := slices.Collect(maps.Keys(lx.Changes)), slices.Collect(maps.Keys(lx.Cues))
+	changes, cues := lx.changeKeys, lx.cueKeys
 	for i := 0; i < len(ws); i++ {
 		if k := matchAt(ws, i, changes); k != "" && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]
