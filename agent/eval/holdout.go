@@ -90,8 +90,9 @@ type HoldoutScore struct {
 // written blind to the rules after the second round of tuning and before
 // the third), en-4 (a fourth, written blind after the third round), en-5
 // (a fifth, written blind after the fourth), en-6 (a sixth, written blind
-// after the fifth round), es, ru.
-var HoldoutLanguages = []string{"en", "en-2", "en-3", "en-4", "en-5", "en-6", "es", "ru"}
+// after the fifth round), en-7 (a seventh, written blind after the sixth,
+// before the learned second reader), es, ru.
+var HoldoutLanguages = []string{"en", "en-2", "en-3", "en-4", "en-5", "en-6", "en-7", "es", "ru"}
 
 // LoadHoldout returns the embedded holdout statements of one language
 // ("en").
