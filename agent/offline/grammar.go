@@ -78,6 +78,9 @@ type lexicon struct {
 	PlaceWords    []string          `yaml:"place_words"`
 	TravelNouns   []string          `yaml:"travel_nouns"`
 	NotVerbs      []string          `yaml:"not_verbs"`
+	Objects       []string          `yaml:"objects"` // what follows an imperative's verb ("skip the wine pairings", "book me …")
+	Chatter       map[string]bool   `yaml:"chatter"` // what ends a chat message and says nothing ("pls", "haha")
+	Passing       []string          `yaml:"passing"` // what the second reader never keeps: indifference, the moment, a want for now
 	Conditions    []string          `yaml:"conditions"`
 	Requirements  []struct {
 		Note  string   `yaml:"note"`

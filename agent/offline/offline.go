@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 
 	"concierge/agent"
 	"concierge/memory"
@@ -32,12 +33,16 @@ type Model struct {
 // New returns the offline model; counter prices prompts and answers in tokens.
 // A nil counter falls back to memory.EstimateTokens.
 func New(counter memory.TokenCounter) *Model {
-	t, err := loadTable(rulesYAML)
+	t, err := compiled()
 	if err != nil {
 		panic(err) // the table is embedded: a test loads it on every build
 	}
 	return &Model{counter: counter, table: t}
 }
+
+// compiled is the embedded table, compiled and its gate trained once a
+// process: every model shares it (it is read-only but for its memo).
+var compiled = sync.OnceValues(func() (*table, error) { return loadTable(rulesYAML) })
 
 // Name returns "offline".
 func (m *Model) Name() string { return "offline" }

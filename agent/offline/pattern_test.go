@@ -48,7 +48,7 @@ func TestPatternsAnswerAsTheirRegexps(t *testing.T) {
 		"vegan \xff\xfe meals", "Flying from Paris to Lisbon on 3rd March for 4 nights, €200 a night",
 		"", "?", "I, me and my wife.", "remember: I never eat pork",
 	}
-	for i, it := range loadCorpus(t, "testdata/corpus.json") {
+	for i, it := range loadCorpus(t, "labelled/corpus.json") {
 		texts = append(texts, it.Text)
 		if i%4 == 0 { // and some in other cases, as the engine lower-cases
 			texts = append(texts, strings.ToLower(it.Text), strings.ToUpper(it.Text))

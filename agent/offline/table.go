@@ -114,6 +114,7 @@ type table struct {
 	voices   map[string]*voice          // by language
 	places   []place
 	said     *memory.Memo[string, string] // sayNote's English wordings, by the note's text
+	gate     *gate                        // the learned second reader (learned.go)
 }
 
 // patterns lists every pattern the engine reads, so a table missing one
@@ -236,5 +237,13 @@ func loadTable(raw []byte) (*table, error) {
 			err = fmt.Errorf("offline rules: no pattern %q", k)
 		}
 	}
-	return t, err
+	if err != nil {
+		return nil, err
+	}
+	sets, err := loadLabelled()
+	if err != nil {
+		return nil, err
+	}
+	t.gate = t.train(sets...)
+	return t, nil
 }
