@@ -182,6 +182,18 @@ func (t *table) features(message string) []string {
 	if strings.Contains(message, "?") {
 		feats = append(feats, "?")
 	}
+	for shape, has := range map[string]bool{ // what the words are, past which words they are
+		"§first":    slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) || slices.Contains(t.lex.Possessive, w) }),
+		"§negation": slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(t.lex.Negators, w) }),
+		"§habit":    t.lex.has(norm, t.lex.HabitAdverbs, nil),
+		"§cue":      slices.ContainsFunc(ws, func(w string) bool { return t.lex.Cues[w] != "" || t.lex.base[w] != "" }),
+		"§request":  t.isRequest(norm),
+		"§thing":    t.lex.travelThing(ws),
+	} {
+		if has {
+			feats = append(feats, shape)
+		}
+	}
 	return feats
 }
 
@@ -315,7 +327,7 @@ func (t *table) covered(message string, notes []memory.SaveNoteArgs) float64 {
 		message = t.re[k].ReplaceAllString(message, " ")
 	}
 	for _, w := range strings.FieldsFunc(strings.ToLower(message), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
-		if len(w) < 3 || t.lex.stop[w] || t.lex.Chatter[w] {
+		if (len(w) < 3 || t.lex.stop[w] || t.lex.Chatter[w]) && !strings.ContainsAny(w, "0123456789") {
 			continue
 		}
 		all++
@@ -328,6 +340,22 @@ func (t *table) covered(message string, notes []memory.SaveNoteArgs) float64 {
 	}
 	return float64(in) / float64(all)
 }
+
+// lostNumbers reports whether a message holds a number ("3h max", "$80")
+// that none of the notes keeps.
+func (t *table) lostNumbers(message string, notes []memory.SaveNoteArgs) bool {
+	if len(notes) == 0 {
+		return false
+	}
+	for _, k := range []string{"trip.dates", "trip.party"} { // the trip records those
+		message = t.re[k].ReplaceAllString(message, " ")
+	}
+	return slices.ContainsFunc(reNumber.FindAllString(message, -1), func(d string) bool {
+		return !slices.ContainsFunc(notes, func(n memory.SaveNoteArgs) bool { return strings.Contains(n.Text, d) })
+	})
+}
+
+var reNumber = regexp.MustCompile(`\d+`)
 
 // reJoined cuts a clause where a comma and a conjunction join a second
 // one ("find me a hotel in Rome, and fyi I use a wheelchair"); with the
