@@ -217,8 +217,11 @@ var refusedOdds = 0.0
 // traveler in their own words (ownWords), scoped to this trip by its
 // markers, by the trip it tells (tripTold) or by the trip classifier.
 func (t *table) fallback(message string, tripTold bool) (memory.SaveNoteArgs, bool) {
+	if t.gate == nil || !slices.ContainsFunc(reSentence.FindAllString(message, -1), func(s string) bool { return !strings.HasSuffix(strings.TrimSpace(s), "?") }) {
+		return memory.SaveNoteArgs{}, false // only questions: nothing to keep
+	}
 	feats := t.features(message)
-	if t.gate == nil || t.re["private"].MatchString(t.normalise(message)) || t.gate.note.odds(feats) < gateOdds || t.gate.refused.odds(feats) > refusedOdds { // a special category is never kept, whoever's it is
+	if t.re["private"].MatchString(t.normalise(message)) || t.gate.note.odds(feats) < gateOdds || t.gate.refused.odds(feats) > refusedOdds { // a special category is never kept, whoever's it is
 		return memory.SaveNoteArgs{}, false
 	}
 	named := t.markerOf(t.normalise(message)) == memory.ScopeThisTrip || tripTold // a want is this trip's only when the message names it
@@ -300,7 +303,7 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip bool) bool
 // ("just landed in Lima") and not addressed to the assistant.
 func (t *table) fragment(cl string, ws []string) bool {
 	mine := slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) || slices.Contains(t.lex.Possessive, w) })
-	return (!mine || matchAt(ws, 0, slices.Concat(t.lex.Negators, t.lex.HabitAdverbs)) != "") && t.covered(cl, nil) < 1 &&
+	return (!mine || matchAt(ws, 0, slices.Concat(t.lex.Negators, t.lex.HabitAdverbs)) != "") && len(t.contentWords(cl)) > 0 &&
 		!strings.HasSuffix(ws[0], "ed") && !slices.Contains(t.lex.NotVerbs, ws[0]) &&
 		!slices.ContainsFunc(ws, func(w string) bool { return w == "you" || w == "your" })
 }
@@ -314,31 +317,43 @@ func (t *table) tripDetail(cl string) bool {
 	return t.re["trip.dates"].MatchString(cl) || t.re["trip.party"].MatchString(cl) || t.lex.has(cl, t.lex.TripAttributes, nil)
 }
 
-// covered is the share of a message's content words that notes keep (1
-// when it has none); the trip's destination, dates and party are not
-// counted, update_trip keeps them.
+// covered is the share of a message's content words that notes keep (0
+// when they keep nothing, 1 when it has none); the trip's destination,
+// dates and party are not counted, update_trip keeps them.
 func (t *table) covered(message string, notes []memory.SaveNoteArgs) float64 {
+	if len(notes) == 0 {
+		return 0
+	}
 	var kept strings.Builder
 	for _, n := range notes {
 		kept.WriteString(strings.ToLower(n.Text) + " ")
 	}
-	all, in := 0, 0
-	for _, k := range []string{"trip.dates", "trip.party", "trip.destination"} { // the trip records those
+	for _, k := range []string{"trip.dates", "trip.party", "trip.destination"} {
 		message = t.re[k].ReplaceAllString(message, " ")
 	}
-	for _, w := range strings.FieldsFunc(strings.ToLower(message), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
-		if (len(w) < 3 || t.lex.stop[w] || t.lex.Chatter[w]) && !strings.ContainsAny(w, "0123456789") {
-			continue
-		}
-		all++
+	words := t.contentWords(message)
+	if len(words) == 0 {
+		return 1
+	}
+	in := 0
+	for _, w := range words {
 		if strings.Contains(kept.String(), w) {
 			in++
 		}
 	}
-	if all == 0 {
-		return 1
+	return float64(in) / float64(len(words))
+}
+
+// contentWords are the lower-cased words of s that say something: not a
+// stopword or chat filler, three letters or more, or holding a digit.
+func (t *table) contentWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+		if strings.ContainsAny(w, "0123456789") || len(w) >= 3 && !t.lex.stop[w] && !t.lex.Chatter[w] {
+			out = append(out, w)
+		}
 	}
-	return float64(in) / float64(all)
+	return out
 }
 
 // lostNumbers reports whether a message holds a number ("3h max", "$80")
