@@ -762,7 +762,9 @@ func (lx *lexicon) second(text string) string {
 	}
 	out, verbNext := []string{lead}, lead == "you"
 	for i, w := range ws {
-		w = cmp.Or(lx.Yours[w], w)
+		if bare := strings.TrimRight(w, ",;"); lx.Yours[bare] != "" {
+			w = lx.Yours[bare] + w[len(bare):]
+		}
 		if verbNext {
 			if b := lx.base[w]; b != "" {
 				w, verbNext = b, false

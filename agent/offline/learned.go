@@ -381,8 +381,9 @@ var reJoined = regexp.MustCompile(`\x00|\s*,\s*(?:and|so|but)\s+`)
 func (lx *lexicon) thirdAll(ws []string) []string {
 	out := slices.Clone(ws)
 	for i, w := range out {
-		if p, ok := lx.Pronouns[strings.Trim(w, ",.")]; ok {
-			out[i] = p
+		bare := strings.TrimRight(w, ",.")
+		if p, ok := lx.Pronouns[bare]; ok {
+			out[i] = p + w[len(bare):] // "for me, 3h max": the comma stays
 		}
 	}
 	return out

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"concierge/agent/eval"
+	"concierge/memory"
 )
 
 // heldOut is a set scored on statements the gate did not learn from, with
@@ -125,6 +126,22 @@ func TestOwnWords(t *testing.T) {
 		}
 		if strings.Join(got, " | ") != c.want {
 			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)
+		}
+	}
+}
+
+// TestOwnWordsSaidBack: a note kept in the traveler's own words without a
+// person is said back as it is, not after "I'll remember that", and one
+// with a person in the second person.
+func TestOwnWordsSaidBack(t *testing.T) {
+	c := newChat(t, memory.State{})
+	for _, x := range []struct{ say, want string }{
+		{"pescatarian, fish yes, meat no", "I'll keep that in your notes: Pescatarian, fish yes, meat no."},
+		{"no more long bus rides for me, 3h max", "I'll keep that in your notes: No more long bus rides for you, 3h max."},
+		{"I work nights, so a blackout blind matters a lot to me", "I'll remember that you work nights, a blackout blind matters a lot to you."},
+	} {
+		if got := c.say(x.say); !strings.Contains(got, x.want) {
+			t.Errorf("reply to %q = %q, want it to say %q", x.say, got, x.want)
 		}
 	}
 }

@@ -169,8 +169,21 @@ func (t *table) afterTools(v *view) string {
 		}
 	}
 	r, pick := v.vc.Replies, v.picker(t)
-	if len(saved) > 0 {
-		ack = append(ack, pick(r["saved"], map[string]string{"facts": v.vc.joinAnd(saved)}))
+	// A note in the traveler's own words without a person ("nut allergy,
+	// tree nuts and peanuts both") is not said after "that".
+	told, asIs := saved[:0:0], saved[:0:0]
+	for _, f := range saved {
+		if v.vc.lang != langEN || strings.HasPrefix(f, "you") {
+			told = append(told, f)
+		} else {
+			asIs = append(asIs, capitalise(f))
+		}
+	}
+	if len(told) > 0 {
+		ack = append(ack, pick(r["saved"], map[string]string{"facts": v.vc.joinAnd(told)}))
+	}
+	if len(asIs) > 0 {
+		ack = append(ack, pick(r["saved_as"], map[string]string{"facts": strings.Join(asIs, "; ")}))
 	}
 	if len(forTrip) > 0 {
 		ack = append(ack, pick(r["saved_trip"], map[string]string{"facts": v.vc.joinAnd(forTrip)}))
