@@ -80,7 +80,7 @@ type lexicon struct {
 	NotVerbs      []string          `yaml:"not_verbs"`
 	Objects       []string          `yaml:"objects"` // what follows an imperative's verb ("skip the wine pairings", "book me …")
 	Chatter       map[string]bool   `yaml:"chatter"` // what ends a chat message and says nothing ("pls", "haha")
-	Passing       []string          `yaml:"passing"` // what the second reader never keeps: indifference, the moment, a want for now
+	Passing       []string          `yaml:"passing"` // what the learned reader never keeps: indifference, the moment, plans, thanks
 	Conditions    []string          `yaml:"conditions"`
 	Requirements  []struct {
 		Note  string   `yaml:"note"`

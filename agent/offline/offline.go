@@ -171,7 +171,7 @@ func (t *table) afterTools(v *view) string {
 	r, pick := v.vc.Replies, v.picker(t)
 	// A note in the traveler's own words without a person ("nut allergy,
 	// tree nuts and peanuts both") is not said after "that".
-	told, asIs := saved[:0:0], saved[:0:0]
+	var told, asIs []string
 	for _, f := range saved {
 		if v.vc.lang != langEN || strings.HasPrefix(f, "you") {
 			told = append(told, f)

@@ -114,7 +114,7 @@ type table struct {
 	voices   map[string]*voice          // by language
 	places   []place
 	said     *memory.Memo[string, string] // sayNote's English wordings, by the note's text
-	gate     *gate                        // the learned second reader (learned.go)
+	gate     *gate                        // the learned reader's classifiers (learned.go)
 }
 
 // patterns lists every pattern the engine reads, so a table missing one
