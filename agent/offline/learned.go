@@ -237,7 +237,30 @@ func (t *table) fallback(message string, tripTold bool) (memory.SaveNoteArgs, bo
 	if !ok {
 		return memory.SaveNoteArgs{}, false
 	}
+	r.note.Keywords = t.lex.keywordsOf(obj, r.note.Keywords)
 	return scoped(r.note, scope), true
+}
+
+// keywordsOf picks a kept message's keywords: its travel things first
+// ("ferry", "carriage"), then its longest other content words, at most
+// three; fallback is finish's choice, for a message with neither.
+func (lx *lexicon) keywordsOf(obj, fallback []string) []string {
+	var things, rest []string
+	for _, w := range obj {
+		k := keyword(w)
+		switch {
+		case len(k) < 3 || lx.stop[k] || lx.Cues[k] != "" || strings.HasSuffix(k, "ly") || slices.Contains(things, k) || slices.Contains(rest, k):
+		case lx.travelThing([]string{k}):
+			things = append(things, k)
+		default:
+			rest = append(rest, k)
+		}
+	}
+	slices.SortStableFunc(rest, func(a, b string) int { return len(b) - len(a) })
+	if out := slices.Concat(things, rest); len(out) > 0 {
+		return out[:min(3, len(out))]
+	}
+	return fallback
 }
 
 // ownWords is what a message says of the traveler: each sentence the gate
