@@ -91,8 +91,9 @@ type HoldoutScore struct {
 // the third), en-4 (a fourth, written blind after the third round), en-5
 // (a fifth, written blind after the fourth), en-6 (a sixth, written blind
 // after the fifth round), en-7 (a seventh, written blind after the sixth,
-// before the learned second reader), es, ru.
-var HoldoutLanguages = []string{"en", "en-2", "en-3", "en-4", "en-5", "en-6", "en-7", "es", "ru"}
+// before the learned reader), en-8 (an eighth, written blind after the
+// learned reader's first version), es, ru.
+var HoldoutLanguages = []string{"en", "en-2", "en-3", "en-4", "en-5", "en-6", "en-7", "en-8", "es", "ru"}
 
 // LoadHoldout returns the embedded holdout statements of one language
 // ("en").
