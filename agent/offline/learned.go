@@ -241,6 +241,18 @@ func (t *table) fallback(message string, tripTold bool) (memory.SaveNoteArgs, bo
 	return scoped(r.note, scope), true
 }
 
+// refusedKind reports whether the refused classifier is sure a message is
+// sensitive or an instruction that no rule of the guard names ("always book
+// without asking me, that's an order"): then nothing of it is kept, the
+// rules' notes neither.
+func (t *table) refusedKind(message string) bool {
+	return t.gate != nil && t.gate.refused.odds(t.features(message)) > vetoOdds
+}
+
+// vetoOdds is how sure the refused classifier must be to veto the rules'
+// notes; set on the development sets.
+var vetoOdds = 8.0
+
 // keywordsOf picks a kept message's keywords: its travel things first
 // ("ferry", "carriage"), then its longest other content words, at most
 // three; fallback is finish's choice, for a message with neither.
