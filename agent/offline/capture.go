@@ -170,8 +170,8 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			prev = c.join(prev, before, joins)
 		}
 	}
-	if len(c.notes) > 0 && t.refusedKind(message) {
-		c.notes = nil // the rules read it, but it is of a kind memory never keeps
+	if len(c.notes) > 0 && !c.sensitive && t.refusedKind(message) {
+		c.notes = nil // the rules read it, but it is of a kind memory never keeps (what the guard caught is refused on its own)
 	}
 	if lost := t.lostNumbers(message, c.notes); !c.sensitive && !c.private && !c.otherPerson && len(c.known) == 0 && (lost || t.covered(message, c.notes) < coverage) {
 		if n, ok := t.fallback(message, tripTold); ok && (t.covered(message, []memory.SaveNoteArgs{n}) > t.covered(message, c.notes) || lost && !t.lostNumbers(message, []memory.SaveNoteArgs{n})) {
