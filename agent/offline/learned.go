@@ -217,8 +217,8 @@ var refusedOdds = 0.0
 // traveler in their own words (ownWords), scoped to this trip by its
 // markers, by the trip it tells (tripTold) or by the trip classifier.
 func (t *table) fallback(message string, tripTold bool) (memory.SaveNoteArgs, bool) {
-	if t.gate == nil || !slices.ContainsFunc(reSentence.FindAllString(message, -1), func(s string) bool { return !strings.HasSuffix(strings.TrimSpace(s), "?") }) {
-		return memory.SaveNoteArgs{}, false // only questions: nothing to keep
+	if t.gate == nil || len(message) > ownWordsMax || !slices.ContainsFunc(reSentence.FindAllString(message, -1), func(s string) bool { return !strings.HasSuffix(strings.TrimSpace(s), "?") }) {
+		return memory.SaveNoteArgs{}, false // only questions, or more than a note can hold: nothing to keep in its own words
 	}
 	feats := t.features(message)
 	if t.re["private"].MatchString(t.normalise(message)) || t.gate.note.odds(feats) < gateOdds || t.gate.refused.odds(feats) > refusedOdds { // a special category is never kept, whoever's it is
@@ -248,6 +248,11 @@ func (t *table) fallback(message string, tripTold bool) (memory.SaveNoteArgs, bo
 func (t *table) refusedKind(message string) bool {
 	return t.gate != nil && t.gate.refused.odds(t.features(message)) > vetoOdds
 }
+
+// ownWordsMax is the longest message the learned reader reads: a note holds
+// 180 characters, and the longest message of the labelled sets that leaves
+// one has 196.
+const ownWordsMax = 400
 
 // vetoOdds is how sure the refused classifier must be to veto the rules'
 // notes; set on the development sets.
