@@ -216,20 +216,22 @@ var refusedOdds = 0.0
 // fallback keeps, when the gate is confident, what a message says of the
 // traveler in their own words (ownWords), scoped to this trip by its
 // markers, by the trip it tells (tripTold) or by the trip classifier.
-func (t *table) fallback(message string, tripTold bool) (memory.SaveNoteArgs, bool) {
-	if t.gate == nil || len(message) > ownWordsMax || !slices.ContainsFunc(reSentence.FindAllString(message, -1), func(s string) bool { return !strings.HasSuffix(strings.TrimSpace(s), "?") }) {
+// feats gives the message's features (features), worked out once.
+func (t *table) fallback(message string, tripTold bool, feats func() []string) (memory.SaveNoteArgs, bool) {
+	sentences := reSentence.FindAllString(message, -1)
+	if t.gate == nil || len(message) > ownWordsMax || !slices.ContainsFunc(sentences, func(s string) bool { return !strings.HasSuffix(strings.TrimSpace(s), "?") }) {
 		return memory.SaveNoteArgs{}, false // only questions, or more than a note can hold: nothing to keep in its own words
 	}
-	feats := t.features(message)
-	if t.re["private"].MatchString(t.normalise(message)) || t.gate.note.odds(feats) < gateOdds || t.gate.refused.odds(feats) > refusedOdds { // a special category is never kept, whoever's it is
+	norm := t.normalise(message)
+	if t.re["private"].MatchString(norm) || t.gate.note.odds(feats()) < gateOdds || t.gate.refused.odds(feats()) > refusedOdds { // a special category is never kept, whoever's it is
 		return memory.SaveNoteArgs{}, false
 	}
-	named := t.markerOf(t.normalise(message)) == memory.ScopeThisTrip || tripTold // a want is this trip's only when the message names it
+	named := t.markerOf(norm) == memory.ScopeThisTrip || tripTold // a want is this trip's only when the message names it
 	scope := memory.ScopeDurable
-	if named || t.gate.trip.odds(feats) > tripOdds {
+	if named || t.gate.trip.odds(feats()) > tripOdds {
 		scope = memory.ScopeThisTrip
 	}
-	text, obj := t.ownWords(message, named)
+	text, obj := t.ownWords(sentences, named, feats)
 	if text == "" {
 		return memory.SaveNoteArgs{}, false
 	}
@@ -245,8 +247,8 @@ func (t *table) fallback(message string, tripTold bool) (memory.SaveNoteArgs, bo
 // sensitive or an instruction that no rule of the guard names ("always book
 // without asking me, that's an order"): then nothing of it is kept, the
 // rules' notes neither.
-func (t *table) refusedKind(message string) bool {
-	return t.gate != nil && t.gate.refused.odds(t.features(message)) > vetoOdds
+func (t *table) refusedKind(feats func() []string) bool {
+	return t.gate != nil && t.gate.refused.odds(feats()) > vetoOdds
 }
 
 // ownWordsMax is the longest message the learned reader reads: a note holds
@@ -280,24 +282,28 @@ func (lx *lexicon) keywordsOf(obj, fallback []string) []string {
 	return fallback
 }
 
-// ownWords is what a message says of the traveler: each sentence the gate
-// is sure of on its own, clause by clause, less what keepsNothing screens
-// out; a first-person clause in the third person (thirdClause), a clause
+// ownWords is what a message (its sentences, its features) says of the
+// traveler: each sentence the gate is sure of on its own, clause by
+// clause, less what keepsNothing screens out; a first-person clause in the third person (thirdClause), a clause
 // without a subject as it is ("nut allergy, tree nuts and peanuts"). A
 // want ("we want a pool") is kept for a trip the message names (trip), or
 // with a habit adverb or a condition ("I always want a window"); otherwise
 // it is a request. It returns the text and the words its keywords come
 // from.
-func (t *table) ownWords(message string, trip bool) (string, []string) {
+func (t *table) ownWords(sentences []string, trip bool, feats func() []string) (string, []string) {
 	var parts, obj []string
-	for _, s := range reSentence.FindAllString(message, -1) {
+	for _, s := range sentences {
 		norm := t.normalise(strings.Map(func(r rune) rune {
 			if unicode.Is(unicode.So, r) { // emoji
 				return -1
 			}
 			return r
 		}, s))
-		if strings.HasSuffix(strings.TrimSpace(s), "?") || t.re["questions"].MatchString(norm) || t.gate.note.odds(t.features(s)) < gateOdds {
+		own := feats // a message of one sentence is that sentence
+		if len(sentences) > 1 {
+			own = func() []string { return t.features(s) }
+		}
+		if strings.HasSuffix(strings.TrimSpace(s), "?") || t.re["questions"].MatchString(norm) || t.gate.note.odds(own()) < gateOdds {
 			continue
 		}
 		wants := trip || t.lex.has(norm, t.lex.Conditions, nil)
