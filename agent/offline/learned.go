@@ -199,14 +199,14 @@ func (t *table) features(message string) []string {
 
 // gateOdds is the confidence, in log-odds, that a message which left no
 // note should leave one: the gate must be this sure before the message is
-// kept in the traveler's own words. It was set on the development set
-// (labelled/dev_en_8.jsonl), scored in held-out folds.
+// kept in the traveler's own words. It was set on the development sets
+// (labelled/dev_en_*.jsonl), scored in held-out folds.
 var gateOdds = 2.0
 
 // tripOdds is the confidence the trip classifier needs to scope a kept
 // message to this trip when no marker names the trip; coverage is the share
 // of a message's words below which the rules' notes give way to the
-// traveler's own. Both were set on the development set.
+// traveler's own. Both were set on the development sets.
 var tripOdds, coverage = 3.0, 0.5
 
 // refusedOdds is the confidence of the refused classifier above which the
@@ -284,12 +284,12 @@ func (lx *lexicon) keywordsOf(obj, fallback []string) []string {
 
 // ownWords is what a message (its sentences, its features) says of the
 // traveler: each sentence the gate is sure of on its own, clause by
-// clause, less what keepsNothing screens out; a first-person clause in the third person (thirdClause), a clause
-// without a subject as it is ("nut allergy, tree nuts and peanuts"). A
-// want ("we want a pool") is kept for a trip the message names (trip), or
-// with a habit adverb or a condition ("I always want a window"); otherwise
-// it is a request. It returns the text and the words its keywords come
-// from.
+// clause, less what keepsNothing screens out; a first-person clause in the
+// third person (thirdClause), a clause without a subject as it is ("nut
+// allergy, tree nuts and peanuts"). A want ("we want a pool") is kept for a
+// trip the message names (trip), or with a habit adverb or a condition ("I
+// always want a window"); otherwise it is a request. It returns the text
+// and the words its keywords come from.
 func (t *table) ownWords(sentences []string, trip bool, feats func() []string) (string, []string) {
 	var parts, obj []string
 	for _, s := range sentences {
