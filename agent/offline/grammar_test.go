@@ -174,6 +174,11 @@ func TestSpecialCategoriesAreNotKept(t *testing.T) {
 		slices.ContainsFunc(c.notes, func(n memory.SaveNoteArgs) bool { return strings.Contains(strings.ToLower(n.Text), "muslim") }) {
 		t.Errorf("the halal need is kept, the faith is not: %s private=%v", describeNotes(c.notes), c.private)
 	}
+	for _, say := range []string{"I'm a lifelong vegetarian.", "I'm a registered nurse, so I work nights."} { // an adjective a faith or a party takes says nothing private of itself
+		if c := model.table.capture(say, nil); c.private || len(c.notes) == 0 {
+			t.Errorf("capture(%q) = %s private=%v, want a note and nothing private", say, describeNotes(c.notes), c.private)
+		}
+	}
 	reply := newChat(t, memory.State{}).say("I'm a union member, in case that matters.")
 	if !strings.Contains(reply, "only keep what helps plan your trips") {
 		t.Errorf("reply %q does not say why nothing was noted", reply)
