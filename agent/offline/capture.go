@@ -175,10 +175,13 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	if len(c.notes) > 0 && !c.sensitive && t.refusedKind(feats) {
 		c.notes = nil // the rules read it, but it is of a kind memory never keeps (what the guard caught is refused on its own)
 	}
-	if lost := t.lostNumbers(message, c.notes); !c.sensitive && !c.private && !c.otherPerson && len(c.known) == 0 && (lost || t.covered(message, c.notes) < coverage) {
-		if n, ok := t.fallback(message, tripTold, feats); ok && (t.covered(message, []memory.SaveNoteArgs{n}) > t.covered(message, c.notes) || lost && !t.lostNumbers(message, []memory.SaveNoteArgs{n})) {
-			c.notes = c.notes[:0] // the rules kept too little of what was said: the traveler's words stand
-			c.add(n, known, map[string]bool{})
+	if !c.sensitive && !c.private && !c.otherPerson && len(c.known) == 0 {
+		lost, kept := t.lostNumbers(message, c.notes), t.covered(message, c.notes)
+		if lost || kept < coverage {
+			if n, ok := t.fallback(message, tripTold, feats); ok && (t.covered(message, []memory.SaveNoteArgs{n}) > kept || lost && !t.lostNumbers(message, []memory.SaveNoteArgs{n})) {
+				c.notes = c.notes[:0] // the rules kept too little of what was said: the traveler's words stand
+				c.add(n, known, map[string]bool{})
+			}
 		}
 	}
 	return c
