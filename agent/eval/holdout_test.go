@@ -11,12 +11,8 @@ import (
 )
 
 // TestHoldoutOffline runs each holdout through the real agent with the
-// offline model. en was written before the clause reader; en-2 was written
-// later, before the second round of tuning; en-3 was written blind to the
-// rules, after the second round of tuning and before the third; en-4 was
-// written blind after the third, en-5 after the fourth, en-6 after the
-// fifth. All are reported, never enforced beyond
-// this: nothing refused is saved. Their
+// offline model (HoldoutLanguages says when each was written). All are
+// reported, never enforced beyond this: nothing refused is saved. Their
 // misses are printed only with HOLDOUT_VERBOSE=1, so tuning sees the
 // aggregate and not the statements it missed.
 func TestHoldoutOffline(t *testing.T) {

@@ -82,12 +82,12 @@ type Scorecard struct {
 	// message count plus one.
 	TimeToPersonalizationTurns float64 `json:"time_to_personalization_turns"`
 
-	// Holdout is the score on the holdout statements, which the rules were
-	// not written alongside; nil when it was not run.
+	// Holdout is the score on the newest English holdout (HoldoutHeadline),
+	// written blind to the rules; nil when it was not run.
 	Holdout *HoldoutScore `json:"holdout,omitempty"`
-	// Languages is the holdout score of each language's holdout (en, es,
-	// ru, and the later English set en-2), each written before its
-	// language's rules were tuned; nil when they were not run.
+	// Languages is the score of each holdout file (HoldoutLanguages), each
+	// written before the rules it scores were tuned; nil when they were
+	// not run.
 	Languages map[string]*HoldoutScore `json:"holdout_by_language,omitempty"`
 	// SteerHoldout is the score on the holdout of talking to memory
 	// (holdout_steer); nil when it was not run.

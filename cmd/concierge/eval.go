@@ -102,7 +102,7 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	}
 	steer := eval.SteerOf(eval.Score(model, steerRecs))
 	for i := range cards {
-		cards[i].Holdout, cards[i].Languages, cards[i].SteerHoldout = scores["en"], scores, steer
+		cards[i].Holdout, cards[i].Languages, cards[i].SteerHoldout = scores[eval.HoldoutHeadline], scores, steer
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

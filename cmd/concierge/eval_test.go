@@ -94,9 +94,9 @@ func TestEvalOffline(t *testing.T) {
 // unknown name is refused before anything runs.
 func TestEvalHoldoutChoice(t *testing.T) {
 	var out, errs bytes.Buffer
-	err := run(context.Background(), []string{"eval", "--holdout", "en,fr"}, func(string) string { return "" }, strings.NewReader(""), &out, &errs)
+	err := run(context.Background(), []string{"eval", "--holdout", "en-9,fr"}, func(string) string { return "" }, strings.NewReader(""), &out, &errs)
 	if err == nil || !strings.Contains(err.Error(), `unknown holdout "fr"`) || strings.Contains(errs.String(), "eval  ") {
-		t.Errorf("eval --holdout en,fr: %v, stderr %q; want the unknown name refused before any scenario", err, errs.String())
+		t.Errorf("eval --holdout en-9,fr: %v, stderr %q; want the unknown name refused before any scenario", err, errs.String())
 	}
 }
 
@@ -105,20 +105,20 @@ func TestEvalAgainstModelServer(t *testing.T) {
 	fake.Handler(fakeopenai.ModelHandler(offline.New(memory.NewTokenCounter("gpt-4o-mini")), nil))
 	// One holdout file is enough to show the provider's path scores it;
 	// TestEvalOffline scores them all.
-	card, _ := evalJSON(t, map[string]string{"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": fake.URL()}, "--model", "eval-model", "--holdout", "en")
-	checkScorecard(t, card, "openai:eval-model", []string{"en"})
+	card, _ := evalJSON(t, map[string]string{"OPENAI_API_KEY": "test", "OPENAI_BASE_URL": fake.URL()}, "--model", "eval-model", "--holdout", "en-9")
+	checkScorecard(t, card, "openai:eval-model", []string{"en-9"})
 	if len(fake.Requests()) == 0 {
 		t.Error("the model server was never called")
 	}
 }
 
 func TestEvalCompare(t *testing.T) {
-	card, _ := evalJSON(t, nil, "--compare", "recency,relevance", "--holdout", "en,ru")
+	card, _ := evalJSON(t, nil, "--compare", "recency,relevance", "--holdout", "en-9,ru")
 	for _, s := range []string{"recency", "relevance"} {
 		sub, ok := card[s].(map[string]any)
 		if !ok {
 			t.Fatalf("no %s scorecard in %v", s, card)
 		}
-		checkScorecard(t, sub, "offline", []string{"en", "ru"})
+		checkScorecard(t, sub, "offline", []string{"en-9", "ru"})
 	}
 }
