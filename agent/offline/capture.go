@@ -269,11 +269,14 @@ func sameTopic(a, b memory.SaveNoteArgs) bool {
 	return in(a, b) || in(b, a)
 }
 
+// tripSuffix ends a trip note that does not say it is one.
+const tripSuffix = " on this trip."
+
 // scoped gives a clause reader's note its scope, saying so in a trip note.
 func scoped(n memory.SaveNoteArgs, scope memory.Scope) memory.SaveNoteArgs {
 	n.Scope = scope
 	if low := strings.ToLower(n.Text); scope == memory.ScopeThisTrip && !strings.Contains(low, "this trip") && !strings.Contains(low, "this time") {
-		n.Text = strings.TrimSuffix(n.Text, ".") + " on this trip."
+		n.Text = strings.TrimSuffix(n.Text, ".") + tripSuffix
 	}
 	return n
 }
