@@ -564,6 +564,8 @@ func (lx *lexicon) plainThird(ws []string) []string {
 	}
 	v := strings.Trim(ws[1], ",.")
 	switch {
+	case v == "": // "i , need …": a stray comma is no verb
+		return out
 	case lx.Verbs[v] != "":
 		v = lx.Verbs[v]
 	case strings.HasSuffix(v, "ed") && !strings.HasSuffix(v, "eed") || slices.Contains(lx.NotVerbs, v) || !unicode.IsLetter(rune(v[0])):

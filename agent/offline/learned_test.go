@@ -152,3 +152,22 @@ func TestOwnWordsSaidBack(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainThird: a first-person clause the third person could not word
+// loses its subject and its verb agrees; a clause without one is only
+// turned, and a stray comma where the verb would be is left alone.
+func TestPlainThird(t *testing.T) {
+	for _, c := range []struct{ ws, want string }{
+		{"i need four bedrooms", "needs four bedrooms"},
+		{"i am travelling with 4", "is travelling with 4"},
+		{"we got a new puppy", "got a new puppy"},
+		{"i moved, to seattle", "moved, to seattle"},
+		{"need ground floor for my hip", "need ground floor for their hip"},
+		{"i , need a fridge", "they , need a fridge"},
+		{"i", "they"},
+	} {
+		if got := strings.Join(model.table.lex.plainThird(strings.Fields(c.ws)), " "); got != c.want {
+			t.Errorf("plainThird(%q) = %q, want %q", c.ws, got, c.want)
+		}
+	}
+}
