@@ -156,8 +156,9 @@ func (t *table) train(sets ...labelledSet) *gate {
 			told := it.Label == "durable" || it.Label == "this_trip"
 			if it.Label != "sensitive" && it.Label != "instruction" {
 				for _, cl := range t.clausesOf(it.Text) {
+					low := strings.ToLower(cl.text) // keys are lower-case; names keep their case («Lisbon»)
 					g.clause.learn(cl.feats, btoi(told && slices.ContainsFunc(it.Expect, func(e labelledExpect) bool {
-						return slices.ContainsFunc(strings.Split(e.Key, "|"), func(k string) bool { return strings.Contains(cl.text, k) })
+						return slices.ContainsFunc(strings.Split(e.Key, "|"), func(k string) bool { return strings.Contains(low, k) })
 					})))
 				}
 			}
@@ -503,11 +504,7 @@ func (t *table) clausesOf(message string) []ownClause {
 			if len(ws) == 0 {
 				continue
 			}
-			f := t.normFeatures(cl, asks)
-			if asks {
-				f = append(f, "§asks")
-			}
-			out = append(out, ownClause{text: cl, ws: ws, asks: asks, feats: f})
+			out = append(out, ownClause{text: cl, ws: ws, asks: asks, feats: t.normFeatures(cl, asks)})
 		}
 	}
 	return out
