@@ -65,6 +65,7 @@ type lexicon struct {
 	Pronouns      map[string]string `yaml:"pronouns"`
 	Verbs         map[string]string `yaml:"verbs"`
 	Second        map[string]string `yaml:"second"`
+	Modals        []string          `yaml:"modals"`
 	Yours         map[string]string `yaml:"yours"`
 	Contractions  [][2]string       `yaml:"contractions"`
 	Auxiliaries   []string          `yaml:"auxiliaries"`
@@ -742,7 +743,7 @@ func (lx *lexicon) has(cl string, phrases, except []string) bool {
 // second words a stored note for the traveler: "Always flies economy." →
 // "you always fly economy", "Budget for hotels is …" → "your budget for
 // hotels is …", "Travels with a dog, needs …" → "you travel with a dog and
-// need …".
+// need …", "Cannot drive." → "you cannot drive".
 func (lx *lexicon) second(text string) string {
 	ws := strings.Fields(strings.TrimSuffix(strings.TrimSpace(text), "."))
 	if len(ws) == 0 {
@@ -757,6 +758,7 @@ func (lx *lexicon) second(text string) string {
 		lead = "your"
 	case matchAt(ws, 0, lx.States) != "":
 		lead = "you are"
+	case slices.Contains(lx.Modals, ws[0]):
 	case !slices.ContainsFunc(ws, func(w string) bool { return lx.base[w] != "" }):
 		lead = ""
 	}
@@ -769,11 +771,16 @@ func (lx *lexicon) second(text string) string {
 			if b := lx.base[w]; b != "" {
 				w, verbNext = b, false
 			} else {
-				verbNext = slices.Contains(lx.Adverbs, w) || slices.Contains(lx.Negators, w)
+				verbNext = slices.Contains(lx.Adverbs, w) || slices.Contains(lx.HabitAdverbs, w) || slices.Contains(lx.Negators, w)
 			}
 		}
-		if next := i + 1; strings.HasSuffix(w, ",") && next < len(ws) && lx.base[ws[next]] != "" {
-			w, verbNext = strings.TrimSuffix(w, ",")+" and", true
+		if next := i + 1; next < len(ws) {
+			switch {
+			case strings.HasSuffix(w, ",") && lx.base[ws[next]] != "":
+				w, verbNext = strings.TrimSuffix(w, ",")+" and", true
+			case w == "and" || w == "or" || w == "but": // "gets seasick and rarely flies": "you get seasick and rarely fly"
+				verbNext = lx.base[ws[next]] != "" || slices.Contains(lx.HabitAdverbs, ws[next]) || slices.Contains(lx.Negators, ws[next])
+			}
 		}
 		out = append(out, w)
 	}

@@ -124,6 +124,10 @@ func TestSecondPerson(t *testing.T) {
 		"Lives in Seattle.":                                        "you live in Seattle",
 		"Prefers trains for trips under four hours.":               "you prefer trains for trips under four hours",
 		"Prefers rooms away from their lift.":                      "you prefer rooms away from your lift",
+		"Cannot drive, no rental cars.":                            "you cannot drive, no rental cars",
+		"Won't take red-eye flights.":                              "you won't take red-eye flights",
+		"Gets seasick and hates guided tours.":                     "you get seasick and hate guided tours",
+		"Prefers trains and rarely flies.":                         "you prefer trains and rarely fly",
 	} {
 		if got := model.table.lex.second(note); got != want {
 			t.Errorf("second(%q) = %q, want %q", note, got, want)
