@@ -104,14 +104,16 @@ func TestOptionsFitThePlace(t *testing.T) {
 		want, never string
 	}{
 		{langEN, "Rome", "old town", "beach"},
-		{langEN, "Lisbon", "beachfront", "financial district"},
+		{langEN, "Nice", "beachfront", "financial district"},
+		{langEN, "Lisbon", "old town", "beach"},
 		{langEN, "Tokyo", "financial district", "beach"},
 		{langES, "Roma", "casco antiguo", "playa"},
 		{langRU, "Риме", "старом городе", "пляж"},
 	} {
 		vc := model.table.voices[tt.lang]
 		hotel := vc.topicOf(map[string]string{langEN: "hotels", langES: "hoteles", langRU: "отели"}[tt.lang], true)
-		got := strings.Join(model.table.fitPlace(hotel, tt.to), "\n")
+		opts, _ := model.table.fitPlace(hotel, tt.to, func(string) bool { return false })
+		got := strings.Join(opts, "\n")
 		if !strings.Contains(got, tt.want) || strings.Contains(got, tt.never) {
 			t.Errorf("%s hotels in %s:\n%s\nwant %q, never %q", tt.lang, tt.to, got, tt.want, tt.never)
 		}
@@ -170,5 +172,40 @@ func TestSavedSaidInEachLanguage(t *testing.T) {
 		if !strings.HasPrefix(reply, want) || strings.Contains(reply, "».") {
 			t.Errorf("%q: reply %q, want it to start %q with no full stop after a quote", say, reply, want)
 		}
+	}
+}
+
+// TestOptionsLeaveOutWhatIsRuledOut: an option the traveler ruled out, in
+// the message or in a note, is not offered, whichever options the
+// conversation's position would pick; a question is answered by the topic
+// it names first.
+func TestOptionsLeaveOutWhatIsRuledOut(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		notes []memory.Note
+		say   []string
+		want  string // a fragment of the last reply
+		never []string
+	}{
+		{"in the message", nil, []string{"I don't drive, so how should we get around Rome?"}, "taxi", []string{"rental car or scooter"}},
+		{"in a note", []memory.Note{{Text: "Gets seasick and hates guided tours.", Scope: memory.ScopeDurable}}, []string{"What should we do in Nice?"}, "beach", []string{"boat", "guided"}},
+		{"said earlier", nil, []string{"I can't drive, so no rental cars please.", "How do we get from the airport to the hotel in Lisbon?"}, "To get around", []string{"rental car or scooter", "Here are a few kinds of stay"}},
+		{"in Spanish", nil, []string{"No conduzco. ¿Cómo nos movemos por Madrid?"}, "taxi", []string{"coche de alquiler"}},
+		{"in Russian", nil, []string{"Я не вожу машину. Как добраться из аэропорта в Москве?"}, "такси", []string{"арендованная машина"}},
+		{"not minded", nil, []string{"I don't mind driving, how should we get around Rome?"}, "To get around", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			for seed := range 5 { // the options picked move with the conversation
+				c := newChat(t, memory.State{Global: tt.notes})
+				for range seed {
+					c.say("Hello!")
+				}
+				var reply string
+				for _, s := range tt.say {
+					reply = c.say(s)
+				}
+				checkReply(t, reply, []string{tt.want}, tt.never)
+			}
+		})
 	}
 }

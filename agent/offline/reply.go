@@ -211,13 +211,13 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	case is("recall"), answered:
 	case tp != nil:
 		lead := pick(tp.Lead, nil)
-		if opts := t.fitPlace(tp, tr["to"]); len(opts) > 0 {
-			opts = chooseOptions(opts, len(opts)-len(tp.Options), v)
+		if opts, placed := t.fitPlace(tp, tr["to"], vc.ruledOut(v, c)); len(opts) > 0 {
+			opts = chooseOptions(opts, placed, v)
 			lead = vc.options(lead, opts, is("table")) + "\n\n" + pick(r["illustrative"], nil) // a blank line ends the list
 		}
 		parts = append(parts, lead)
-		said := strings.Join(parts, " ") // a note this turn just acknowledged is not kept "in mind" again
-		if prefs := slices.DeleteFunc(t.prefsFor(v, tp), func(p string) bool { return strings.Contains(said, p) }); len(prefs) > 0 {
+		said := strings.ToLower(strings.Join(parts, " ")) // a note this turn just acknowledged is not kept "in mind" again
+		if prefs := slices.DeleteFunc(t.prefsFor(v, tp), func(p string) bool { return strings.Contains(said, strings.ToLower(p)) }); len(prefs) > 0 {
 			parts = append(parts, pick(r["prefs"], map[string]string{"prefs": vc.joinAnd(prefs)}))
 		}
 		if next := tr.next(); tp.Name != "booking" && (next == "to" || next == "dates" || next == "travellers") {
@@ -360,22 +360,63 @@ func (t *table) pick(variants []string, v *view, fill, extra map[string]string) 
 	return ""
 }
 
-// fitPlace returns the options of a topic for a place: first those for
-// what the gazetteer says it has (a beach resort in Lisbon, an old-town
-// hotel in Rome), then those that fit anywhere.
-func (t *table) fitPlace(tp *topic, to string) []string {
+// fitPlace returns the options of a topic for a place, leaving out those
+// the traveler ruled out: first those for what the gazetteer says it has (a
+// beach resort in Nice, an old-town hotel in Rome), as many as placed says,
+// then those that fit anywhere.
+func (t *table) fitPlace(tp *topic, to string, out func(option string) bool) (opts []string, placed int) {
 	to = strings.ToLower(strings.TrimSpace(to))
 	for _, p := range t.places {
 		if slices.ContainsFunc(p.Names, func(n string) bool { return nameOf(n, to) }) {
-			var out []string
 			for _, feature := range p.Has {
-				out = append(out, tp.ByPlace[feature]...)
+				opts = append(opts, tp.ByPlace[feature]...)
 			}
-			return append(out, tp.Options...)
+			break
 		}
 	}
-	return tp.Options
+	opts = slices.DeleteFunc(opts, out)
+	placed = len(opts)
+	return append(opts, slices.DeleteFunc(slices.Clone(tp.Options), out)...), placed
 }
+
+// ruledOut says which options the traveler has ruled out, in this message
+// or in a note: a clause that refuses something ("I don't drive", "no
+// beaches for us", "Hates layovers.") leaves out the options whose name
+// holds what it points to (a rental car, a beach day, a one-stop flight).
+func (vc *voice) ruledOut(v *view, c capture) func(option string) bool {
+	texts := []string{v.latest}
+	for _, n := range c.notes {
+		texts = append(texts, n.Text)
+	}
+	for _, n := range v.notes {
+		texts = append(texts, n.text)
+	}
+	var drops []string
+	for _, text := range texts {
+		for _, cl := range reClauseEnd.Split(strings.ToLower(strings.ReplaceAll(text, "’", "'")), -1) {
+			ws := strings.FieldsFunc(cl, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' })
+			if !slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(vc.Refusing.Words, w) }) ||
+				slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(vc.Refusing.Except, w) }) {
+				continue
+			}
+			cl = " " + strings.Join(ws, " ")
+			for stem, points := range vc.Refusing.Points {
+				if strings.Contains(cl, " "+stem) {
+					drops = append(drops, points...)
+				}
+			}
+		}
+	}
+	return func(option string) bool {
+		name, _, _ := strings.Cut(strings.ToLower(option), ":")
+		return slices.ContainsFunc(drops, func(d string) bool { return strings.Contains(name, d) })
+	}
+}
+
+// reClauseEnd splits a message into the clauses a refusal holds for ("I
+// don't drive, so how do we get around?" refuses driving, not getting
+// around).
+var reClauseEnd = regexp.MustCompile(`[,.;:!?]|\b(?:but|so|and then)\b`)
 
 // nameOf reports whether to is the place name n, allowing a Russian case
 // ending ("в Риме", "в Москве").
@@ -428,13 +469,18 @@ func (vc *voice) topicNamed(name string) topic {
 	return vc.topics[i] // every voice has every topic (TestVoicesSayTheSameThings)
 }
 
+// topicOf is the topic the message names first ("how do we get from the
+// airport to the hotel" is about getting there, "a hotel near the airport"
+// about staying); a booking only once the trip has a place and dates.
 func (vc *voice) topicOf(low string, notBooking bool) *topic {
+	var first *topic
+	at := len(low)
 	for i := range vc.topics {
-		if vc.topics[i].re.MatchString(low) && !(notBooking && vc.topics[i].Name == "booking") {
-			return &vc.topics[i]
+		if loc := vc.topics[i].re.FindStringIndex(low); loc != nil && loc[0] < at && !(notBooking && vc.topics[i].Name == "booking") {
+			first, at = &vc.topics[i], loc[0]
 		}
 	}
-	return nil
+	return first
 }
 
 // dietOf lists the allergies and dietary needs known from this message and

@@ -58,6 +58,16 @@ type voiceFile struct {
 	Values     map[string]string   `yaml:"values"`
 	Answers    []answerFile        `yaml:"answers"`
 	Topics     []topicFile         `yaml:"topics"`
+	Refusing   refusing            `yaml:"refusing"`
+}
+
+// refusing is how a voice hears that the traveler rules something out ("I
+// don't drive", "no beaches"): a clause with one of Words, and none of
+// Except, rules out the options that name what its words point to.
+type refusing struct {
+	Words  []string            `yaml:"words"`
+	Except []string            `yaml:"except"`
+	Points map[string][]string `yaml:"points"`
 }
 
 // voice is one compiled voiceFile.
