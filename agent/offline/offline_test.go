@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"concierge/agent"
 	"concierge/memory"
@@ -651,5 +652,52 @@ func TestVisaAnswerNamesTheTrip(t *testing.T) {
 	reply := c.say("Do I need a visa?")
 	if !strings.Contains(reply, "Entry rules for Lisbon") || !strings.Contains(reply, "US citizenship") || strings.Contains(reply, "(citizen)") {
 		t.Errorf("visa answer = %q, want the entry rules for Lisbon and US citizenship in words", reply)
+	}
+}
+
+// TestTripDates: a month, a day range or a month and days are the trip's
+// dates; a stay shorter than the month it names is kept in words and gives
+// the trip no dates, not the whole month.
+func TestTripDates(t *testing.T) {
+	today := time.Date(2026, 12, 6, 0, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ say, dates, start, end string }{
+		{"We're going to Lisbon in May.", "in May", "2027-05-01", "2027-05-31"},
+		{"Lisbon, 3-9 May.", "3-9 May", "2027-05-03", "2027-05-09"},
+		{"A long weekend in May in Lisbon with my husband.", "a long weekend in May", "", ""},
+		{"Thinking of a week in June in Rome.", "a week in June", "", ""},
+		{"The first weekend of March in Paris.", "the first weekend of March", "", ""},
+	} {
+		tr := trip{}
+		model.table.updateTrip(tr, c.say, "")
+		start, end := isoDates(tr["dates"], today)
+		if !strings.EqualFold(tr["dates"], c.dates) || start != c.start || end != c.end {
+			t.Errorf("%q: dates %q, %q–%q; want %q, %q–%q", c.say, tr["dates"], start, end, c.dates, c.start, c.end)
+		}
+	}
+}
+
+// TestTripLineWhenItChanges: the trip line comes under a reply that changes
+// the trip, and again once tripRestate messages have passed without it (so
+// it is never trimmed out of sight); not under every answer.
+func TestTripLineWhenItChanges(t *testing.T) {
+	c := newChat(t, memory.State{})
+	prefix := model.table.voices[langEN].Replies["trip_line"][0]
+	for i, step := range []struct {
+		say  string
+		line bool
+	}{
+		{"I'm planning a trip to Lisbon in May.", true},
+		{"Any hotel ideas?", false},
+		{"What about food?", false},
+		{"Things to do?", false},
+		{"How do we get around?", true}, // four messages since the last line
+		{"Where should we stay?", false},
+		{"I'm going with my sister.", true},
+		{"Thanks!", false},
+	} {
+		reply := c.say(step.say)
+		if got := strings.Contains(reply, prefix); got != step.line {
+			t.Errorf("message %d %q: trip line %v, want %v:\n%s", i+1, step.say, got, step.line, reply)
+		}
 	}
 }

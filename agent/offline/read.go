@@ -34,6 +34,8 @@ type view struct {
 	account     string // the account's language as the instructions name it ("" when they do not)
 	turn        int    // position of the latest user message
 	prevReply   string
+	tripReply   string // the latest reply with a trip line, which carries the trip so far
+	tripAge     int    // the traveler's messages since that reply, the latest one included
 	lastRole    memory.Role
 	tools       map[string]bool
 	profile     map[string]any
@@ -59,7 +61,8 @@ func (v *view) previousUser() string {
 }
 
 // read builds the view of a request. The only pass over every message
-// looks at roles and tool calls, never at text.
+// looks at roles and tool calls, never at text; replies are read backwards
+// only as far as the latest trip line.
 func (t *table) read(req agent.Request) *view {
 	v := &view{tools: map[string]bool{}, turn: -1}
 	for _, tool := range req.Tools {
@@ -87,11 +90,17 @@ func (t *table) read(req agent.Request) *view {
 		v.thisTurn[i].result = results[v.thisTurn[i].tc.ID]
 	}
 	if v.turn >= 0 {
-		v.front = req.Messages[:v.turn]
-		for i := v.turn - 1; i >= 0; i-- {
-			if m := req.Messages[i]; m.Role == memory.RoleAssistant && strings.TrimSpace(m.Content) != "" {
+		v.front, v.tripAge = req.Messages[:v.turn], 1
+		for i := v.turn - 1; i >= 0 && v.tripReply == ""; i-- {
+			m := req.Messages[i]
+			if m.Role == memory.RoleAssistant && strings.TrimSpace(m.Content) != "" && v.prevReply == "" {
 				v.prevReply = m.Content
-				break
+			}
+			if m.Role == memory.RoleAssistant && t.hasTripLine(m.Content) {
+				v.tripReply = m.Content
+			}
+			if m.Role == memory.RoleUser {
+				v.tripAge++
 			}
 		}
 	}

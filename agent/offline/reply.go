@@ -12,10 +12,18 @@ import (
 )
 
 // trip is what the conversation has established, by the keys of the reply
-// files' "ask". It travels in the last line of each reply ("Trip so far —
-// …"), so the next call reads it from one message instead of rescanning
-// the history, and it survives the trimming of old turns.
+// files' "ask". It travels in the last line of a reply ("Trip so far — …")
+// when it changed, and again every tripRestate messages, so the next call
+// reads it from one message and it survives the trimming of old turns
+// (longchat keeps the last eight of the traveler's messages).
 type trip map[string]string
+
+const tripRestate = 4
+
+// hasTripLine reports whether a reply carries a trip line, in any language.
+func (t *table) hasTripLine(reply string) bool {
+	return slices.ContainsFunc(slices.Collect(maps.Values(t.voices)), func(vc *voice) bool { return strings.Contains(reply, vc.Replies["trip_line"][0]) })
+}
 
 // only is the part of tr whose values are among vals: what a message just
 // added, said as the summary says it ("Lisbon, in May, for you and your
@@ -251,8 +259,8 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	if text == "" { // nothing above applied: a reply never says only the trip line
 		text = strings.TrimSpace(pick(r["fallback"], nil) + " " + t.askOnce(v, tr, "to", pick))
 	}
-	if len(tr) > 0 {
-		text += "\n\n" + vc.line(tr)
+	if len(tr) > 0 && (!maps.Equal(tr, t.parseTrip(v.tripReply)) || v.tripAge >= tripRestate) {
+		text += "\n\n" + vc.line(tr) // said when it changed, or it would drop out of sight
 	}
 	return text
 }

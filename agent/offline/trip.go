@@ -31,6 +31,8 @@ var (
 	reYes       = regexp.MustCompile(`(?i)^[^\p{L}]*(?:yes|yeah|yep|sure|correct|right|exactly|it is|that's it|sí|si|claro|exacto|да|верно|именно)(?:$|[^\p{L}])`)
 	reMonthDay  = regexp.MustCompile(`(?i)\b(?:(\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2})(?:st|nd|rd|th)?)? (?:of )?)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?: (\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2}))?)?\b`)
 	months      = "janfebmaraprmayjunjulaugsepoctnovdec"
+	// rePartOfMonth is a stay shorter than the month it names.
+	rePartOfMonth = regexp.MustCompile(`(?i)\b(?:weekend|week|days)\b`)
 )
 
 // readTrips reads the trip lines of the <memories> block.
@@ -67,13 +69,13 @@ func (ti tripInfo) seed(tr trip) {
 	}
 }
 
-// tripSoFar is the trip the previous reply's trip line carries, corrected
+// tripSoFar is the trip the latest trip line carries, corrected
 // by the TRIP block: what the server says the conversation's trip is now
 // wins over the line (the traveler may have moved the conversation to
 // another trip, or edited the trip), and when the block names another
 // destination the line's dates, party and budget were that other trip's.
 func (t *table) tripSoFar(v *view) trip {
-	tr, ti := t.parseTrip(v.prevReply), v.trips
+	tr, ti := t.parseTrip(v.tripReply), v.trips
 	if !ti.attached {
 		return tr
 	}
@@ -192,13 +194,14 @@ func (t *table) fill(args map[string]any, tr trip, v *view) map[string]any {
 }
 
 // isoDates reads "May", "3-9 May" or "May 3 to 9" as the first and last
-// day, in the next such month from today; anything vaguer is no date.
+// day, in the next such month from today; anything vaguer is no date ("a
+// long weekend in May" is not the whole of May).
 func isoDates(s string, today time.Time) (string, string) {
 	if s2, e2, ok := strings.Cut(s, " to "); ok && len(s2) == 10 && len(e2) == 10 {
 		return s2, e2 // already ISO (the TRIP block's form)
 	}
 	m := reMonthDay.FindStringSubmatch(s)
-	if m == nil || today.IsZero() {
+	if m == nil || today.IsZero() || m[1] == "" && m[4] == "" && rePartOfMonth.MatchString(s) {
 		return "", ""
 	}
 	month := time.Month(strings.Index(months, strings.ToLower(m[3])[:3])/3 + 1)
