@@ -298,3 +298,42 @@ func TestTripLineFollowsAttach(t *testing.T) {
 		}
 	})
 }
+
+// TestContinueQuestionNotAnswered: a message that neither answers "Is this
+// about your Lisbon trip?" nor says anything about a trip starts no trip,
+// and the reply never calls a trip "a trip" as if it were a place.
+func TestContinueQuestionNotAnswered(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		now := time.Date(2027, 4, 20, 10, 0, 0, 0, time.UTC)
+		a, u, _ := priyaOffline(t, s, &now)
+		traveler := models.Actor{Kind: models.ActorTraveler, ID: u.ID}
+		if _, _, err := a.Notes().Trips().Create(ctx, u.ID, memory.Trip{Destination: "Lisbon", Status: memory.TripPlanning}, traveler, ""); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := s.CreateChatSession(ctx, u.ID)
+		var replies []string
+		for _, say := range []string{"How do we get around? I don't drive.", "I can't drive, so no rental cars please.", "Any hotel ideas?"} {
+			res, err := a.Turn(ctx, c.ID, say, nil)
+			if err != nil {
+				t.Fatalf("%q: %v", say, err)
+			}
+			replies = append(replies, res.Reply)
+		}
+		if !strings.Contains(replies[0], "Is this about your Lisbon trip?") {
+			t.Fatalf("with one planning trip the assistant should ask once; replied %q", replies[0])
+		}
+		if open, _ := s.OpenTrips(ctx, u.ID); len(open) != 1 {
+			t.Errorf("open trips = %+v, want only Lisbon", open)
+		}
+		if cs, _ := s.ChatSessionByID(ctx, c.ID); cs.TripID != "" {
+			t.Errorf("the conversation is on trip %q after a message that did not answer", cs.TripID)
+		}
+		for _, r := range replies {
+			for _, as := range []string{"to: ", "in ", "for "} {
+				if strings.Contains(r, as+memory.Untitled) {
+					t.Errorf("a reply names %q as a place: %q", memory.Untitled, r)
+				}
+			}
+		}
+	})
+}

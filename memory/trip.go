@@ -220,7 +220,11 @@ func (t Trip) describe() string {
 	return strings.Join(parts, ", ") + " (" + string(t.Status) + ")"
 }
 
-// Title is what a trip is called: its name, else its destination, else its route.
+// Untitled is the Title of a trip with no name, destination or route.
+const Untitled = "a trip"
+
+// Title is what a trip is called: its name, else its destination, else its
+// route, else Untitled.
 func (t Trip) Title() string {
 	switch {
 	case t.Name != "":
@@ -230,7 +234,7 @@ func (t Trip) Title() string {
 	case t.Route != "":
 		return t.Route
 	}
-	return "a trip"
+	return Untitled
 }
 
 // Describe is the trip's one-line description in the TRIP block (see

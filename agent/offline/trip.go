@@ -28,6 +28,7 @@ var (
 	reOpenTrip  = regexp.MustCompile(`\[(t\d+)\] ([^,(;]+?)(?:,[^;(]*)? \((\w+)\)`)
 	reTripParty = regexp.MustCompile(`(?m)^TRIP.*\(this conversation's trip\):.*?, (\d+) travellers\b`)
 	reToday     = regexp.MustCompile(`Today is (\d{4}-\d\d-\d\d)\.`)
+	reNo        = regexp.MustCompile(`(?i)^[^\p{L}]*(?:no|nope|nah|not really|not that one|a new one|another|a different|нет|другая|другой|новая)(?:$|[^\p{L}])`)
 	reYes       = regexp.MustCompile(`(?i)^[^\p{L}]*(?:yes|yeah|yep|sure|correct|right|exactly|it is|that's it|sí|si|claro|exacto|да|верно|именно)(?:$|[^\p{L}])`)
 	reMonthDay  = regexp.MustCompile(`(?i)\b(?:(\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2})(?:st|nd|rd|th)?)? (?:of )?)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?: (\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2}))?)?\b`)
 	months      = "janfebmaraprmayjunjulaugsepoctnovdec"
@@ -44,6 +45,9 @@ func readTrips(instructions string) tripInfo {
 	mem := block(instructions, "memories")
 	if m := reTripHead.FindStringSubmatch(mem); m != nil {
 		ti.attached, ti.dest, ti.dates = true, strings.TrimSpace(m[1]), m[2]
+		if ti.dest == memory.Untitled {
+			ti.dest = "" // a trip with no destination yet: asked for, not named "a trip"
+		}
 		if p := reTripParty.FindStringSubmatch(mem); p != nil {
 			ti.travellers, _ = strconv.Atoi(p[1])
 		}
@@ -137,6 +141,9 @@ func (t *table) tripArgs(v *view) map[string]any {
 		} else if o := v.trips.single(); o != nil && t.askedContinue(v.prevReply, o.dest) {
 			if reYes.MatchString(v.latest) {
 				return t.fill(map[string]any{"trip": o.handle}, trip{}, v)
+			}
+			if planned := slices.ContainsFunc(tripKeys, func(k string) bool { return k != "from" && tr[k] != "" }); len(added) == 0 && (!planned || !reNo.MatchString(v.latest)) {
+				return nil // not an answer, or nothing to record: no trip without a detail
 			}
 			added = append(added, "all") // a "no": the trip said so far is a new one
 		} else if o != nil && (len(added) > 0 || v.vc.topicOf(strings.ToLower(v.latest), true) != nil) {
