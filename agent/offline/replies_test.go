@@ -209,3 +209,25 @@ func TestOptionsLeaveOutWhatIsRuledOut(t *testing.T) {
 		})
 	}
 }
+
+// TestOptionsTheTravelerAsksFor: a refusal puts first what it favours (a
+// direct flight for someone who hates layovers), and a number of options
+// asked for is the number given, in a list or a table.
+func TestOptionsTheTravelerAsksFor(t *testing.T) {
+	for seed := range 4 {
+		c := newChat(t, memory.State{})
+		for range seed {
+			c.say("Hello!")
+		}
+		reply := c.say("I hate layovers, so what are my flight options to Tokyo?")
+		checkReply(t, reply, []string{"- a direct flight"}, []string{"one-stop"})
+		reply = c.say("Compare two hotels in Tokyo in a table.")
+		if rows := strings.Count(reply, "\n| "); rows != 3 { // the head and two options
+			t.Errorf("two hotels in a table: %d rows, want a head and 2:\n%s", rows, reply)
+		}
+		reply = c.say("Dame cuatro opciones de hoteles en Madrid.")
+		if items := strings.Count(reply, "\n- "); items != 4 {
+			t.Errorf("cuatro opciones: %d, want 4:\n%s", items, reply)
+		}
+	}
+}

@@ -219,8 +219,9 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	case is("recall"), answered:
 	case tp != nil:
 		lead := pick(tp.Lead, nil)
-		if opts, placed := t.fitPlace(tp, tr["to"], vc.ruledOut(v, c)); len(opts) > 0 {
-			opts = chooseOptions(opts, placed, v)
+		out, favoured := vc.refusals(v, c)
+		if opts, placed := t.fitPlace(tp, tr["to"], out); len(opts) > 0 {
+			opts = chooseOptions(opts, placed, favoured, vc.howMany(low), v)
 			lead = vc.options(lead, opts, is("table")) + "\n\n" + pick(r["illustrative"], nil) // a blank line ends the list
 		}
 		parts = append(parts, lead)
@@ -387,11 +388,13 @@ func (t *table) fitPlace(tp *topic, to string, out func(option string) bool) (op
 	return append(opts, slices.DeleteFunc(slices.Clone(tp.Options), out)...), placed
 }
 
-// ruledOut says which options the traveler has ruled out, in this message
-// or in a note: a clause that refuses something ("I don't drive", "no
-// beaches for us", "Hates layovers.") leaves out the options whose name
-// holds what it points to (a rental car, a beach day, a one-stop flight).
-func (vc *voice) ruledOut(v *view, c capture) func(option string) bool {
+// refusals says which options the traveler has ruled out, in this message
+// or in a note, and which the refusal favours: a clause that refuses
+// something ("I don't drive", "no beaches for us", "Hates layovers.")
+// leaves out the options whose name holds what it points to (a rental car,
+// a beach day, a one-stop flight) and puts first those that hold what it
+// favours (a direct flight).
+func (vc *voice) refusals(v *view, c capture) (out, favoured func(option string) bool) {
 	texts := []string{v.latest}
 	for _, n := range c.notes {
 		texts = append(texts, n.Text)
@@ -399,7 +402,7 @@ func (vc *voice) ruledOut(v *view, c capture) func(option string) bool {
 	for _, n := range v.notes {
 		texts = append(texts, n.text)
 	}
-	var drops []string
+	var drops, lifts []string
 	for _, text := range texts {
 		for _, cl := range reClauseEnd.Split(strings.ToLower(strings.ReplaceAll(text, "’", "'")), -1) {
 			ws := strings.FieldsFunc(cl, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' })
@@ -413,12 +416,31 @@ func (vc *voice) ruledOut(v *view, c capture) func(option string) bool {
 					drops = append(drops, points...)
 				}
 			}
+			for stem, favours := range vc.Refusing.Favours {
+				if strings.Contains(cl, " "+stem) {
+					lifts = append(lifts, favours...)
+				}
+			}
 		}
 	}
-	return func(option string) bool {
-		name, _, _ := strings.Cut(strings.ToLower(option), ":")
-		return slices.ContainsFunc(drops, func(d string) bool { return strings.Contains(name, d) })
+	holds := func(frags []string, name bool) func(string) bool {
+		return func(option string) bool {
+			if name {
+				option, _, _ = strings.Cut(option, ":")
+			}
+			return slices.ContainsFunc(frags, func(f string) bool { return strings.Contains(strings.ToLower(option), f) })
+		}
 	}
+	return holds(drops, true), holds(lifts, false)
+}
+
+// howMany is the number of options a message asks for ("compare two
+// hotels"), else three.
+func (vc *voice) howMany(low string) int {
+	if m := vc.is["count"].FindStringSubmatch(low); m != nil && vc.Counts[m[1]] > 0 {
+		return vc.Counts[m[1]]
+	}
+	return 3
 }
 
 // reClauseEnd splits a message into the clauses a refusal holds for ("I
@@ -447,19 +469,26 @@ func (vc *voice) options(lead string, opts []string, table bool) string {
 	return strings.Join(rows, "\n")
 }
 
-// chooseOptions takes up to three options, leaving out those the previous
-// reply already offered: one of the place's own when it has some (the
-// first places of options), the rest rotating with the conversation.
-func chooseOptions(options []string, placed int, v *view) []string {
+// chooseOptions takes up to n options, leaving out those the previous
+// reply already offered: first those the traveler's refusals favour (a
+// direct flight for someone who hates layovers), then one of the place's
+// own when it has some (the first placed of options), the rest rotating
+// with the conversation.
+func chooseOptions(options []string, placed int, favoured func(string) bool, n int, v *view) []string {
 	var out []string
 	fresh := func(o string) bool { return !strings.Contains(v.prevReply, o) && !slices.Contains(out, o) }
-	seed := v.turn + len(v.latest)
-	for i := 0; i < placed && len(out) == 0; i++ {
-		if o := options[(seed+i)%placed]; fresh(o) {
+	for _, o := range options {
+		if favoured(o) && len(out) < n-1 { // room for something to compare it with
 			out = append(out, o)
 		}
 	}
-	for i := 0; i < len(options) && len(out) < 3; i++ {
+	seed := v.turn + len(v.latest)
+	for i, took := 0, false; i < placed && !took && len(out) < n; i++ {
+		if o := options[(seed+i)%placed]; fresh(o) {
+			out, took = append(out, o), true
+		}
+	}
+	for i := 0; i < len(options) && len(out) < n; i++ {
 		if o := options[(seed+i)%len(options)]; fresh(o) {
 			out = append(out, o)
 		}

@@ -59,15 +59,18 @@ type voiceFile struct {
 	Answers    []answerFile        `yaml:"answers"`
 	Topics     []topicFile         `yaml:"topics"`
 	Refusing   refusing            `yaml:"refusing"`
+	Counts     map[string]int      `yaml:"counts"` // the number words of the "count" intent
 }
 
 // refusing is how a voice hears that the traveler rules something out ("I
 // don't drive", "no beaches"): a clause with one of Words, and none of
-// Except, rules out the options that name what its words point to.
+// Except, rules out the options that name what its words point to, and
+// puts first those that say what they favour ("hate layovers": direct).
 type refusing struct {
-	Words  []string            `yaml:"words"`
-	Except []string            `yaml:"except"`
-	Points map[string][]string `yaml:"points"`
+	Words   []string            `yaml:"words"`
+	Except  []string            `yaml:"except"`
+	Points  map[string][]string `yaml:"points"`
+	Favours map[string][]string `yaml:"favours"`
 }
 
 // voice is one compiled voiceFile.
@@ -136,7 +139,7 @@ var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless"
 // intents, replies and placeholders every voice has, so a reply file
 // missing one fails to load.
 var (
-	voiceIntents = []string{"recall", "greeting", "thanks", "table", "food", "earlier", "question", "own", "start"}
+	voiceIntents = []string{"recall", "greeting", "thanks", "table", "food", "earlier", "question", "own", "start", "count"}
 	voiceReplies = []string{"hello", "greeting", "thanks", "fallback", "instruction", "sensitive", "private", "other_person", "acknowledge", "already_known", "saved", "saved_as", "saved_trip",
 		"refused", "safety", "trip_ready", "trip_next", "trip_ack", "prefs", "illustrative", "recall_empty", "recall_name_only", "recall_lead", "recall_trip",
 		"recall_close", "override", "earlier_found", "earlier_missing", "who_traveler", "who_assistant", "forgot", "forget_confirm", "forget_missing", "unsupported", "trip_line", "table_head"}
