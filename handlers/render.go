@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"net/http"
-
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -52,13 +50,6 @@ func (s *Server) page(c echo.Context, title, active string) views.Page {
 		}
 	}
 	return p
-}
-
-// notYet answers a page whose issue is still open with an honest notice.
-func (s *Server) notYet(title, what string, issue int) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		return render(c, http.StatusOK, views.NotYet(s.page(c, title, ""), what, issue))
-	}
 }
 
 // The htmx headers the handlers read and set.

@@ -788,14 +788,6 @@ func (lx *lexicon) second(text string) string {
 	return strings.TrimSpace(strings.NewReplacer("you are ", "you're ", "you do not ", "you don't ").Replace(s + " "))
 }
 
-func (lx *lexicon) secondAll(notes []memory.SaveNoteArgs) []string {
-	out := make([]string, len(notes))
-	for i, n := range notes {
-		out[i] = lx.second(n.Text)
-	}
-	return out
-}
-
 // wordsLost reports whether none of a rule's notes keeps the reader's
 // keywords: "no high floors" read as "Avoids high floors" keeps what a rule
 // worded otherwise.

@@ -32,15 +32,10 @@ type server struct {
 	dir string
 }
 
-// startServer runs the concierge binary bin on 127.0.0.1 with demo data,
+// startPinned runs the concierge binary bin on 127.0.0.1 with demo data,
 // on a fresh SQLite file (or dsn when it is set), and waits until it
-// listens. env is added to the process environment.
-func startServer(ctx context.Context, bin, dsn string, env []string, extra ...string) (*server, error) {
-	return startPinned(ctx, "", bin, dsn, env, extra...)
-}
-
-// startPinned is startServer with the server's threads on the CPUs cpus
-// names (taskset's list, e.g. "0"); "" leaves it unpinned.
+// listens; env is added to the process environment. Its threads run on the
+// CPUs cpus names (taskset's list, e.g. "0"); "" leaves it unpinned.
 func startPinned(ctx context.Context, cpus, bin, dsn string, env []string, extra ...string) (*server, error) {
 	dir, err := os.MkdirTemp("", "concierge-load-")
 	if err != nil {
