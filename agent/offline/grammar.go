@@ -114,10 +114,7 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	if len(lx.First) == 0 || len(lx.Cues) == 0 || len(lx.Until) == 0 || len(lx.HabitAdverbs) == 0 || len(lx.ObjectStops) == 0 {
 		return nil, fmt.Errorf("offline lexicon: first, cues, until, habit_adverbs and object_stops are required")
 	}
-	lx.stop = map[string]bool{}
-	for _, w := range lx.Stopwords {
-		lx.stop[w] = true
-	}
+	lx.stop = set(lx.Stopwords)
 	var pairs []string
 	for _, c := range lx.Contractions {
 		pairs = append(pairs, c[0], c[1])

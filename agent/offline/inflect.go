@@ -108,7 +108,7 @@ func loadInflected(raw []byte) (*inflected, error) {
 	if len(lx.Tastes) == 0 || len(lx.Subjects) == 0 || lx.TripSuffix == "" {
 		return nil, fmt.Errorf("subjects, tastes and trip_suffix are required")
 	}
-	lx.cues, lx.stop = map[string]cue{}, map[string]bool{}
+	lx.cues, lx.stop = map[string]cue{}, set(lx.Stopwords)
 	for kind, m := range map[string]map[string]string{"taste": lx.Tastes, "state": lx.States, "doing": lx.Doings, "want": lx.Wants, "change": lx.Changes} {
 		for k, v := range m {
 			lx.cues[k] = cue{third: v, kind: kind}
@@ -116,9 +116,6 @@ func loadInflected(raw []byte) (*inflected, error) {
 		}
 	}
 	slices.Sort(lx.keys) // one order, whatever the map's
-	for _, w := range lx.Stopwords {
-		lx.stop[w] = true
-	}
 	return lx, nil
 }
 

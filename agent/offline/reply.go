@@ -2,6 +2,7 @@ package offline
 
 import (
 	"cmp"
+	"hash/maphash"
 	"maps"
 	"regexp"
 	"slices"
@@ -22,7 +23,12 @@ const tripRestate = 4
 
 // hasTripLine reports whether a reply carries a trip line, in any language.
 func (t *table) hasTripLine(reply string) bool {
-	return slices.ContainsFunc(slices.Collect(maps.Values(t.voices)), func(vc *voice) bool { return strings.Contains(reply, vc.Replies["trip_line"][0]) })
+	for _, vc := range t.voices {
+		if strings.Contains(reply, vc.Replies["trip_line"][0]) {
+			return true
+		}
+	}
+	return false
 }
 
 // only is the part of tr whose values are among vals: what a message just
@@ -111,7 +117,7 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	msg = t.lex.until.ReplaceAllString(msg, "") // "until the end of March" ends a note, not the trip
 	low := strings.ToLower(msg)
 	found := map[string]string{"to": t.place(t.re["trip.destination"], msg), "from": t.place(t.re["trip.origin"], msg),
-		"dates": strings.TrimSpace(t.re["trip.dates"].FindString(msg)), "budget": t.re["trip.budget"].FindString(msg)}
+		"dates": tripDates(msg, t.re["trip.dates"].FindStringIndex(msg)), "budget": t.re["trip.budget"].FindString(msg)}
 	if tr["to"] != "" && !t.re["intents.new_destination"].MatchString(low) {
 		found["to"] = ""
 	}
@@ -225,8 +231,8 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 			lead = vc.options(lead, opts, is("table")) + "\n\n" + pick(r["illustrative"], nil) // a blank line ends the list
 		}
 		parts = append(parts, lead)
-		said := strings.ToLower(strings.Join(parts, " ")) // a note this turn just acknowledged is not kept "in mind" again
-		if prefs := slices.DeleteFunc(t.prefsFor(v, tp), func(p string) bool { return strings.Contains(said, strings.ToLower(p)) }); len(prefs) > 0 {
+		said := strings.Join(parts, " ") // a note this turn just acknowledged is not kept "in mind" again, at a sentence's start or not
+		if prefs := slices.DeleteFunc(t.prefsFor(v, tp), func(p string) bool { return strings.Contains(said, p) || strings.Contains(said, capitalise(p)) }); len(prefs) > 0 {
 			parts = append(parts, pick(r["prefs"], map[string]string{"prefs": vc.joinAnd(prefs)}))
 		}
 		if next := tr.next(); tp.Name != "booking" && (next == "to" || next == "dates" || next == "travellers") {
@@ -260,8 +266,8 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	if text == "" { // nothing above applied: a reply never says only the trip line
 		text = strings.TrimSpace(pick(r["fallback"], nil) + " " + t.askOnce(v, tr, "to", pick))
 	}
-	if len(tr) > 0 && (!maps.Equal(tr, t.parseTrip(v.tripReply)) || v.tripAge >= tripRestate) {
-		text += "\n\n" + vc.line(tr) // said when it changed, or it would drop out of sight
+	if line := vc.line(tr); len(tr) > 0 && (!strings.Contains(v.tripReply, line) || v.tripAge >= tripRestate) {
+		text += "\n\n" + line // said when it changed, or it would drop out of sight
 	}
 	return text
 }
@@ -395,33 +401,17 @@ func (t *table) fitPlace(tp *topic, to string, out func(option string) bool) (op
 // a beach day, a one-stop flight) and puts first those that hold what it
 // favours (a direct flight).
 func (vc *voice) refusals(v *view, c capture) (out, favoured func(option string) bool) {
-	texts := []string{v.latest}
+	drops, lifts := vc.refusalsIn(v.latest)
+	texts := make([]string, 0, len(c.notes)+len(v.notes))
 	for _, n := range c.notes {
 		texts = append(texts, n.Text)
 	}
 	for _, n := range v.notes {
 		texts = append(texts, n.text)
 	}
-	var drops, lifts []string
-	for _, text := range texts {
-		for _, cl := range reClauseEnd.Split(strings.ToLower(strings.ReplaceAll(text, "’", "'")), -1) {
-			ws := strings.FieldsFunc(cl, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' })
-			if !slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(vc.Refusing.Words, w) }) ||
-				slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(vc.Refusing.Except, w) }) {
-				continue
-			}
-			cl = " " + strings.Join(ws, " ")
-			for stem, points := range vc.Refusing.Points {
-				if strings.Contains(cl, " "+stem) {
-					drops = append(drops, points...)
-				}
-			}
-			for stem, favours := range vc.Refusing.Favours {
-				if strings.Contains(cl, " "+stem) {
-					lifts = append(lifts, favours...)
-				}
-			}
-		}
+	for _, text := range texts { // the same notes come on every call: what each refuses is remembered by its hash
+		r := vc.refused.Get(maphash.String(vc.seed, text), func() [2][]string { d, l := vc.refusalsIn(text); return [2][]string{d, l} })
+		drops, lifts = append(drops, r[0]...), append(lifts, r[1]...)
 	}
 	holds := func(frags []string, name bool) func(string) bool {
 		return func(option string) bool {
@@ -434,6 +424,43 @@ func (vc *voice) refusals(v *view, c capture) (out, favoured func(option string)
 	return holds(drops, true), holds(lifts, false)
 }
 
+// refusalsIn adds what one text refuses and favours, clause by clause: a
+// clause ends at punctuation or before "but" or "so" ("I don't drive, so
+// how do we get around?" refuses driving, not getting around).
+func (vc *voice) refusalsIn(text string) (drops, lifts []string) {
+	var clause []string
+	flush := func() {
+		if slices.ContainsFunc(clause, func(w string) bool { return vc.refuse[w] }) && !slices.ContainsFunc(clause, func(w string) bool { return vc.notRefuse[w] }) {
+			cl := " " + strings.Join(clause, " ")
+			for stem, points := range vc.Refusing.Points {
+				if strings.Contains(cl, " "+stem) {
+					drops = append(drops, points...)
+				}
+			}
+			for stem, favours := range vc.Refusing.Favours {
+				if strings.Contains(cl, " "+stem) {
+					lifts = append(lifts, favours...)
+				}
+			}
+		}
+		clause = clause[:0]
+	}
+	for _, tok := range strings.Fields(strings.ToLower(strings.ReplaceAll(text, "’", "'"))) {
+		w := strings.TrimFunc(tok, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '-' })
+		if w == "but" || w == "so" {
+			flush()
+		}
+		if w != "" {
+			clause = append(clause, w)
+		}
+		if strings.ContainsAny(tok[len(tok)-1:], ",.;:!?") {
+			flush()
+		}
+	}
+	flush()
+	return drops, lifts
+}
+
 // howMany is the number of options a message asks for ("compare two
 // hotels"), else three.
 func (vc *voice) howMany(low string) int {
@@ -442,11 +469,6 @@ func (vc *voice) howMany(low string) int {
 	}
 	return 3
 }
-
-// reClauseEnd splits a message into the clauses a refusal holds for ("I
-// don't drive, so how do we get around?" refuses driving, not getting
-// around).
-var reClauseEnd = regexp.MustCompile(`[,.;:!?]|\b(?:but|so|and then)\b`)
 
 // nameOf reports whether to is the place name n, allowing a Russian case
 // ending ("в Риме", "в Москве").
@@ -511,10 +533,9 @@ func (vc *voice) topicNamed(name string) topic {
 // about staying); a booking only once the trip has a place and dates.
 func (vc *voice) topicOf(low string, notBooking bool) *topic {
 	var first *topic
-	at := len(low)
 	for i := range vc.topics {
-		if loc := vc.topics[i].re.FindStringIndex(low); loc != nil && loc[0] < at && !(notBooking && vc.topics[i].Name == "booking") {
-			first, at = &vc.topics[i], loc[0]
+		if tp := &vc.topics[i]; !(notBooking && tp.Name == "booking") && tp.re.MatchString(low) {
+			first, low = tp, low[:tp.re.FindStringIndex(low)[0]] // a later topic must be named before it
 		}
 	}
 	return first

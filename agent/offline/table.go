@@ -3,6 +3,7 @@ package offline
 import (
 	_ "embed"
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -81,6 +82,12 @@ type voice struct {
 	stop    map[string]bool
 	answers []answer
 	topics  []topic
+
+	refuse, notRefuse map[string]bool // Refusing's Words and Except
+	// refused is what a note refuses and favours, by the hash of its text
+	// (the text itself is not kept).
+	refused *memory.Memo[uint64, [2][]string]
+	seed    maphash.Seed
 }
 
 // place is one gazetteer entry: its names and what it has.
@@ -214,7 +221,7 @@ func loadTable(raw []byte) (*table, error) {
 	}
 	t.voices = map[string]*voice{}
 	for lang, raw := range voiceYAML {
-		vc := &voice{lang: lang, is: map[string]*pattern{}, stop: map[string]bool{}}
+		vc := &voice{lang: lang, is: map[string]*pattern{}, refused: memory.NewMemo[uint64, [2][]string](4096), seed: maphash.MakeSeed()}
 		if e := yaml.Unmarshal(raw, &vc.voiceFile); e != nil {
 			return nil, fmt.Errorf("offline replies %s: %w", lang, e)
 		}
@@ -231,9 +238,7 @@ func loadTable(raw []byte) (*table, error) {
 		if len(vc.Months) != 12 && err == nil {
 			err = fmt.Errorf("offline replies %s: want 12 months", lang)
 		}
-		for _, w := range vc.Stopwords {
-			vc.stop[w] = true
-		}
+		vc.stop, vc.refuse, vc.notRefuse = set(vc.Stopwords), set(vc.Refusing.Words), set(vc.Refusing.Except)
 		for _, tf := range vc.Topics {
 			vc.topics = append(vc.topics, topic{topicFile: tf, re: compile(tf.Match), uses: compile(tf.Uses)})
 		}
@@ -259,4 +264,13 @@ func loadTable(raw []byte) (*table, error) {
 	}
 	t.gate = t.train(sets...)
 	return t, nil
+}
+
+// set is a word list as a set.
+func set(words []string) map[string]bool {
+	m := make(map[string]bool, len(words))
+	for _, w := range words {
+		m[w] = true
+	}
+	return m
 }
