@@ -73,7 +73,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		cond := "" // "if the flight is over 6 hours, I always book …": a condition read with its main clause
 		for i, cl := range clauses {
 			bare := t.stripFillers(cl) // once a clause: it is a regexp pass
-			if cond != "" {
+			if cond != "" && t.re["questions"].MatchString(bare) {
+				cond = "" // "if it rains tomorrow can we do something indoors": a question
+				continue
+			} else if cond != "" {
 				cl = cond + bare
 				bare, cond = t.stripFillers(cl), ""
 			} else if k := matchAt(strings.Fields(bare), 0, t.lex.Conditions); k != "" && i+1 < len(clauses) && t.subject(cl) != "other" {
@@ -196,11 +199,12 @@ var reSentence = regexp.MustCompile(`(?:[^.!?;\n]|\.\S)+[.!?;\n]*`)
 func (t *table) applyRules(cl, sentence string, marker memory.Scope, bareWant bool, c *capture, known, seen map[string]bool) {
 	used := map[string]bool{}
 	lowSentence := strings.ToLower(sentence)
+	read := false // a rule read the clause
 	for i := range t.rules {
 		r := &t.rules[i]
 		// Most rules do not match a clause: finding that out without the
 		// submatch bookkeeping is several times cheaper.
-		if used[r.Group] || !r.re.MatchString(cl) {
+		if used[r.Group] || r.Fallback && read || !r.re.MatchString(cl) {
 			continue
 		}
 		loc := r.re.FindStringSubmatchIndex(cl)
@@ -226,7 +230,7 @@ func (t *table) applyRules(cl, sentence string, marker memory.Scope, bareWant bo
 			groups[r.List] = item
 			c.add(t.note(r, groups, scope), known, seen)
 		}
-		used[r.Group] = r.Group != ""
+		used[r.Group], read = r.Group != "", true
 	}
 }
 
@@ -365,7 +369,11 @@ func (t *table) listItems(s string) []string {
 	var out []string
 	for _, part := range reListSep.Split(t.re["list_stop"].ReplaceAllString(s, ""), -1) {
 		var kept []string
-		for _, w := range strings.Fields(part) {
+		ws := strings.Fields(part)
+		if len(out) > 0 && slices.ContainsFunc(ws, func(w string) bool { return t.words["list_ends"][w] }) {
+			break // "…, like properly allergic, epipen and all": the list is over
+		}
+		for _, w := range ws {
 			if !t.words["list_fillers"][w] {
 				kept = append(kept, w)
 			}

@@ -719,11 +719,11 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 	}
 	r.note.Text = capitalise(text) + "."
 	for i := len(obj) - 1; i >= 0 && len(r.note.Keywords) < 2; i-- {
-		if k := keyword(obj[i]); len(k) > 2 && !lx.stop[k] && !slices.Contains(r.note.Keywords, k) && !strings.ContainsAny(obj[i], "0123456789") {
+		if k := keyword(obj[i]); len(k) > 2 && !lx.stop[k] && !slices.Contains(lx.NotThings, k) && !slices.Contains(r.note.Keywords, k) && !strings.ContainsAny(obj[i], "0123456789") {
 			r.note.Keywords = append(r.note.Keywords, k)
 		}
 	}
-	return r, len(r.note.Keywords) > 0 // an object of only "the cheaper one" says nothing
+	return r, len(r.note.Keywords) > 0 // an object of only "the cheaper one" or "either" says nothing
 }
 
 // wantMarked reports whether a clause names what makes a want lasting or

@@ -237,3 +237,31 @@ func TestStandardsTopicsPurposes(t *testing.T) {
 		}
 	}
 }
+
+// TestAsidesQuestionsAndOrders: an aside in a list is not an item, a
+// question behind a condition and indifference are not notes, and an order
+// not to book something, said for good, is an aversion (said for this
+// booking it is not).
+func TestAsidesQuestionsAndOrders(t *testing.T) {
+	for _, c := range []struct{ say, want string }{
+		{"i'm allergic to shellfish, like properly allergic, epipen and all", "Is allergic to shellfish."},
+		{"I'm allergic to peanuts, seriously allergic", "Is allergic to peanuts."},
+		{"allergic to nuts, eggs and all dairy", "Is allergic to nuts. | Is allergic to eggs. | Is allergic to dairy."},
+		{"if it rains tomorrow can we do something indoors", ""},
+		{"I'm fine with either", ""},
+		{"pls don't put me in a middle seat ever", "Avoids middle seats."},
+		{"don't ever book me on a red-eye", "Avoids red-eye."},
+		{"never put us near the lift", "Avoids being put near the lift."},
+		{"Please don't book me on overnight flights.", ""},
+		{"don't get me wrong, I love Paris", ""},
+		{"If the flight is over 6 hours, I always book premium economy", "Always books premium economy if the flight is over 6 hours."},
+	} {
+		var got []string
+		for _, n := range model.table.capture(c.say, nil).notes {
+			got = append(got, n.Text)
+		}
+		if strings.Join(got, " | ") != c.want {
+			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)
+		}
+	}
+}

@@ -101,6 +101,7 @@ type ruleFile struct {
 	Keywords                                          []string
 	Scope                                             memory.Scope
 	Constraint                                        bool
+	Fallback                                          bool // counts only when no rule before it read the clause
 	Negatable                                         *bool
 }
 
