@@ -143,7 +143,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
 				continue
 			}
-			if t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) {
+			if t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) || t.re["indifferent"].MatchString(cl) {
 				continue
 			}
 			// "I need a hotel that accepts service dogs": a request, but a

@@ -714,6 +714,9 @@ func (lx *lexicon) third(ws []string) string {
 // with one to three keywords from its object.
 func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) {
 	text = strings.TrimRight(strings.TrimSpace(text), " ,.;:")
+	for _, and := range []string{" and", " but", " or", " so"} { // "i'm a light sleeper and that's true…" cut at the clause
+		text = strings.TrimRight(strings.TrimSuffix(text, and), " ,")
+	}
 	if words := strings.Fields(text); len(words) > 24 {
 		text = strings.Join(words[:24], " ")
 	}

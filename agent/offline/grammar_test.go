@@ -239,7 +239,8 @@ func TestStandardsTopicsPurposes(t *testing.T) {
 }
 
 // TestAsidesQuestionsAndOrders: an aside in a list is not an item, a
-// question behind a condition and indifference are not notes, and an order
+// question behind a condition, indifference and a past event are not notes
+// (a move is), a note does not end on "and", and an order
 // not to book something, said for good, is an aversion (said for this
 // booking it is not).
 func TestAsidesQuestionsAndOrders(t *testing.T) {
@@ -255,6 +256,10 @@ func TestAsidesQuestionsAndOrders(t *testing.T) {
 		{"Please don't book me on overnight flights.", ""},
 		{"don't get me wrong, I love Paris", ""},
 		{"If the flight is over 6 hours, I always book premium economy", "Always books premium economy if the flight is over 6 hours."},
+		{"we once lost a suitcase in Lisbon because the transfer was too short", ""},
+		{"I don't mind whether it's a hostel or a guesthouse", ""},
+		{"I'm a light sleeper and that's how it is", "Is a light sleeper."},
+		{"We moved to Austin last year", "Lives in Austin."},
 	} {
 		var got []string
 		for _, n := range model.table.capture(c.say, nil).notes {

@@ -318,7 +318,8 @@ func (lx *lexicon) keywordsOf(obj, fallback []string) []string {
 // is one the contract never keeps: a clause led by a cue, which the rules
 // own; a request, unless a habit or the traveler's wish for a trip the
 // message names (trip); what update_trip records (the trip's dates, party
-// or budget) unless said as a habit; a hypothetical; and of the
+// or budget) unless said as a habit; a hypothetical; indifference
+// between choices; the past, unless a change of state; and of the
 // traveler's own clauses, a bare want with nothing lasting about it
 // (wants: no habit, condition or named trip; "I need a hotel near the
 // station"), what they are doing now ("I'm travelling with 4") and a
@@ -327,14 +328,15 @@ func (lx *lexicon) keywordsOf(obj, fallback []string) []string {
 // dialogues hold them.
 func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants bool) bool {
 	habit := t.lex.has(cl, t.lex.HabitAdverbs, nil)
-	if t.re["hypothetical"].MatchString(cl) || t.lex.Cues[ws[0]] != "" || t.isRequest(cl) && !(trip && who == "first") && !habit ||
+	subj := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) })
+	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == "" // "we once missed a train", not "we moved to Austin last year"
+	if t.re["hypothetical"].MatchString(cl) || t.re["indifferent"].MatchString(cl) || past || t.lex.Cues[ws[0]] != "" || t.isRequest(cl) && !(trip && who == "first") && !habit ||
 		!habit && (t.re["trip.dates"].MatchString(cl) || t.re["trip.party"].MatchString(cl) || t.lex.has(cl, t.lex.TripAttributes, nil)) {
 		return true
 	}
 	if who != "first" {
 		return false
 	}
-	subj := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) })
 	now := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "am" || ws[subj+1] == "are") && strings.HasSuffix(ws[subj+2], "ing")
 	return !wants && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || now || t.lex.has(cl, t.lex.Passing, nil)
 }
