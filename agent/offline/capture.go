@@ -137,7 +137,8 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// sentence scopes it ("for this trip, I need a car").
 			// A need whose sentence tells a lasting reason ("carpet sets off my
 			// asthma, I need hard floors") is lasting.
-			marked := wanted || t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && slices.ContainsFunc(t.lex.Needs, func(w string) bool { return strings.Contains(norm, "my "+w) })
+			marked := wanted || t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && slices.ContainsFunc(t.lex.Needs, func(w string) bool { return strings.Contains(norm, "my "+w) }) ||
+				g.negative && t.lex.has(cl, t.lex.ForGood, nil) // "I don't want to fly with them again"
 			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)

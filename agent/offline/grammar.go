@@ -44,6 +44,7 @@ type lexicon struct {
 	Hedges         []string          `yaml:"hedges"`
 	Deictic        []string          `yaml:"deictic"`
 	WantMarkers    []string          `yaml:"want_markers"`
+	ForGood        []string          `yaml:"for_good"`
 	Cues           map[string]string `yaml:"cues"`
 	Changes        map[string]string `yaml:"changes"`
 	Copulas        []string          `yaml:"copulas"`
@@ -77,6 +78,7 @@ type lexicon struct {
 	Tastes        []string          `yaml:"tastes"`
 	Favourites    []string          `yaml:"favourites"`
 	PlaceWords    []string          `yaml:"place_words"`
+	PlaceOpeners  []string          `yaml:"place_openers"`
 	TravelNouns   []string          `yaml:"travel_nouns"`
 	NotVerbs      []string          `yaml:"not_verbs"`
 	Objects       []string          `yaml:"objects"` // what follows an imperative's verb ("skip the wine pairings", "book me …")
@@ -519,6 +521,26 @@ func (lx *lexicon) attribute(r reading, ws []string) (reading, bool) {
 	return lx.finish(r, lx.third(ws[1:]), ws[1:])
 }
 
+// placeOf is the place name an object opens with: up to the name marked
+// «…», or, typed in lower case, its first one or two words that are no
+// stopword or time word ("singapore in january" → "Singapore"; a name may
+// open with one of PlaceOpeners: "new york" → "New York").
+func (lx *lexicon) placeOf(obj []string) []string {
+	if i := slices.IndexFunc(obj, func(w string) bool { return strings.HasSuffix(w, "»") }); i >= 0 {
+		return obj[:i+1]
+	}
+	var name []string
+	for i, w := range obj[:min(2, len(obj))] {
+		w = strings.TrimRight(w, "!.,?")
+		opens := i == 0 && len(obj) > 1 && slices.Contains(lx.PlaceOpeners, w) // "new york", "san diego"
+		if len(w) < 2 || lx.stop[w] && !opens || slices.Contains(lx.TimeWords, w) || slices.Contains(lx.NotThings, w) || strings.ContainsFunc(w, func(r rune) bool { return !unicode.IsLetter(r) }) {
+			break
+		}
+		name = append(name, capitalise(w))
+	}
+	return name
+}
+
 // predicate reads what follows the traveler as subject.
 func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, bool) {
 	negative, aux1 := false, ""
@@ -536,8 +558,8 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 				}
 				obj, text = obj[j+1:], strings.NewReplacer("{to}", "{place}", "{then}", "{x}").Replace(text)
 			}
-			if strings.Contains(text, "{place}") { // the object is a name: "moved to «Lisbon» in the autumn"
-				obj, text = obj[:1+slices.IndexFunc(obj, func(w string) bool { return strings.HasSuffix(w, "»") })], strings.Replace(text, "{place}", "{x}", 1)
+			if strings.Contains(text, "{place}") { // the object is a name: "moved to «Lisbon» in the autumn", "moved to austin!!"
+				obj, text = lx.placeOf(obj), strings.Replace(text, "{place}", "{x}", 1)
 				if len(obj) == 0 {
 					return r, false
 				}

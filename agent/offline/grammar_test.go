@@ -260,6 +260,13 @@ func TestAsidesQuestionsAndOrders(t *testing.T) {
 		{"I don't mind whether it's a hostel or a guesthouse", ""},
 		{"I'm a light sleeper and that's how it is", "Is a light sleeper."},
 		{"We moved to Austin last year", "Lives in Austin."},
+		{"heads up we moved to singapore in january", "Lives in Singapore."},
+		{"we moved to new york last year", "Lives in New York."},
+		{"we just moved from denver to raleigh", "Lives in Raleigh."},
+		{"i'm moving to berlin in april for work", "Is moving to Berlin."},
+		{"we moved to the suburbs", ""},
+		{"I don't want to stay in hostels ever again", "Does not want to stay in hostels ever again."},
+		{"I'd love to go to Rome again", ""},
 	} {
 		var got []string
 		for _, n := range model.table.capture(c.say, nil).notes {
