@@ -601,6 +601,13 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 		if k == "" && lx.verbLike(ws, i) { // a verb the cues do not list ("I kayak whenever I can")
 			k, verb = ws[i], thirdPerson(ws[i])
 		}
+		if k != "" && !auxHere && negative && verb == "" && i+len(strings.Fields(k)) == len(ws) && slices.Contains(lx.Doings, k) && !slices.Contains(lx.NotHabits, k) {
+			text := lx.third(ws) // "I don't drive": "does not drive"
+			if aux1 == "" {
+				text = lx.third(ws[:i]) + " " + lx.Cues[k] // "we never fly": "never flies"
+			}
+			return lx.finish(r, text, ws[i:]) // a lasting no, with nothing after the verb
+		}
 		if k != "" && !auxHere && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]
 			// A bare want, "would rather" or "like to <verb>" asks for
