@@ -19,6 +19,7 @@ import (
 type answerFile struct {
 	Name, Match, Notes string
 	Keys               []string
+	Trip               []string // trip keys it answers from the trip so far ("which city am I going to?")
 	Say, Unknown       string
 }
 
@@ -32,18 +33,21 @@ type answer struct {
 // need a visa?", "What seat do I like?"), in plain words with dates for
 // people, its placeholders filled from fill (the trip's "for Lisbon");
 // ok is false when the message asks none of them.
-func (t *table) directAnswer(v *view, low string, fill map[string]string) (string, bool) {
+func (t *table) directAnswer(v *view, low string, tr trip, fill map[string]string) (string, bool) {
 	for _, a := range v.vc.answers {
 		if !a.re.MatchString(low) {
 			continue
 		}
 		var facts []string // the notes first: they are the traveler's own words, and newer
+		if told := v.vc.summary(tr.keys(a.Trip)); told != "" {
+			facts = append(facts, told)
+		}
 		for _, n := range v.notes {
 			if a.notes != nil && a.notes.MatchString(n.text) {
 				facts = append(facts, t.sayNote(v.vc, n.text))
 			}
 		}
-		if len(facts) == 0 || a.notes == nil {
+		if len(a.Keys) > 0 && (len(facts) == 0 || a.notes == nil) {
 			facts = append(facts, t.profileSay(v, v.profile, a.Keys...)...)
 		}
 		if len(facts) == 0 {

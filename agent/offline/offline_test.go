@@ -690,8 +690,10 @@ func TestTripLineWhenItChanges(t *testing.T) {
 		{"Any hotel ideas?", false},
 		{"What about food?", false},
 		{"Things to do?", false},
-		{"How do we get around?", true}, // four messages since the last line
+		{"How do we get around?", false},
 		{"Where should we stay?", false},
+		{"What about the weather?", true}, // six messages since the last line
+		{"Any restaurants?", false},
 		{"I'm going with my sister.", true},
 		{"Thanks!", false},
 	} {

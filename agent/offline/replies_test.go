@@ -231,3 +231,23 @@ func TestOptionsTheTravelerAsksFor(t *testing.T) {
 		}
 	}
 }
+
+// TestAnswersWhatWasSaid: a question about the trip is answered from the
+// trip so far, the party is said back in the second person, a statement
+// is acknowledged without a list of options nobody asked for, a refusal
+// with a question still saves the refusal, and a note about checked bags
+// leaves out the fare with one.
+func TestAnswersWhatWasSaid(t *testing.T) {
+	c := newChat(t, memory.State{Global: []memory.Note{{Text: "Avoids checked bags on trips shorter than a week.", Scope: memory.ScopeDurable}}})
+	told := c.say("I'm vegetarian and I never fly red-eyes.")
+	checkReply(t, told, []string{"you're vegetarian"}, []string{"\n- "})
+	checkReply(t, c.say("We're going to Rome in June, two of us."), []string{"for the two of you"}, []string{"two of us"})
+	checkReply(t, c.say("Which city did I say I'm going to?"), []string{"Rome", "June", "the two of you"}, []string{"can't find"})
+	for range 3 { // the options picked move with the conversation
+		checkReply(t, c.say("What are my flight options?"), []string{"- a direct flight"}, []string{"fare with a checked bag", "late departure"})
+	}
+	c.say("I don't drive, so how do we get around?")
+	if !slices.ContainsFunc(c.saved, func(n memory.Note) bool { return n.Text == "Does not drive." }) {
+		t.Errorf("saved %+v, want 'Does not drive.'", c.saved)
+	}
+}

@@ -19,7 +19,7 @@ import (
 // (longchat keeps the last eight of the traveler's messages).
 type trip map[string]string
 
-const tripRestate = 4
+const tripRestate = 6
 
 // hasTripLine reports whether a reply carries a trip line, in any language.
 func (t *table) hasTripLine(reply string) bool {
@@ -45,6 +45,17 @@ func (tr trip) only(vals []string) trip {
 }
 
 var tripKeys = []string{"to", "dates", "from", "travellers", "budget"}
+
+// keys is the part of tr under the keys given.
+func (tr trip) keys(ks []string) trip {
+	out := trip{}
+	for _, k := range ks {
+		if tr[k] != "" {
+			out[k] = tr[k]
+		}
+	}
+	return out
+}
 
 // parseTrip reads the trip line of a reply, in whichever language it was
 // written; dates come back in the ISO form the TRIP block uses.
@@ -124,7 +135,11 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	if m := t.re["trip.party"].FindStringSubmatch(msg); m != nil {
 		for i, name := range t.re["trip.party"].SubexpNames() {
 			if m[i] != "" && name != "" {
-				found["travellers"] = strings.TrimSpace(strings.Replace(t.file.PartySay[name], "{x}", strings.ToLower(m[i]), 1))
+				ws := strings.Fields(strings.ToLower(m[i]))
+				for j, w := range ws {
+					ws[j] = cmp.Or(t.file.PartyPerson[w], w)
+				}
+				found["travellers"] = strings.TrimSpace(strings.Replace(t.file.PartySay[name], "{x}", strings.Join(ws, " "), 1))
 			}
 		}
 	}
@@ -191,7 +206,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		return pick(r["instruction"], nil)
 	}
 	parts, question := ack, ""
-	direct, answered := t.directAnswer(v, low, fill)
+	direct, answered := t.directAnswer(v, low, tr, fill)
 	switch {
 	case answered:
 		parts = append(parts, direct)
@@ -216,6 +231,9 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	// A booking is restated once there is something to restate; before that
 	// the trip helper asks for what is missing.
 	before, tp := len(parts), vc.topicOf(low, tr["to"] == "" || tr["dates"] == "")
+	if len(c.notes)+len(c.known) > 0 && !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) {
+		tp = nil // "I'm vegetarian and I never fly red-eyes" tells, it does not ask for flights
+	}
 	if tp == nil && is("table") {
 		// "compare two of them in a table": the options are the ones the
 		// traveler asked for last.
@@ -257,7 +275,10 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	case is("thanks"):
 		parts = append(parts, pick(r["thanks"], nil))
 	case len(parts) == before && len(parts) == len(ack):
-		parts, question = append(parts, pick(r["fallback"], nil)), t.askOnce(v, tr, "to", pick)
+		if len(ack) == 0 { // an acknowledgement is answer enough
+			parts = append(parts, pick(r["fallback"], nil))
+		}
+		question = t.askOnce(v, tr, "to", pick)
 	}
 	if q := t.continueQuestion(v); q != "" {
 		question = q

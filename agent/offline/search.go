@@ -23,6 +23,10 @@ func (t *table) searchQuery(v *view) (query string, found *memory.Message) {
 	if !vc.is["earlier"].MatchString(low) || !vc.is["question"].MatchString(low) {
 		return "", nil
 	}
+	tr := t.tripSoFar(v)
+	if slices.ContainsFunc(vc.answers, func(a answer) bool { return len(tr.keys(a.Trip)) > 0 && a.re.MatchString(low) }) {
+		return "", nil // "which city did I say I'm going to?": the trip so far says it
+	}
 	var words []string
 	for _, w := range strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
 		if len([]rune(w)) > 2 && !vc.stop[w] && !slices.Contains(words, w) {

@@ -32,12 +32,13 @@ var (
 // tableFile is the typed part of rules.yaml; every other top-level string
 // is a pattern and every other list a word set.
 type tableFile struct {
-	Macros   map[string]string `yaml:"macros"`
-	Rules    []ruleFile        `yaml:"rules"`
-	PartySay map[string]string `yaml:"party_say"`
-	Plurals  map[string]string `yaml:"plurals"`
-	Requests []string          `yaml:"requests"`
-	Order    []string          `yaml:"order"`
+	Macros      map[string]string `yaml:"macros"`
+	Rules       []ruleFile        `yaml:"rules"`
+	PartySay    map[string]string `yaml:"party_say"`
+	PartyPerson map[string]string `yaml:"party_person"`
+	Plurals     map[string]string `yaml:"plurals"`
+	Requests    []string          `yaml:"requests"`
+	Order       []string          `yaml:"order"`
 }
 
 // voiceFile is one language's replies_*.yaml: what the model says and the
@@ -153,7 +154,7 @@ var (
 		"recall_close", "override", "earlier_found", "earlier_missing", "who_traveler", "who_assistant", "forgot", "forget_confirm", "forget_missing", "unsupported", "trip_line", "table_head"}
 )
 
-var typed = map[string]bool{"macros": true, "rules": true, "party_say": true, "plurals": true, "requests": true, "order": true}
+var typed = map[string]bool{"macros": true, "rules": true, "party_say": true, "party_person": true, "plurals": true, "requests": true, "order": true}
 
 // loadTable parses and compiles a table.
 func loadTable(raw []byte) (*table, error) {
