@@ -141,6 +141,9 @@ var (
 // dates for people; any other value is kept.
 func (vc *voice) peopleRange(s string) string {
 	m := reISORange.FindStringSubmatch(s)
+	if i := slices.Index(englishMonths, s); m == nil && i >= 0 {
+		return vc.monthName(i) // a month the trip keeps in English ("May"), in the reply's language
+	}
 	if m == nil {
 		return s
 	}
@@ -149,10 +152,22 @@ func (vc *voice) peopleRange(s string) string {
 	return vc.date(from) + " – " + vc.date(to)
 }
 
+// monthName is the i-th month (from 0) said alone: the voice's
+// month_names when its dates decline the month ("марта"), else its months.
+func (vc *voice) monthName(i int) string {
+	if len(vc.MonthNames) == 12 {
+		return vc.MonthNames[i]
+	}
+	return vc.Months[i]
+}
+
 // isoRange reads a peopleRange back into the ISO form; any other value is
 // kept.
 func (vc *voice) isoRange(s string) string {
 	from, to, ok := strings.Cut(s, " – ")
+	if i := slices.IndexFunc(englishMonths, func(m string) bool { return strings.EqualFold(vc.monthName(slices.Index(englishMonths, m)), s) }); !ok && i >= 0 {
+		return englishMonths[i]
+	}
 	if !ok {
 		return s
 	}

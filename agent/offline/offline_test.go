@@ -639,9 +639,9 @@ func TestTableFollowUpAndBudgetAirlines(t *testing.T) {
 	}
 }
 
-// TestVisaAnswerNamesTheTrip: the visa answer says the trip's destination
-// once it is known and a citizenship in words, not "your destination" and
-// "US (citizen)".
+// TestVisaAnswerNamesTheTrip: the visa answer says the trip's country (its
+// destination when the gazetteer does not know the place) once it is known
+// and a citizenship in words, not "your destination" and "US (citizen)".
 func TestVisaAnswerNamesTheTrip(t *testing.T) {
 	st := johnState()
 	st.Profile = maps.Clone(st.Profile)
@@ -650,8 +650,18 @@ func TestVisaAnswerNamesTheTrip(t *testing.T) {
 	c := newChat(t, st)
 	c.say("Hi, I'm planning a long weekend in Lisbon in May with my wife")
 	reply := c.say("Do I need a visa?")
-	if !strings.Contains(reply, "Entry rules for Lisbon") || !strings.Contains(reply, "US citizenship") || strings.Contains(reply, "(citizen)") {
-		t.Errorf("visa answer = %q, want the entry rules for Lisbon and US citizenship in words", reply)
+	if !strings.Contains(reply, "Entry rules for Portugal") || !strings.Contains(reply, "US citizenship") || strings.Contains(reply, "(citizen)") {
+		t.Errorf("visa answer = %q, want the entry rules for Portugal and US citizenship in words", reply)
+	}
+	c = newChat(t, st)
+	c.say("I'm going to Reykjavik in May")
+	if reply := c.say("Do I need a visa?"); !strings.Contains(reply, "Entry rules for Reykjavik") {
+		t.Errorf("visa answer = %q, want the entry rules for Reykjavik, a place the gazetteer does not know", reply)
+	}
+	c = newChat(t, st)
+	c.say("Voy a Tokio en marzo.")
+	if reply := c.say("¿Necesito visado?"); !strings.Contains(reply, "para Japón") {
+		t.Errorf("Spanish visa answer = %q, want the rules para Japón", reply)
 	}
 }
 

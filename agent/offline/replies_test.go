@@ -251,3 +251,15 @@ func TestAnswersWhatWasSaid(t *testing.T) {
 		t.Errorf("saved %+v, want 'Does not drive.'", c.saved)
 	}
 }
+
+// TestTripInTheTravelersLanguage: a Spanish or Russian message fills the
+// trip the reply restates, with the month in that language; "я еду в Рим"
+// (I am going to Rome) is no question about food, and asking for hotels
+// does not answer "where from?".
+func TestTripInTheTravelersLanguage(t *testing.T) {
+	c := newChat(t, memory.State{})
+	checkReply(t, c.say("Voy a Tokio en marzo."), []string{"destino: Tokio; fechas: marzo"}, []string{"March", "¿Qué destino"})
+	c = newChat(t, memory.State{})
+	checkReply(t, c.say("Я еду в Рим в мае."), []string{"куда: Рим; даты: май"}, []string{"поесть", "May"})
+	checkReply(t, c.say("Покажите отели"), []string{"\n- "}, []string{"откуда: Покажите"})
+}

@@ -150,7 +150,7 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 		found["dates"] = strings.ToLower(d[:1]) + d[1:] // "Next month" inside a sentence
 	}
 	if words := strings.Fields(strings.Trim(msg, ".!")); len(words) > 0 && len(words) <= 3 && found["to"] == "" && found["from"] == "" && found["travellers"] == "" &&
-		(asked == "to" || asked == "from") && unicode.IsUpper([]rune(words[0])[0]) && !t.words["trip.not_places"][words[0]] {
+		(asked == "to" || asked == "from") && unicode.IsUpper([]rune(words[0])[0]) && !t.words["trip.not_places"][words[0]] && !t.asksForOptions(low) {
 		found[asked] = strings.TrimPrefix(strings.Join(words, " "), "From ")
 	}
 	change := t.re["intents.change"].MatchString(low)
@@ -161,6 +161,17 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 		}
 	}
 	return added
+}
+
+// asksForOptions reports whether a message names a reply topic in any
+// language ("Покажите отели" answers no "where from?").
+func (t *table) asksForOptions(low string) bool {
+	for _, vc := range t.voices {
+		if vc.topicOf(low, false) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // place returns the first capitalised place re finds, cut before a
@@ -195,7 +206,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	low := t.lex.expand.Replace(strings.ToLower(strings.ReplaceAll(v.latest, "’", "'")))
 	is := func(intent string) bool { return vc.is[intent].MatchString(low) }
 	tr := t.tripSoFar(v)
-	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
+	added, _ := t.readTrip(tr, v)
 	v.trips.seed(tr)
 	if home, _ := v.profile["home_city"].(string); len(tr) > 0 && tr["from"] == "" && home != "" {
 		tr["from"] = home // never ask for what the profile says
@@ -346,6 +357,10 @@ func (t *table) filler(v *view, tr trip) map[string]string {
 			f[hole] = strings.Replace(tmpl, key[0], f[key[1]], 1)
 		}
 	}
+	f["forcountry"] = f["fordest"] // "entry rules for Japan" when the gazetteer knows the country, else "for Tokyo"
+	if p := t.placeNamed(tr["to"]); p != nil && p.Country[vc.lang] != "" {
+		f["forcountry"] = strings.Replace(vc.Holes["forcountry"], "{country}", p.Country[vc.lang], 1)
+	}
 	if name := firstName(v.profile); name != "" {
 		f["name"], f["comma_name"] = " "+name, ", "+name
 	}
@@ -401,13 +416,9 @@ func (t *table) pick(variants []string, v *view, fill, extra map[string]string) 
 // beach resort in Nice, an old-town hotel in Rome), as many as placed says,
 // then those that fit anywhere.
 func (t *table) fitPlace(tp *topic, to string, out func(option string) bool) (opts []string, placed int) {
-	to = strings.ToLower(strings.TrimSpace(to))
-	for _, p := range t.places {
-		if slices.ContainsFunc(p.Names, func(n string) bool { return nameOf(n, to) }) {
-			for _, feature := range p.Has {
-				opts = append(opts, tp.ByPlace[feature]...)
-			}
-			break
+	if p := t.placeNamed(to); p != nil {
+		for _, feature := range p.Has {
+			opts = append(opts, tp.ByPlace[feature]...)
 		}
 	}
 	opts = slices.DeleteFunc(opts, out)
@@ -489,6 +500,17 @@ func (vc *voice) howMany(low string) int {
 		return vc.Counts[m[1]]
 	}
 	return 3
+}
+
+// placeNamed is the gazetteer's entry for a destination, or nil.
+func (t *table) placeNamed(to string) *place {
+	to = strings.ToLower(strings.TrimSpace(to))
+	for i, p := range t.places {
+		if slices.ContainsFunc(p.Names, func(n string) bool { return nameOf(n, to) }) {
+			return &t.places[i]
+		}
+	}
+	return nil
 }
 
 // nameOf reports whether to is the place name n, allowing a Russian case

@@ -50,6 +50,7 @@ type voiceFile struct {
 	Date       string              `yaml:"date"`
 	And        string              `yaml:"and"`
 	Months     []string            `yaml:"months"`
+	MonthNames []string            `yaml:"month_names"` // a month alone, when months are declined for dates
 	Replies    map[string][]string `yaml:"replies"`
 	Labels     map[string]string   `yaml:"trip_labels"`
 	Ask        map[string][]string `yaml:"ask"`
@@ -93,8 +94,9 @@ type voice struct {
 
 // place is one gazetteer entry: its names and what it has.
 type place struct {
-	Names []string `yaml:"names"`
-	Has   []string `yaml:"has"`
+	Names   []string          `yaml:"names"`
+	Has     []string          `yaml:"has"`
+	Country map[string]string `yaml:"country"` // by language
 }
 
 type ruleFile struct {

@@ -120,6 +120,18 @@ func (ti tripInfo) single() *openTrip {
 	return nil
 }
 
+// readTrip reads the latest message into the trip in its language (the
+// rules for English, trip.go's inflected reading for Spanish and Russian):
+// what it added, and the purpose it names.
+func (t *table) readTrip(tr trip, v *view) (added []string, purpose string) {
+	added = t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
+	if lang := messageLanguage(v.latest, v.account); lang == langES || lang == langRU {
+		more, p := inflectedTrip(tr, lang, v.latest)
+		added, purpose = append(added, more...), p
+	}
+	return added, purpose
+}
+
 // tripArgs is the update_trip call the latest message warrants, or nil:
 // continue the trip it names or that the traveler just confirmed, else
 // record what it adds to this conversation's trip. With one planning trip
@@ -130,13 +142,10 @@ func (t *table) tripArgs(v *view) map[string]any {
 	}
 	tr := t.tripSoFar(v)
 	v.trips.seed(tr)
-	added := t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
+	added, purpose := t.readTrip(tr, v)
 	args := map[string]any{}
-	if lang := messageLanguage(v.latest, v.account); lang == langES || lang == langRU {
-		more, purpose := inflectedTrip(tr, lang, v.latest)
-		if added = append(added, more...); purpose != "" && len(added) > 0 {
-			args["purpose"] = purpose
-		}
+	if purpose != "" && len(added) > 0 {
+		args["purpose"] = purpose
 	}
 	if !v.trips.attached {
 		if o := v.trips.named(v.latest); o != nil {
