@@ -84,6 +84,7 @@ type lexicon struct {
 	Objects       []string          `yaml:"objects"` // what follows an imperative's verb ("skip the wine pairings", "book me …")
 	Chatter       map[string]bool   `yaml:"chatter"` // what ends a chat message and says nothing ("pls", "haha")
 	Passing       []string          `yaml:"passing"` // what the learned reader never keeps: indifference, the moment, plans, thanks
+	Moment        []string          `yaml:"moment"`  // the moment, whoever a clause is about
 	Conditions    []string          `yaml:"conditions"`
 	Requirements  []struct {
 		Note  string   `yaml:"note"`

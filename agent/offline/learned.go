@@ -319,11 +319,12 @@ func (lx *lexicon) keywordsOf(obj, fallback []string) []string {
 // own; a request, unless a habit or the traveler's wish for a trip the
 // message names (trip); what update_trip records (the trip's dates, party
 // or budget) unless said as a habit; a hypothetical; indifference
-// between choices; the past, unless a change of state; a passing remark
-// ("I'm thankful", "kinda nervous about this trip"); and of the traveler's
-// own clauses, a bare want with nothing lasting about it (wants: no habit,
-// condition or named trip; "I need a hotel near the station") and what
-// they are doing now ("I'm travelling with 4"). Each costs a
+// between choices; the past, unless a change of state; the moment, whoever
+// it is about ("kinda nervous about this trip", "the kids are driving me
+// nuts today"); and of the traveler's own clauses, a bare want with nothing
+// lasting about it (wants: no habit, condition or named trip; "I need a
+// hotel near the station"), what they are doing now ("I'm travelling with
+// 4") and a passing remark ("I'm thankful", "I don't mind either"). Each costs a
 // little recall on the development sets; the contract's tests and the SGD
 // dialogues hold them.
 func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants bool) bool {
@@ -333,14 +334,14 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == ""
 	plain := plainNames.Replace(cl) // "lisbon in «May»": the month is a date, not a name
 	if t.re["hypothetical"].MatchString(cl) || t.re["indifferent"].MatchString(cl) || past || t.lex.Cues[ws[0]] != "" || t.isRequest(cl) && !(trip && who == "first") && !habit ||
-		!habit && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) || t.lex.has(cl, t.lex.TripAttributes, nil)) || t.lex.has(cl, t.lex.Passing, nil) {
+		!habit && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) || t.lex.has(cl, t.lex.TripAttributes, nil)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
 		return true
 	}
 	if who != "first" {
 		return false
 	}
 	now := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "am" || ws[subj+1] == "are") && strings.HasSuffix(ws[subj+2], "ing")
-	return !wants && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || now
+	return !wants && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || now || t.lex.has(cl, t.lex.Passing, nil)
 }
 
 // plainNames takes off the marks normalise puts around names.
