@@ -21,15 +21,19 @@ type trip map[string]string
 
 const tripRestate = 6
 
-// hasTripLine reports whether a reply carries a trip line, in any language.
+// hasTripLine reports whether a reply carries a trip line, in any language:
+// its last line.
 func (t *table) hasTripLine(reply string) bool {
+	last := lastLine(reply)
 	for _, vc := range t.voices {
-		if strings.Contains(reply, vc.Replies["trip_line"][0]) {
+		if strings.HasPrefix(last, vc.Replies["trip_line"][0]) {
 			return true
 		}
 	}
 	return false
 }
+
+func lastLine(s string) string { return s[strings.LastIndexByte(s, '\n')+1:] }
 
 // only is the part of tr whose values are among vals: what a message just
 // added, said as the summary says it ("Lisbon, in May, for you and your
@@ -60,14 +64,12 @@ func (tr trip) keys(ks []string) trip {
 // parseTrip reads the trip line of a reply, in whichever language it was
 // written; dates come back in the ISO form the TRIP block uses.
 func (t *table) parseTrip(reply string) trip {
-	tr := trip{}
+	tr, last := trip{}, lastLine(reply)
 	for _, vc := range t.voices {
-		prefix := vc.Replies["trip_line"][0]
-		i := strings.LastIndex(reply, prefix)
-		if i < 0 {
+		line, ok := strings.CutPrefix(last, vc.Replies["trip_line"][0])
+		if !ok {
 			continue
 		}
-		line, _, _ := strings.Cut(reply[i+len(prefix):], "\n")
 		for _, part := range strings.Split(strings.TrimSuffix(line, "."), "; ") {
 			label, val, _ := strings.Cut(part, ": ")
 			for _, k := range tripKeys {
@@ -505,6 +507,9 @@ func (vc *voice) howMany(low string) int {
 // placeNamed is the gazetteer's entry for a destination, or nil.
 func (t *table) placeNamed(to string) *place {
 	to = strings.ToLower(strings.TrimSpace(to))
+	if p, ok := t.placeIndex[to]; ok || isASCII(to) {
+		return p // only a Russian case ending needs the search ("в Риме")
+	}
 	for i, p := range t.places {
 		if slices.ContainsFunc(p.Names, func(n string) bool { return nameOf(n, to) }) {
 			return &t.places[i]

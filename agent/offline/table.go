@@ -129,16 +129,17 @@ type topic struct {
 
 // table is rules.yaml compiled: the whole of what the engine knows.
 type table struct {
-	file     tableFile
-	rules    []rule
-	requests []*pattern
-	re       map[string]*pattern        // by key; nested keys as "trip.dates"
-	words    map[string]map[string]bool // by key
-	lex      *lexicon                   // the clause reader's words
-	voices   map[string]*voice          // by language
-	places   []place
-	said     *memory.Memo[string, string] // sayNote's English wordings, by the note's text
-	gate     *gate                        // the learned reader's classifiers (learned.go)
+	file       tableFile
+	rules      []rule
+	requests   []*pattern
+	re         map[string]*pattern        // by key; nested keys as "trip.dates"
+	words      map[string]map[string]bool // by key
+	lex        *lexicon                   // the clause reader's words
+	voices     map[string]*voice          // by language
+	places     []place
+	placeIndex map[string]*place            // by lower-cased name
+	said       *memory.Memo[string, string] // sayNote's English wordings, by the note's text
+	gate       *gate                        // the learned reader's classifiers (learned.go)
 }
 
 // patterns lists every pattern the engine reads, so a table missing one
@@ -218,9 +219,11 @@ func loadTable(raw []byte) (*table, error) {
 	if e := yaml.Unmarshal(gazetteerYAML, &t.places); e != nil {
 		return nil, fmt.Errorf("offline gazetteer: %w", e)
 	}
-	for _, p := range t.places {
-		for i, n := range p.Names {
-			p.Names[i] = strings.ToLower(n) // matched against a lower-cased destination
+	t.placeIndex = map[string]*place{}
+	for i, p := range t.places {
+		for j, n := range p.Names {
+			p.Names[j] = strings.ToLower(n) // matched against a lower-cased destination
+			t.placeIndex[p.Names[j]] = &t.places[i]
 		}
 	}
 	t.voices = map[string]*voice{}

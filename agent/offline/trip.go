@@ -125,7 +125,7 @@ func (ti tripInfo) single() *openTrip {
 // what it added, and the purpose it names.
 func (t *table) readTrip(tr trip, v *view) (added []string, purpose string) {
 	added = t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
-	if lang := messageLanguage(v.latest, v.account); lang == langES || lang == langRU {
+	if lang := v.vc.lang; (lang == langES || lang == langRU) && !v.unsupported {
 		more, p := inflectedTrip(tr, lang, v.latest)
 		added, purpose = append(added, more...), p
 	}
