@@ -165,8 +165,10 @@ func (vc *voice) monthName(i int) string {
 // kept.
 func (vc *voice) isoRange(s string) string {
 	from, to, ok := strings.Cut(s, " – ")
-	if i := slices.IndexFunc(englishMonths, func(m string) bool { return strings.EqualFold(vc.monthName(slices.Index(englishMonths, m)), s) }); !ok && i >= 0 {
-		return englishMonths[i]
+	for i := range englishMonths {
+		if !ok && strings.EqualFold(vc.monthName(i), s) {
+			return englishMonths[i] // the trip keeps a month alone in English
+		}
 	}
 	if !ok {
 		return s
