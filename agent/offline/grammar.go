@@ -669,6 +669,9 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 		case n != "":
 			negative = true
 			lasting = lasting || aux1 == "will" // "I won't fly Ryanair" refuses for good
+			if n == "cannot" {
+				aux1 = cmp.Or(aux1, "can") // "I can't swim": the verb stays as it is
+			}
 		case slices.Contains(lx.Auxiliaries, ws[i]):
 			aux1 = cmp.Or(aux1, ws[i])
 		case a == "":

@@ -267,6 +267,7 @@ func TestAsidesQuestionsAndOrders(t *testing.T) {
 		{"we moved to the suburbs", ""},
 		{"I don't want to stay in hostels ever again", "Does not want to stay in hostels ever again."},
 		{"I'd love to go to Rome again", ""},
+		{"I can't swim, what beaches are good?", "Cannot swim."},
 	} {
 		var got []string
 		for _, n := range model.table.capture(c.say, nil).notes {
