@@ -269,11 +269,7 @@ func TestAsidesQuestionsAndOrders(t *testing.T) {
 		{"I'd love to go to Rome again", ""},
 		{"I can't swim, what beaches are good?", "Cannot swim."},
 	} {
-		var got []string
-		for _, n := range model.table.capture(c.say, nil).notes {
-			got = append(got, n.Text)
-		}
-		if strings.Join(got, " | ") != c.want {
+		if got := noteTexts(c.say); got != c.want {
 			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)
 		}
 	}

@@ -21,6 +21,16 @@ var model = New(wordCounter{})
 
 func user(text string) memory.Message { return memory.Message{Role: memory.RoleUser, Content: text} }
 
+// noteTexts is what capture saves of a message, the notes' texts joined
+// by " | " ("" for none).
+func noteTexts(say string) string {
+	var got []string
+	for _, n := range model.table.capture(say, nil).notes {
+		got = append(got, n.Text)
+	}
+	return strings.Join(got, " | ")
+}
+
 func complete(t testing.TB, req agent.Request) agent.Response {
 	t.Helper()
 	resp, err := model.Complete(context.Background(), req, nil)

@@ -127,11 +127,7 @@ func TestOwnWords(t *testing.T) {
 		{"I'll take the second one", ""},
 		{"just landed in Lima", ""},
 	} {
-		var got []string
-		for _, n := range model.table.capture(c.say, nil).notes {
-			got = append(got, n.Text)
-		}
-		if strings.Join(got, " | ") != c.want {
+		if got := noteTexts(c.say); got != c.want {
 			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)
 		}
 	}
