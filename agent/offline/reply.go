@@ -130,7 +130,7 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	msg = t.lex.until.ReplaceAllString(msg, "") // "until the end of March" ends a note, not the trip
 	low := strings.ToLower(msg)
 	found := map[string]string{"to": t.place(t.re["trip.destination"], msg), "from": t.place(t.re["trip.origin"], msg),
-		"dates": tripDates(msg, t.re["trip.dates"].FindStringIndex(msg)), "budget": t.re["trip.budget"].FindString(msg)}
+		"dates": t.tripDates(msg, t.re["trip.dates"].FindStringIndex(msg)), "budget": t.re["trip.budget"].FindString(msg)}
 	if tr["to"] != "" && !t.re["intents.new_destination"].MatchString(low) {
 		found["to"] = ""
 	}

@@ -32,12 +32,9 @@ var (
 	reYes       = regexp.MustCompile(`(?i)^[^\p{L}]*(?:yes|yeah|yep|sure|correct|right|exactly|it is|that's it|sí|si|claro|exacto|да|верно|именно)(?:$|[^\p{L}])`)
 	reMonthDay  = regexp.MustCompile(`(?i)\b(?:(\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2})(?:st|nd|rd|th)?)? (?:of )?)?(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*(?: (\d{1,2})(?:st|nd|rd|th)?(?:\s*(?:-|–|to)\s*(\d{1,2}))?)?\b`)
 	months      = "janfebmaraprmayjunjulaugsepoctnovdec"
-	// rePartOfMonth is a stay shorter than the month it names;
-	// reStayBefore and reMonthAfter find one around the dates a message
-	// gives ("a long weekend" before "in May", "in June" after "a week").
+	// rePartOfMonth is a stay shorter than the month it names (rules.yaml's
+	// trip.stay_before finds one in a message).
 	rePartOfMonth = regexp.MustCompile(`(?i)\b(?:weekend|week|days)\b`)
-	reStayBefore  = regexp.MustCompile(`(?i)\b(?:(?:a|one) )?(?:long )?(?:weekend|week|few days|couple of days) $`)
-	reMonthAfter  = regexp.MustCompile(`(?i)^ (?:in|of) (?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b`)
 )
 
 // readTrips reads the trip lines of the <memories> block.
@@ -216,12 +213,12 @@ func (t *table) fill(args map[string]any, tr trip, v *view) map[string]any {
 // tripDates is the dates a message gives at loc (trip.dates' match, or
 // nil), with the stay it puts in a month: "a long weekend in May", "a week
 // in June".
-func tripDates(msg string, loc []int) string {
+func (t *table) tripDates(msg string, loc []int) string {
 	if loc == nil {
 		return ""
 	}
-	d := msg[loc[0]:loc[1]] + reMonthAfter.FindString(msg[loc[1]:])
-	if p := reStayBefore.FindString(msg[:loc[0]]); p != "" && strings.HasPrefix(strings.ToLower(d), "in ") {
+	d := msg[loc[0]:loc[1]] + t.re["trip.month_after"].FindString(msg[loc[1]:])
+	if p := t.re["trip.stay_before"].FindString(msg[:loc[0]]); p != "" && strings.HasPrefix(strings.ToLower(d), "in ") {
 		d = p + d
 	}
 	return strings.TrimSpace(d)
