@@ -64,7 +64,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		btoi(slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) })) >= 2
 	for _, s := range sentences {
 		// "for the Lisbon trip", "for Havana, …" name this trip: read as "for this trip".
-		norm := t.re["trip_occasions"].ReplaceAllStringFunc(t.normalise(s), func(m string) string { return "for this trip" + m[len(strings.TrimRight(m, ",:")):] })
+		norm := t.namingTrip(t.normalise(s))
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0"), "\x00")
 		var marker memory.Scope  // carried to the later clauses of the sentence
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
@@ -103,6 +103,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
 				firstPerson = false
 				continue
+			}
+			if ws := strings.Fields(cl); len(ws) > 1 && slices.Contains(t.lex.FeelingVerbs, ws[0]) && (i == 0 || firstPerson) {
+				cl = "i " + cl // "need a fridge in the room for my insulin": chat dropped the "I"
 			}
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
 			if who := t.subject(cl); who != "first" && i == 0 && t.lex.frontedIn(cl, t.subject(t.normalise(s)) == "first") {
@@ -384,6 +387,25 @@ func (t *table) listItems(s string) []string {
 		}
 	}
 	return out
+}
+
+// namingTrip reads the words that name a sentence's trip ("for the Lisbon
+// trip", "for Havana, …", "for lisbon i want …", "cairo: we want …") as
+// "for this trip", so the markers scope what follows to it.
+func (t *table) namingTrip(norm string) string {
+	norm = t.re["trip_occasions"].ReplaceAllStringFunc(norm, func(m string) string { return "for this trip" + m[len(strings.TrimRight(m, ",:")):] })
+	m := t.re["trip_named"].FindStringSubmatchIndex(norm)
+	if m == nil {
+		return norm
+	}
+	name := strings.Fields(strings.NewReplacer(",", " ", ":", " ").Replace(norm[m[2]:m[3]]))
+	for len(name) > 1 && slices.Contains([]string{"just", "only", "for", "in", "the", "our", "my"}, name[0]) {
+		name = name[1:]
+	}
+	if t.words["trip_named_not"][strings.Join(name, " ")] || t.words["trip_named_not"][name[0]] || t.lex.others.MatchString("my "+strings.Join(name, " ")) || t.re["trip_named_acts"].MatchString(norm[m[1]:]) {
+		return norm // "for work I need a desk", "for my wife I need …": no trip; "in Vegas I want to go on the 13th": a booking
+	}
+	return "for this trip," + norm[m[3]:]
 }
 
 // markerOf reads the explicit scope marker of a clause, if any.

@@ -65,6 +65,7 @@ type lexicon struct {
 	} `yaml:"wanted"`
 	Pronouns      map[string]string `yaml:"pronouns"`
 	Verbs         map[string]string `yaml:"verbs"`
+	TheyVerbs     map[string]string `yaml:"they_verbs"` // a verb after an "I" that became "they" ("while they are there")
 	Second        map[string]string `yaml:"second"`
 	Modals        []string          `yaml:"modals"`
 	Yours         map[string]string `yaml:"yours"`
@@ -81,10 +82,11 @@ type lexicon struct {
 	PlaceOpeners  []string          `yaml:"place_openers"`
 	TravelNouns   []string          `yaml:"travel_nouns"`
 	NotVerbs      []string          `yaml:"not_verbs"`
-	Objects       []string          `yaml:"objects"` // what follows an imperative's verb ("skip the wine pairings", "book me …")
-	Chatter       map[string]bool   `yaml:"chatter"` // what ends a chat message and says nothing ("pls", "haha")
-	Passing       []string          `yaml:"passing"` // what the learned reader never keeps: indifference, the moment, plans, thanks
-	Moment        []string          `yaml:"moment"`  // the moment, whoever a clause is about
+	Objects       []string          `yaml:"objects"`       // what follows an imperative's verb ("skip the wine pairings", "book me …")
+	FeelingVerbs  []string          `yaml:"feeling_verbs"` // verbs no one orders with: "want a balcony" dropped its "I"
+	Chatter       map[string]bool   `yaml:"chatter"`       // what ends a chat message and says nothing ("pls", "haha")
+	Passing       []string          `yaml:"passing"`       // what the learned reader never keeps: indifference, the moment, plans, thanks
+	Moment        []string          `yaml:"moment"`        // the moment, whoever a clause is about
 	Conditions    []string          `yaml:"conditions"`
 	Requirements  []struct {
 		Note  string   `yaml:"note"`
@@ -727,7 +729,10 @@ func (lx *lexicon) third(ws []string) string {
 		} else {
 			second = w == "and" && slices.ContainsFunc(out, func(o string) bool { return lx.base[o] != "" || lx.Verbs[o] != "" }) || second && (slices.Contains(lx.Adverbs, w) || slices.Contains(lx.Negators, w))
 		}
-		if v, ok := lx.Verbs[w]; ok && !verbDone {
+		if v, ok := lx.TheyVerbs[w]; ok && i > 0 && lx.Pronouns[ws[i-1]] == "they" {
+			w = v // "or i do not sleep" → "or they do not sleep", not "they does"
+		} else if _, ok := lx.Verbs[w]; ok && i > 0 && lx.Pronouns[ws[i-1]] == "they" {
+		} else if v, ok := lx.Verbs[w]; ok && !verbDone {
 			w, verbDone = v, true
 			if w == "does" && (i+1 >= len(ws) || ws[i+1] != "not") {
 				w = "do"

@@ -254,7 +254,10 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) (
 	if t.re["private"].MatchString(norm) || t.gate.note.odds(feats()) < gateOdds || t.gate.refused.odds(feats()) > refusedOdds { // a special category is never kept, whoever's it is
 		return memory.SaveNoteArgs{}, false
 	}
-	named := t.markerOf(norm) == memory.ScopeThisTrip || tripTold // a want is this trip's only when the message names it
+	named := t.markerOf(norm) == memory.ScopeThisTrip || tripTold || slices.ContainsFunc(sentences, func(s string) bool { // a want is this trip's only when the message names it
+		s = t.normalise(s)
+		return !strings.HasSuffix(strings.TrimSpace(s), "?") && t.markerOf(s) == "" && t.markerOf(t.namingTrip(s)) == memory.ScopeThisTrip
+	})
 	scope := memory.ScopeDurable
 	if named || t.gate.trip.odds(feats()) > tripOdds {
 		scope = memory.ScopeThisTrip
@@ -414,6 +417,8 @@ func (lx *lexicon) thirdAll(ws []string) []string {
 		bare := strings.TrimRight(w, ",.")
 		if p, ok := lx.Pronouns[bare]; ok {
 			out[i] = p + w[len(bare):] // "for me, 3h max": the comma stays
+		} else if v, ok := lx.TheyVerbs[bare]; ok && i > 0 && lx.Pronouns[ws[i-1]] == "they" {
+			out[i] = v + w[len(bare):] // "while i am there" → "while they are there"
 		}
 	}
 	return out
@@ -493,15 +498,15 @@ type ownClause struct {
 func (t *table) clausesOf(message string) []ownClause {
 	var out []ownClause
 	for _, s := range reSentence.FindAllString(message, -1) {
-		norm := t.normalise(strings.Map(func(r rune) rune {
+		norm := t.namingTrip(t.normalise(strings.Map(func(r rune) rune {
 			if unicode.Is(unicode.So, r) { // emoji
 				return -1
 			}
 			return r
-		}, s))
+		}, s)))
 		asks := strings.HasSuffix(strings.TrimSpace(s), "?")
 		for _, cl := range reJoined.Split(t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0"), -1) {
-			cl = t.stripFillers(cl)
+			cl = t.stripFillers(reTripIn.ReplaceAllString(cl, ""))
 			ws := strings.Fields(cl)
 			for len(ws) > 0 && t.lex.Chatter[strings.Trim(ws[len(ws)-1], ",.!")] {
 				ws = ws[:len(ws)-1]
@@ -534,7 +539,7 @@ func (t *table) ownClauses(message string, trip bool) (string, []string) {
 	for _, c := range t.clausesOf(message) {
 		who := t.subject(c.text)
 		ws := c.ws
-		if who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) {
+		if who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && (!slices.Contains(t.lex.Objects, ws[1]) || slices.Contains(t.lex.FeelingVerbs, ws[0])) {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot": chat drops the "I"
 		}
 		afterOther = afterOther && who == "" || who == "other" // "my husband snores, so two beds": the beds are his
@@ -554,6 +559,10 @@ func (t *table) ownClauses(message string, trip bool) (string, []string) {
 	}
 	return strings.Join(parts, ", "), obj
 }
+
+// reTripIn is what namingTrip made of the words that name the trip: the
+// note's scope says it.
+var reTripIn = regexp.MustCompile(`(?:^|\s+)(?:just |only )?(?:for|on) this trip(?: only)?\b[,:]?`)
 
 // plainThird gives a clause the third person: a first-person subject goes
 // and its verb agrees ("i need four bedrooms" → "needs four bedrooms",

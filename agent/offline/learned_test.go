@@ -167,3 +167,24 @@ func TestPlainThird(t *testing.T) {
 		}
 	}
 }
+
+// TestTripWishes: a wish for a trip the opening words name, however they
+// name it, is that trip's note, in the third person; an opening that names
+// a person, a habit or a booking is no trip.
+func TestTripWishes(t *testing.T) {
+	for _, c := range []struct{ say, want string }{
+		{"for porto we want a room with a river view", "Wants a room with a river view on this trip."},
+		{"In Berlin I'd like one techno night", "Would like one techno night on this trip."},
+		{"dubrovnik: we want a sea kayak morning", "Wants a sea kayak morning on this trip."},
+		{"the budapest bit, we'd love a thermal bath day", "Would love a thermal bath day on this trip."},
+		{"want a bathtub this time", "Wants a bathtub on this trip."},
+		{"I need quiet rooms or I do not sleep", "Needs quiet rooms or they do not sleep."},
+		{"for work I need a desk in the room", ""},
+		{"for dinner i want something light", ""},
+		{"In Las Vegas I want to go on the 13th", ""},
+	} {
+		if got := noteTexts(c.say); got != c.want {
+			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)
+		}
+	}
+}
