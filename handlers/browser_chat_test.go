@@ -102,7 +102,7 @@ func TestBrowserChatMemory(t *testing.T) {
 		t.Errorf("answer %q", got)
 	}
 	chip := text(t, ctx, `[data-testid="memory-chip"]`)
-	if !strings.Contains(chip, "Saved:") || !strings.Contains(strings.ToLower(chip), "vegetarian") || !strings.Contains(chip, "for all trips") {
+	if !strings.Contains(chip, "Saved:") || !strings.Contains(strings.ToLower(chip), "vegetarian") || !strings.Contains(chip, "All trips") {
 		t.Errorf("chip %q", chip)
 	}
 	if left, _ := chromedp.Run(ctx, chromedp.Value(`#message`)); left != "" {

@@ -176,7 +176,7 @@ func TestChatConversation(t *testing.T) {
 		t.Error("final event has no answer")
 	}
 	chip := doc.Find(`[data-testid="memory-chip"]`)
-	if chip.Length() != 1 || !strings.Contains(strings.ToLower(chip.Text()), "vegetarian") || !strings.Contains(chip.Text(), "for all trips") {
+	if chip.Length() != 1 || !strings.Contains(strings.ToLower(chip.Text()), "vegetarian") || !strings.Contains(chip.Text(), "All trips") {
 		t.Fatalf("chips %q, want one vegetarian note for all trips", chip.Text())
 	}
 	if oob, _ := doc.Find(`#memory-panel`).Attr("hx-swap-oob"); oob != "true" {

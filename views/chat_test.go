@@ -95,8 +95,8 @@ func TestChip(t *testing.T) {
 		wantUndo  bool
 		wantState string
 	}{
-		{"durable", views.MemoryChip{SessionID: "s1", NoteID: "n1", Text: "Is vegetarian."}, []string{"Saved:", "Is vegetarian.", "for all trips"}, true, "saved"},
-		{"this trip", views.MemoryChip{SessionID: "s1", NoteID: "n2", Text: "Wants a window seat.", ThisTrip: true}, []string{"for this trip only"}, true, "saved"},
+		{"durable", views.MemoryChip{SessionID: "s1", NoteID: "n1", Text: "Is vegetarian."}, []string{"Saved:", "Is vegetarian.", "All trips"}, true, "saved"},
+		{"this trip", views.MemoryChip{SessionID: "s1", NoteID: "n2", Text: "Wants a window seat.", ThisTrip: true}, []string{"This trip only"}, true, "saved"},
 		{"locked", views.MemoryChip{SessionID: "s1", NoteID: "n3", Text: "Likes tea.", Locked: true}, []string{"Likes tea."}, false, "saved"},
 		{"undone", views.MemoryChip{SessionID: "s1", NoteID: "n1", Text: "Is vegetarian.", Undone: true}, []string{"Undone", "will not be remembered"}, false, "undone"},
 	}
