@@ -20,7 +20,9 @@ type answerFile struct {
 	Name, Match, Notes string
 	Keys               []string
 	Trip               []string // trip keys it answers from the trip so far ("which city am I going to?")
+	PlaceKeys          []string `yaml:"place_keys"` // keys whose entries count only when they name the trip's country or region, or a citizenship
 	Say, Unknown       string
+	UnknownTrip        string `yaml:"unknown_trip"` // Unknown when the trip's destination is known: nothing known is asked for
 }
 
 // answer is one compiled answerFile.
@@ -47,8 +49,16 @@ func (t *table) directAnswer(v *view, low string, tr trip, fill map[string]strin
 				facts = append(facts, t.sayNote(v.vc, n.text))
 			}
 		}
+		to := tr["to"]
+		if named := t.placeIn(low); len(a.PlaceKeys) > 0 && named != "" && !strings.EqualFold(named, to) {
+			to, fill = named, maps.Clone(fill) // "do I need a visa for Rome?" on a trip to Japan: Rome
+			fill["forcountry"] = t.forCountry(v.vc, named, strings.Replace(v.vc.Holes["fordest"], "{to}", named, 1))
+		}
 		if len(a.Keys) > 0 && (len(facts) == 0 || a.notes == nil) {
-			facts = append(facts, t.profileSay(v, v.profile, a.Keys...)...)
+			facts = append(facts, t.profileSay(v, t.forPlace(v.profile, a.PlaceKeys, to), a.Keys...)...)
+		}
+		if len(facts) == 0 && to != "" && a.UnknownTrip != "" {
+			return t.pick([]string{a.UnknownTrip}, v, fill, nil), true
 		}
 		if len(facts) == 0 {
 			return a.Unknown, a.Unknown != ""
@@ -56,6 +66,35 @@ func (t *table) directAnswer(v *view, low string, tr trip, fill map[string]strin
 		return t.pick([]string{a.Say}, v, fill, map[string]string{"facts": strings.Join(slices.Compact(facts), "; ")}), true
 	}
 	return "", false
+}
+
+// forPlace is the profile with the entries of keys that do not name the
+// destination's country or a region of it, and are no citizenship, left
+// out: asked about Japan, a Schengen visa is beside the point. A place the
+// gazetteer does not know leaves the profile as it is.
+func (t *table) forPlace(p map[string]any, keys []string, to string) map[string]any {
+	place := t.placeNamed(to)
+	for i := range t.places {
+		if place == nil && strings.EqualFold(strings.TrimPrefix(t.places[i].Country[langEN], "the "), to) {
+			place = &t.places[i] // "Japan": the country of a place it knows
+		}
+	}
+	if place == nil || len(keys) == 0 || p == nil {
+		return p
+	}
+	names := append([]string{strings.TrimPrefix(place.Country[langEN], "the ")}, place.Regions...)
+	out := maps.Clone(p)
+	for _, k := range keys {
+		entries, ok := p[k].([]any)
+		if !ok {
+			continue
+		}
+		out[k] = slices.DeleteFunc(slices.Clone(entries), func(e any) bool {
+			s := strings.ToLower(fmt.Sprint(e))
+			return !strings.Contains(s, "(citizen)") && !slices.ContainsFunc(names, func(n string) bool { return strings.Contains(s, strings.ToLower(n)) })
+		})
+	}
+	return out
 }
 
 // profileSay says profile fields to the traveler, a clause a field, from
@@ -68,8 +107,12 @@ func (t *table) profileSay(v *view, p map[string]any, keys ...string) []string {
 	}
 	var out []string
 	for _, k := range keys {
+		say := v.vc.ProfileSay[k]
+		if list, _ := p[k].([]any); len(list) == 1 && v.vc.ProfileSay[k+"_one"] != "" {
+			say = v.vc.ProfileSay[k+"_one"] // "your last trip was …", not "your recent trips: …"
+		}
 		if s := t.forPeople(v.vc, p[k]); s != "" && !t.words["unsaid_keys"][k] {
-			out = append(out, strings.ReplaceAll(cmp.Or(v.vc.ProfileSay[k], strings.ReplaceAll(k, "_", " ")+": {x}"), "{x}", s))
+			out = append(out, strings.ReplaceAll(cmp.Or(say, strings.ReplaceAll(k, "_", " ")+": {x}"), "{x}", s))
 		}
 	}
 	return out
@@ -96,12 +139,20 @@ func (t *table) forPeople(vc *voice, v any) string {
 		keys := slices.SortedFunc(maps.Keys(x), func(a, b string) int { // the table's order, then the rest by name
 			return cmp.Or(cmp.Compare(orderOf(t.file.Order, a), orderOf(t.file.Order, b)), cmp.Compare(a, b))
 		})
+		from, e1 := time.Parse(memory.DateLayout, fmt.Sprint(x["start_date"]))
+		to, e2 := time.Parse(memory.DateLayout, fmt.Sprint(x["end_date"]))
+		spans := e1 == nil && e2 == nil && vc.Phrases["dates"] != "" // a trip's days said once: "12–16 September 2025"
 		for _, k := range keys {
-			if s := t.forPeople(vc, x[k]); s != "" && !t.words["unsaid_keys"][k] {
+			s := t.forPeople(vc, x[k])
+			switch {
+			case spans && k == "start_date":
+				parts = append(parts, strings.ReplaceAll(vc.Phrases["dates"], "{x}", vc.span(from, to)))
+			case spans && k == "end_date":
+			case s != "" && !t.words["unsaid_keys"][k]:
 				parts = append(parts, strings.ReplaceAll(cmp.Or(vc.Phrases[k], "{x}"), "{x}", s))
 			}
 		}
-		return strings.Join(parts, " ")
+		return strings.TrimSuffix(strings.ReplaceAll(strings.Join(parts, " "), " ,", ","), ",")
 	case time.Time:
 		return vc.date(x)
 	case string:
@@ -149,6 +200,21 @@ func (vc *voice) peopleRange(s string) string {
 	}
 	from, _ := time.Parse(memory.DateLayout, m[1])
 	to, _ := time.Parse(memory.DateLayout, m[2])
+	return vc.span(from, to)
+}
+
+// span says the days from … to as people write them: a whole month as
+// "March 2027", days of one month as "12–16 September 2025", one day as
+// its date, else both dates. isoRange reads each back.
+func (vc *voice) span(from, to time.Time) string {
+	switch {
+	case from.Equal(to):
+		return vc.date(from)
+	case from.Day() == 1 && to.Equal(from.AddDate(0, 1, -1)):
+		return strings.NewReplacer("{month}", vc.monthName(int(from.Month())-1), "{y}", strconv.Itoa(from.Year())).Replace(vc.MonthYear)
+	case from.Year() == to.Year() && from.Month() == to.Month() && from.Before(to):
+		return strconv.Itoa(from.Day()) + "–" + vc.date(to)
+	}
 	return vc.date(from) + " – " + vc.date(to)
 }
 
@@ -171,7 +237,7 @@ func (vc *voice) isoRange(s string) string {
 		}
 	}
 	if !ok {
-		return s
+		return vc.isoSpan(s)
 	}
 	var iso []string
 	for _, part := range []string{from, to} {
@@ -185,4 +251,26 @@ func (vc *voice) isoRange(s string) string {
 		iso = append(iso, time.Date(year, time.Month(month+1), day, 0, 0, 0, 0, time.UTC).Format(memory.DateLayout))
 	}
 	return iso[0] + " to " + iso[1]
+}
+
+// isoSpan reads a span of one month back ("March 2027", "12–16 September
+// 2025", "12 September 2025"); any other value is kept.
+func (vc *voice) isoSpan(s string) string {
+	n, low := reNumbers.FindAllString(s, -1), strings.ToLower(s)
+	month := slices.IndexFunc(vc.Months, func(m string) bool { return strings.Contains(low, strings.ToLower(m)) })
+	if month < 0 && len(vc.MonthNames) == 12 {
+		month = slices.IndexFunc(vc.MonthNames, func(m string) bool { return strings.Contains(low, strings.ToLower(m)) })
+	}
+	if month < 0 || len(n) == 0 || len(n) > 3 {
+		return s
+	}
+	year, _ := strconv.Atoi(n[len(n)-1])
+	first := time.Date(year, time.Month(month+1), 1, 0, 0, 0, 0, time.UTC)
+	from, to := first, first.AddDate(0, 1, -1)
+	if len(n) > 1 {
+		d1, _ := strconv.Atoi(n[0])
+		d2, _ := strconv.Atoi(n[len(n)-2])
+		from, to = first.AddDate(0, 0, d1-1), first.AddDate(0, 0, d2-1)
+	}
+	return from.Format(memory.DateLayout) + " to " + to.Format(memory.DateLayout)
 }

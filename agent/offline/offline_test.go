@@ -320,7 +320,7 @@ func TestReadsBuiltInstructions(t *testing.T) {
 	instr := prompt.BuildInstructions(johnState(), prompt.InjectOptions{Today: "2026-12-01", LatestMessage: "What do you know about me?", Trimmed: true}).Text
 	resp := complete(t, agent.Request{Instructions: instr, Messages: []memory.Message{user("What do you know about me?")}})
 	checkReply(t, resp.Content,
-		[]string{"Here's what I know about you, John", "San Francisco", "United MileagePlus Gold", "Marriott Bonvoy Titanium", "Istanbul–Paris from 10 May 2024",
+		[]string{"Here's what I know about you, John", "San Francisco", "United MileagePlus Gold", "Marriott Bonvoy Titanium", "Your last trip was Istanbul–Paris, 10–14 May 2024, for business.",
 			"You hold Schengen and US", "comprehensive", "You're allergic to peanuts", "You prefer aisle seats", "You avoid checked bags on trips shorter than a week",
 			"For this trip only", "window seat"},
 		[]string{"C-1001", "X1234567", "UA123", "2024-05-10", "you prefer aisle seats;"})
@@ -663,6 +663,24 @@ func TestVisaAnswerNamesTheTrip(t *testing.T) {
 	if reply := c.say("¿Necesito visado?"); !strings.Contains(reply, "para Japón") {
 		t.Errorf("Spanish visa answer = %q, want the rules para Japón", reply)
 	}
+	// Only the visas that count where the traveler is going; a place the
+	// question names wins over the trip; a city narrows the country.
+	c = newChat(t, st)
+	c.say("Do I need a visa for Japan?")
+	if reply := c.say("I'm going to Tokyo in March for a conference, just me"); !strings.Contains(reply, "to: Tokyo") {
+		t.Errorf("reply = %q, want Tokyo to narrow the trip to Japan", reply)
+	}
+	if reply := c.say("Do I need a visa?"); strings.Contains(reply, "Schengen") || !strings.Contains(reply, "US citizenship") || !strings.Contains(reply, "Entry rules for Japan") {
+		t.Errorf("visa answer for Tokyo = %q, want US citizenship and the rules for Japan, not the Schengen visa", reply)
+	}
+	if reply := c.say("And do I need a visa for Rome?"); !strings.Contains(reply, "Schengen") || !strings.Contains(reply, "Entry rules for Italy") {
+		t.Errorf("visa answer for Rome = %q, want the Schengen visa and the rules for Italy", reply)
+	}
+	c = newChat(t, memory.State{Profile: memory.Profile{"name": "Priya Sharma"}})
+	c.say("I'm going to Tokyo in March")
+	if reply := c.say("Do I need a visa?"); strings.Contains(reply, "destination") || !strings.Contains(reply, "for Japan") {
+		t.Errorf("visa answer without visas on file = %q, want it to ask only the nationality, for Japan", reply)
+	}
 }
 
 // TestTripDates: a month, a day range or a month and days are the trip's
@@ -710,6 +728,30 @@ func TestTripLineWhenItChanges(t *testing.T) {
 		reply := c.say(step.say)
 		if got := strings.Contains(reply, prefix); got != step.line {
 			t.Errorf("message %d %q: trip line %v, want %v:\n%s", i+1, step.say, got, step.line, reply)
+		}
+	}
+}
+
+// TestDateSpans: the trip's days are said as people write them, in each
+// language, and read back to the same days.
+func TestDateSpans(t *testing.T) {
+	for _, c := range []struct{ lang, iso, say string }{
+		{langEN, "2027-03-01 to 2027-03-31", "March 2027"},
+		{langEN, "2025-09-12 to 2025-09-16", "12–16 September 2025"},
+		{langEN, "2027-03-28 to 2027-04-03", "28 March 2027 – 3 April 2027"},
+		{langEN, "2027-05-04 to 2027-05-04", "4 May 2027"},
+		{langES, "2027-03-01 to 2027-03-31", "marzo de 2027"},
+		{langES, "2025-09-12 to 2025-09-16", "12–16 de septiembre de 2025"},
+		{langRU, "2027-03-01 to 2027-03-31", "март 2027"},
+		{langRU, "2027-05-01 to 2027-05-31", "май 2027"},
+		{langRU, "2025-09-12 to 2025-09-16", "12–16 сентября 2025"},
+	} {
+		vc := model.table.voices[c.lang]
+		if got := vc.peopleRange(c.iso); got != c.say {
+			t.Errorf("%s: %s said %q, want %q", c.lang, c.iso, got, c.say)
+		}
+		if back := vc.isoRange(c.say); back != c.iso {
+			t.Errorf("%s: %q read back as %q, want %q", c.lang, c.say, back, c.iso)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"concierge/memory"
 )
@@ -131,8 +132,9 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	low := strings.ToLower(msg)
 	found := map[string]string{"to": t.place(t.re["trip.destination"], msg), "from": t.place(t.re["trip.origin"], msg),
 		"dates": t.tripDates(msg, t.re["trip.dates"].FindStringIndex(msg)), "budget": t.re["trip.budget"].FindString(msg)}
-	if tr["to"] != "" && !t.re["intents.new_destination"].MatchString(low) {
-		found["to"] = ""
+	narrows := t.within(found["to"], tr["to"]) // a city of the country the trip names ("Japan", then "Tokyo")
+	if tr["to"] != "" && !t.re["intents.new_destination"].MatchString(low) && !narrows {
+		found["to"] = "" // another place named on the way is a mention, not the trip
 	}
 	if m := t.re["trip.party"].FindStringSubmatch(msg); m != nil {
 		for i, name := range t.re["trip.party"].SubexpNames() {
@@ -157,7 +159,7 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	}
 	change := t.re["intents.change"].MatchString(low)
 	for _, k := range tripKeys {
-		if v := found[k]; v != "" && tr[k] != v && (tr[k] == "" || asked == k || change) {
+		if v := found[k]; v != "" && tr[k] != v && (tr[k] == "" || asked == k || change || k == "to" && narrows) {
 			tr[k] = strings.NewReplacer(";", ",", "\n", " ").Replace(v)
 			added = append(added, v)
 		}
@@ -359,10 +361,7 @@ func (t *table) filler(v *view, tr trip) map[string]string {
 			f[hole] = strings.Replace(tmpl, key[0], f[key[1]], 1)
 		}
 	}
-	f["forcountry"] = f["fordest"] // "entry rules for Japan" when the gazetteer knows the country, else "for Tokyo"
-	if p := t.placeNamed(tr["to"]); p != nil && p.Country[vc.lang] != "" {
-		f["forcountry"] = strings.Replace(vc.Holes["forcountry"], "{country}", p.Country[vc.lang], 1)
-	}
+	f["forcountry"] = t.forCountry(vc, tr["to"], f["fordest"])
 	if name := firstName(v.profile); name != "" {
 		f["name"], f["comma_name"] = " "+name, ", "+name
 	}
@@ -516,6 +515,56 @@ func (t *table) placeNamed(to string) *place {
 		}
 	}
 	return nil
+}
+
+// within reports whether the gazetteer puts the place city in the country
+// (in any of its languages).
+func (t *table) within(city, country string) bool {
+	p := t.placeNamed(city)
+	return p != nil && country != "" && slices.ContainsFunc(slices.Collect(maps.Values(p.Country)), func(c string) bool {
+		return strings.EqualFold(strings.TrimPrefix(c, "the "), country)
+	})
+}
+
+// forCountry is the "for Japan" of a destination the gazetteer knows the
+// country of, else fordest ("for Tokyo").
+func (t *table) forCountry(vc *voice, to, fordest string) string {
+	if p := t.placeNamed(to); p != nil && p.Country[vc.lang] != "" {
+		return strings.Replace(vc.Holes["forcountry"], "{country}", p.Country[vc.lang], 1)
+	}
+	return fordest
+}
+
+// placeIn is the first place the gazetteer knows, or the country of one,
+// that a lower-cased message names ("do I need a visa for rome?"), as the
+// gazetteer writes it; "" when it names none.
+func (t *table) placeIn(low string) string {
+	at, name := len(low)+1, ""
+	for _, p := range t.places {
+		for _, n := range append(slices.Clone(p.Names), strings.TrimPrefix(p.Country[langEN], "the ")) {
+			if i := indexWord(low, strings.ToLower(n)); i >= 0 && i < at {
+				at, name = i, n
+			}
+		}
+	}
+	return name
+}
+
+// indexWord is the index of word in s as a whole word, or -1.
+func indexWord(s, word string) int {
+	for off := 0; ; {
+		i := strings.Index(s[off:], word)
+		if i < 0 || word == "" {
+			return -1
+		}
+		i += off
+		before, _ := utf8.DecodeLastRuneInString(s[:i])
+		after, _ := utf8.DecodeRuneInString(s[i+len(word):])
+		if !unicode.IsLetter(before) && !unicode.IsLetter(after) {
+			return i
+		}
+		off = i + len(word)
+	}
 }
 
 // nameOf reports whether to is the place name n, allowing a Russian case

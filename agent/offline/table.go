@@ -48,6 +48,7 @@ type voiceFile struct {
 	Stopwords  []string            `yaml:"stopwords"`
 	Synonyms   map[string][]string `yaml:"search_synonyms"`
 	Date       string              `yaml:"date"`
+	MonthYear  string              `yaml:"month_year"` // a whole month ("March 2027")
 	And        string              `yaml:"and"`
 	Months     []string            `yaml:"months"`
 	MonthNames []string            `yaml:"month_names"` // a month alone, when months are declined for dates
@@ -97,6 +98,7 @@ type place struct {
 	Names   []string          `yaml:"names"`
 	Has     []string          `yaml:"has"`
 	Country map[string]string `yaml:"country"` // by language
+	Regions []string          `yaml:"regions"` // areas one visa covers ("Schengen")
 }
 
 type ruleFile struct {
