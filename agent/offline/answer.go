@@ -261,8 +261,8 @@ func (vc *voice) isoSpan(s string) string {
 	if month < 0 && len(vc.MonthNames) == 12 {
 		month = slices.IndexFunc(vc.MonthNames, func(m string) bool { return strings.Contains(low, strings.ToLower(m)) })
 	}
-	if month < 0 || len(n) == 0 || len(n) > 3 {
-		return s
+	if month < 0 || len(n) == 0 || len(n) > 3 || len(n[len(n)-1]) != 4 || len(n) == 3 && !strings.Contains(s, "–") {
+		return s // not a span of span's: "from 12 to 15 May" is the traveler's words
 	}
 	year, _ := strconv.Atoi(n[len(n)-1])
 	first := time.Date(year, time.Month(month+1), 1, 0, 0, 0, 0, time.UTC)

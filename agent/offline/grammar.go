@@ -85,6 +85,7 @@ type lexicon struct {
 	Objects       []string          `yaml:"objects"`       // what follows an imperative's verb ("skip the wine pairings", "book me …")
 	FeelingVerbs  []string          `yaml:"feeling_verbs"` // verbs no one orders with: "want a balcony" dropped its "I"
 	Chatter       map[string]bool   `yaml:"chatter"`       // what ends a chat message and says nothing ("pls", "haha")
+	Asking        []string          `yaml:"asking"`        // the chatter that makes a later clause a request ("so trains please")
 	Passing       []string          `yaml:"passing"`       // what the learned reader never keeps: indifference, the moment, plans, thanks
 	Moment        []string          `yaml:"moment"`        // the moment, whoever a clause is about
 	Conditions    []string          `yaml:"conditions"`

@@ -490,6 +490,7 @@ type ownClause struct {
 	text  string   // normalised, fillers stripped
 	ws    []string // its words, trailing chatter dropped
 	asks  bool     // its sentence is a question
+	begs  bool     // it follows "so" and ends on "please" or the like: a request the fact before leads to
 	feats []string
 }
 
@@ -505,16 +506,20 @@ func (t *table) clausesOf(message string) []ownClause {
 			return r
 		}, s)))
 		asks := strings.HasSuffix(strings.TrimSpace(s), "?")
-		for _, cl := range reJoined.Split(t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0"), -1) {
+		joined := t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0")
+		seps := reJoined.FindAllString(joined, -1)
+		for k, cl := range reJoined.Split(joined, -1) {
+			so := k > 0 && reSo.MatchString(seps[k-1]) || reSo.MatchString(cl) // the "so" may be the break or open the clause
 			cl = t.stripFillers(reTripIn.ReplaceAllString(cl, ""))
-			ws := strings.Fields(cl)
+			ws, begs := strings.Fields(cl), false
 			for len(ws) > 0 && t.lex.Chatter[strings.Trim(ws[len(ws)-1], ",.!")] {
+				begs = begs || so && slices.Contains(t.lex.Asking, strings.Trim(ws[len(ws)-1], ",.!"))
 				ws = ws[:len(ws)-1]
 			}
 			if len(ws) == 0 {
 				continue
 			}
-			out = append(out, ownClause{text: cl, ws: ws, asks: asks, feats: t.normFeatures(cl, asks)})
+			out = append(out, ownClause{text: cl, ws: ws, asks: asks, begs: begs, feats: t.normFeatures(cl, asks)})
 		}
 	}
 	return out
@@ -536,8 +541,11 @@ var clauseOdds = -2.0
 func (t *table) ownClauses(message string, trip bool) (string, []string) {
 	var parts, obj []string
 	afterOther := false
-	for _, c := range t.clausesOf(message) {
+	for i, c := range t.clausesOf(message) {
 		who := t.subject(c.text)
+		if i > 0 && who == "" && c.begs && len(parts) > 0 {
+			continue // "we never fly, so trains please": the fact is kept, the request is not
+		}
 		ws := c.ws
 		if who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && (!slices.Contains(t.lex.Objects, ws[1]) || slices.Contains(t.lex.FeelingVerbs, ws[0])) {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot": chat drops the "I"
@@ -559,6 +567,9 @@ func (t *table) ownClauses(message string, trip bool) (string, []string) {
 	}
 	return strings.Join(parts, ", "), obj
 }
+
+// reSo opens a clause that follows from the one before.
+var reSo = regexp.MustCompile(`^[\x00,\s]*(?:and\s+)?so\b`)
 
 // reTripIn is what namingTrip made of the words that name the trip: the
 // note's scope says it.

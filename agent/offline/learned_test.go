@@ -120,6 +120,8 @@ func TestOwnWords(t *testing.T) {
 		{"nut allergy - tree nuts and peanuts both", "Nut allergy, tree nuts and peanuts both."},
 		{"pescatarian, fish yes, meat no", "Pescatarian, fish yes, meat no."},
 		{"i don't drive", "Does not drive."},
+		{"we never fly, so trains please", "Never flies."},
+		{"heavy sleeper, blackout curtains pls", "Heavy sleeper, blackout curtains."},
 		{"what's the best way from the airport to the old town?", ""},
 		{"find me a hotel in Madrid for the 12th", ""},
 		{"I'm so tired today", ""},

@@ -754,4 +754,9 @@ func TestDateSpans(t *testing.T) {
 			t.Errorf("%s: %q read back as %q, want %q", c.lang, c.say, back, c.iso)
 		}
 	}
+	for _, words := range []string{"from 12 to 15 May", "3-9 May", "in May", "the first weekend of March"} {
+		if back := model.table.voices[langEN].isoRange(words); back != words {
+			t.Errorf("the traveler's %q read back as %q, want it kept", words, back)
+		}
+	}
 }
