@@ -337,3 +337,38 @@ func TestContinueQuestionNotAnswered(t *testing.T) {
 		}
 	})
 }
+
+// TestCityNarrowsTheTrip: a trip to a country, continued in a conversation
+// that names one of its cities, is narrowed to that city; the trip is
+// still asked about once, never attached on a guess.
+func TestCityNarrowsTheTrip(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		now := time.Date(2027, 2, 20, 10, 0, 0, 0, time.UTC)
+		a, u, _ := priyaOffline(t, s, &now)
+		traveler := models.Actor{Kind: models.ActorTraveler, ID: u.ID}
+		japan, _, err := a.Notes().Trips().Create(ctx, u.ID, memory.Trip{Destination: "Japan", Status: memory.TripPlanning}, traveler, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, _ := s.CreateChatSession(ctx, u.ID)
+		var replies []string
+		for _, say := range []string{"I'm going to Tokyo in March", "Yes", "Do I need a visa?"} {
+			res, err := a.Turn(ctx, c.ID, say, nil)
+			if err != nil {
+				t.Fatalf("%q: %v", say, err)
+			}
+			replies = append(replies, res.Reply)
+		}
+		if !strings.Contains(replies[0], "Is this about your Japan trip?") {
+			t.Errorf("the Japan trip was not asked about: %q", replies[0])
+		}
+		cs, _ := s.ChatSessionByID(ctx, c.ID)
+		open, _ := s.OpenTrips(ctx, u.ID)
+		if cs.TripID != japan.ID || len(open) != 1 || open[0].Destination != "Tokyo" || open[0].StartDate != "2027-03-01" {
+			t.Errorf("open trips %+v, conversation on %q; want the Japan trip narrowed to Tokyo in March", open, cs.TripID)
+		}
+		if !strings.Contains(replies[2], "for Japan") {
+			t.Errorf("visa answer on the Tokyo trip = %q, want it about Japan", replies[2])
+		}
+	})
+}

@@ -100,9 +100,9 @@ func (t *table) tripSoFar(v *view) trip {
 
 // named returns the open trip the message names ("my Lisbon trip").
 func (ti tripInfo) named(msg string) *openTrip {
-	low := " " + strings.ToLower(msg) + " "
+	low := strings.ToLower(msg)
 	for i, o := range ti.open {
-		if o.dest != "" && regexp.MustCompile(`\b`+regexp.QuoteMeta(strings.ToLower(o.dest))+`\b`).MatchString(low) {
+		if o.dest != "" && indexWord(low, strings.ToLower(o.dest)) >= 0 {
 			return &ti.open[i]
 		}
 	}
@@ -149,8 +149,11 @@ func (t *table) tripArgs(v *view) map[string]any {
 			delete(tr, "to")
 			args["trip"] = o.handle
 		} else if o := v.trips.single(); o != nil && t.askedContinue(v.prevReply, o.dest) {
-			if reYes.MatchString(v.latest) {
-				return t.fill(map[string]any{"trip": o.handle}, trip{}, v)
+			if reYes.MatchString(v.latest) { // the details said before the question are that trip's; a city of its country narrows it
+				if !t.within(tr["to"], o.dest) {
+					delete(tr, "to")
+				}
+				return t.fill(map[string]any{"trip": o.handle}, tr, v)
 			}
 			if planned := slices.ContainsFunc(tripKeys, func(k string) bool { return k != "from" && tr[k] != "" }); len(added) == 0 && (!planned || !reNo.MatchString(v.latest)) {
 				return nil // not an answer, or nothing to record: no trip without a detail
