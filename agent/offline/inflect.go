@@ -72,6 +72,7 @@ type inflected struct {
 	Numbers        map[string]int    `yaml:"numbers"`
 	Party          []string          `yaml:"party"`
 	Purposes       map[string]string `yaml:"purposes"`
+	Goings         []string          `yaml:"goings"` // going or changing plans: a destination named with one is the trip's new one
 	Places         []string          `yaml:"places"`
 	ObjectAddr     []string          `yaml:"object_addressee"`
 

@@ -262,4 +262,15 @@ func TestTripInTheTravelersLanguage(t *testing.T) {
 	c = newChat(t, memory.State{})
 	checkReply(t, c.say("Я еду в Рим в мае."), []string{"куда: Рим; даты: май"}, []string{"поесть", "May"})
 	checkReply(t, c.say("Покажите отели"), []string{"\n- "}, []string{"откуда: Покажите"})
+	// Going elsewhere, or changing plans, moves the trip; a question about
+	// another place answers for that place and leaves the trip where it is.
+	checkReply(t, c.say("Нет, лучше поедем в Париж."), []string{"куда: Париж; даты: май"}, []string{"Рим"})
+	c = newChat(t, memory.State{})
+	c.say("Voy a Roma en mayo.")
+	checkReply(t, c.say("Mejor vamos a Lisboa."), []string{"destino: Lisboa; fechas: mayo"}, []string{"Roma"})
+	checkReply(t, c.say("¿Qué hacer en Roma?"), []string{"en Roma"}, []string{"Lisboa", "destino: Roma"})
+	c = newChat(t, memory.State{})
+	c.say("I'm going to Lisbon in May")
+	checkReply(t, c.say("What should we do in Rome?"), []string{"in Rome"}, []string{"Lisbon", "to: Rome"})
+	checkReply(t, c.say("Hotels?"), []string{"in Lisbon"}, []string{"Rome"})
 }

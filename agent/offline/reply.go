@@ -257,9 +257,14 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	switch {
 	case is("recall"), answered:
 	case tp != nil:
-		lead := pick(tp.Lead, nil)
+		at, lead := tr["to"], ""
+		if named := t.placeIn(low); named != "" && at != "" && t.placeNamed(named) != t.placeNamed(at) {
+			at = named // "what to do in Rome?" on the Lisbon trip: options for Rome, the trip stays
+			lead = t.pick(tp.Lead, v, t.fillAt(vc, fill, named), nil)
+		}
+		lead = cmp.Or(lead, pick(tp.Lead, nil))
 		out, favoured := vc.refusals(v, c)
-		if opts, placed := t.fitPlace(tp, tr["to"], out); len(opts) > 0 {
+		if opts, placed := t.fitPlace(tp, at, out); len(opts) > 0 {
 			opts = chooseOptions(opts, placed, favoured, vc.howMany(low), v)
 			lead = vc.options(lead, opts, is("table")) + "\n\n" + pick(r["illustrative"], nil) // a blank line ends the list
 		}
@@ -526,6 +531,20 @@ func (t *table) within(city, country string) bool {
 	})
 }
 
+// fillAt is fill for a question about another place than the trip's: the
+// destination's holes name that place ("in Rome", "for Italy").
+func (t *table) fillAt(vc *voice, fill map[string]string, to string) map[string]string {
+	f := maps.Clone(fill)
+	f["to"] = to
+	for hole, tmpl := range vc.Holes {
+		if key := rePlaceholder.FindStringSubmatch(tmpl); key != nil && key[1] == "to" {
+			f[hole] = strings.Replace(tmpl, key[0], to, 1)
+		}
+	}
+	f["forcountry"] = t.forCountry(vc, to, f["fordest"])
+	return f
+}
+
 // forCountry is the "for Japan" of a destination the gazetteer knows the
 // country of, else fordest ("for Tokyo").
 func (t *table) forCountry(vc *voice, to, fordest string) string {
@@ -536,8 +555,8 @@ func (t *table) forCountry(vc *voice, to, fordest string) string {
 }
 
 // placeIn is the first place the gazetteer knows, or the country of one,
-// that a lower-cased message names ("do I need a visa for rome?"), as the
-// gazetteer writes it; "" when it names none.
+// that a lower-cased message names ("do I need a visa for rome?"), each
+// word capitalised ("Rome", "New York"); "" when it names none.
 func (t *table) placeIn(low string) string {
 	at, name := len(low)+1, ""
 	for _, p := range t.places {
@@ -547,7 +566,11 @@ func (t *table) placeIn(low string) string {
 			}
 		}
 	}
-	return name
+	words := strings.Fields(name)
+	for i, w := range words {
+		words[i] = capitalise(w)
+	}
+	return strings.Join(words, " ")
 }
 
 // indexWord is the index of word in s as a whole word, or -1.

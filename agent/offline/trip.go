@@ -123,6 +123,13 @@ func (ti tripInfo) single() *openTrip {
 func (t *table) readTrip(tr trip, v *view) (added []string, purpose string) {
 	added = t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
 	if lang := v.vc.lang; (lang == langES || lang == langRU) && !v.unsupported {
+		probe := trip{} // "Mejor vamos a Lisboa": a destination named while going or changing plans is the new one
+		if inflectedTrip(probe, lang, v.latest); probe["to"] != "" && tr["to"] != "" && t.placeNamed(probe["to"]) != t.placeNamed(tr["to"]) &&
+			slices.ContainsFunc(strings.Fields(strings.ToLower(v.latest)), func(w string) bool {
+				return slices.Contains(inflectedLexicons()[lang].Goings, strings.Trim(w, ",.!?¿¡"))
+			}) {
+			delete(tr, "to")
+		}
 		more, p := inflectedTrip(tr, lang, v.latest)
 		added, purpose = append(added, more...), p
 	}
