@@ -111,6 +111,9 @@ func TestBrowserChatMemory(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.WaitVisible(`[data-testid="panel-session"]`)); err != nil {
 		t.Errorf("the panel did not show the session note: %v", err)
 	}
+	if shown, err := chromedp.Run(ctx, chromedp.Evaluate[int](`[...document.querySelectorAll(".phone-only")].filter(el => getComputedStyle(el).display !== "none").length`)); err != nil || shown != 0 {
+		t.Errorf("%d phone-only controls shown on a wide screen (%v)", shown, err)
+	}
 	browsertest.Screenshot(t, ctx, "chat-desktop")
 
 	err := chromedp.Do(ctx,
@@ -189,8 +192,20 @@ func TestBrowserChatPhone(t *testing.T) {
 		t.Errorf("%d chips, want 2", n)
 	}
 	checkNoSidewaysScroll(t, ctx, "chat")
+	// Every control of the conversation's header is on the screen, and
+	// the transcript keeps most of it: the chrome above stays short.
+	out, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[...document.querySelectorAll(".chat-head a, .chat-head button")].filter(el => {
+		const r = el.getBoundingClientRect(); return r.width > 0 && (r.left < 0 || r.right > innerWidth); }).map(el => el.textContent.trim()).join(", ")`))
+	if err != nil || out != "" {
+		t.Errorf("header controls off the screen at 390px: %q (%v)", out, err)
+	}
+	if share, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`document.getElementById("transcript").getBoundingClientRect().height / innerHeight`)); err != nil || share < 0.62 {
+		t.Errorf("the transcript is %.2f of the screen's height, want at least 0.62 (%v)", share, err)
+	} else {
+		t.Logf("the transcript is %.2f of the screen's height", share)
+	}
 	browsertest.Screenshot(t, ctx, "chat-phone")
-	err := chromedp.Do(ctx,
+	err = chromedp.Do(ctx,
 		htmxProcessed(`[data-testid="end-session"]`),
 		chromedp.Click(`[data-testid="end-session"]`),
 		chromedp.WaitVisible(`[data-testid="outcome-trip"]`),
