@@ -536,26 +536,30 @@ var clauseOdds = -2.0
 // first-person clause in the third person (thirdClause), a clause without
 // a subject as it is ("nut allergy, tree nuts and peanuts"). A want ("we
 // want a pool") reads as a fact for a trip the message names (trip), or
-// with a habit adverb or a condition ("I always want a window"). It
-// returns the text and the words its keywords come from.
+// with a habit adverb, a condition ("I always want a window") or a lasting
+// reason beside it (reasons: "need a pool at the hotel, i swim every
+// morning"). It returns the text and the words its keywords come from.
 func (t *table) ownClauses(message string, trip bool) (string, []string) {
 	var parts, obj []string
 	afterOther := false
-	for i, c := range t.clausesOf(message) {
+	clauses := t.clausesOf(message)
+	reasons := t.reasons(clauses)
+	for i, c := range clauses {
 		who := t.subject(c.text)
 		if i > 0 && who == "" && c.begs && len(parts) > 0 {
 			continue // "we never fly, so trains please": the fact is kept, the request is not
 		}
 		ws := c.ws
-		if who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && (!slices.Contains(t.lex.Objects, ws[1]) || slices.Contains(t.lex.FeelingVerbs, ws[0])) {
-			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot": chat drops the "I"
+		if who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || who != "other" && len(ws) > 1 && slices.Contains(t.lex.FeelingVerbs, ws[0]) {
+			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin": chat drops the "I"
 		}
 		afterOther = afterOther && who == "" || who == "other" // "my husband snores, so two beds": the beds are his
 		odds := t.gate.clause.odds(c.feats)
 		if c.asks || afterOther || t.re["questions"].MatchString(c.text) || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) {
 			continue
 		}
-		wants := trip || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil)
+		wants := trip || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
+			slices.ContainsFunc(t.lex.Needs, func(n string) bool { return strings.Contains(c.text, "my "+n) }) // "… for my insulin"
 		if t.keepsNothing(c.text, ws, who, trip, wants) {
 			continue
 		}
@@ -566,6 +570,37 @@ func (t *table) ownClauses(message string, trip bool) (string, []string) {
 		parts, obj = append(parts, text), append(obj, o...)
 	}
 	return strings.Join(parts, ", "), obj
+}
+
+// wantNegated reports whether a clause's want is negated ("i do not need
+// taxis"): a negator in the two words before it.
+func wantNegated(lx *lexicon, ws []string) bool {
+	for i := range ws {
+		if matchAt(ws, i, lx.BareWants) != "" {
+			return slices.ContainsFunc(ws[max(0, i-2):i], func(w string) bool { return slices.Contains(lx.Negators, w) })
+		}
+	}
+	return false
+}
+
+// reasons are the clauses that tell a lasting reason of the traveler's for
+// a want beside them ("need ground floor, bad hip", "need a gym at the
+// hotel, i train every day"): a body or health need (the lexicon's needs),
+// or a statement of their own that is no want, question or passing
+// remark. A want with one is a need to keep; without, a request.
+func (t *table) reasons(clauses []ownClause) []int {
+	var out []int
+	for i, c := range clauses {
+		who := t.subject(c.text)
+		switch {
+		case c.asks || t.lex.has(c.text, t.lex.BareWants, nil) || t.re["questions"].MatchString(c.text):
+		case slices.ContainsFunc(c.ws, func(w string) bool { return slices.Contains(t.lex.Needs, strings.Trim(w, ",.!")) }):
+			out = append(out, i)
+		case who == "first" && !t.keepsNothing(c.text, c.ws, who, false, false):
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // reSo opens a clause that follows from the one before.

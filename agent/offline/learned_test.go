@@ -121,6 +121,8 @@ func TestOwnWords(t *testing.T) {
 		{"pescatarian, fish yes, meat no", "Pescatarian, fish yes, meat no."},
 		{"i don't drive", "Does not drive."},
 		{"we never fly, so trains please", "Never flies."},
+		{"need a pool at the hotel, i swim every morning", "Needs a pool at the hotel, swims every morning."},
+		{"need a hotel near the station, i have a meeting there at 9", ""},
 		{"heavy sleeper, blackout curtains pls", "Heavy sleeper, blackout curtains."},
 		{"what's the best way from the airport to the old town?", ""},
 		{"find me a hotel in Madrid for the 12th", ""},
