@@ -71,6 +71,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		firstPerson := false
 		prev := -1 // the note the clause before left, for a clause that gives its reason or result
 		cond := "" // "if the flight is over 6 hours, I always book …": a condition read with its main clause
+		indifferent := false
 		for i, cl := range clauses {
 			bare := t.stripFillers(cl) // once a clause: it is a regexp pass
 			if cond != "" && t.re["questions"].MatchString(bare) {
@@ -147,7 +148,11 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
 				continue
 			}
-			if t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) || t.re["indifferent"].MatchString(cl) {
+			if t.re["indifferent"].MatchString(cl) {
+				indifferent = true // "I don't mind if it's an apartment or a hotel": the choices after it are no taste
+				continue
+			}
+			if t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) || indifferent && t.subject(cl) != "first" {
 				continue
 			}
 			// "I need a hotel that accepts service dogs": a request, but a
@@ -427,6 +432,9 @@ func (t *table) subject(cl string) string {
 	first, other := t.re["first_subject"].FindStringIndex(cl), t.re["other_subject"].FindStringIndex(cl)
 	if first != nil && slices.Contains(t.lex.Possessive, cl[first[0]:first[1]]) && t.lex.others.MatchString(cl[first[0]:]) {
 		first, other = nil, first
+	}
+	if t.lex.bare.MatchString(cl) {
+		first, other = nil, []int{0, 0} // "wife's allergic to shellfish": someone else's
 	}
 	switch {
 	case first != nil && (other == nil || first[0] <= other[0]):

@@ -106,6 +106,7 @@ type lexicon struct {
 	details *regexp.Regexp
 	until   *regexp.Regexp
 	others  *regexp.Regexp // "my wife", "our kids'": a possessive that names another person
+	bare    *regexp.Regexp // "wife's allergic to shellfish": chat drops the "my"
 
 	// changeKeys and cueKeys are the keys of Changes and Cues, listed once
 	// at load for matchAt (every clause is matched against them).
@@ -140,7 +141,10 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	if lx.until, err = regexp.Compile(`(?i)\b(?:` + strings.Join(lx.Until, "|") + `)\b[^,.;!?]*`); err != nil {
 		return nil, fmt.Errorf("offline lexicon: until: %w", err)
 	}
-	lx.others, err = regexp.Compile(`^(?:` + strings.Join(lx.Possessive, "|") + `) (?:\S+ )?(?:` + strings.Join(lx.People, "|") + `)(?:'s|')?(?:$|[^\p{L}'])`)
+	if lx.others, err = regexp.Compile(`^(?:` + strings.Join(lx.Possessive, "|") + `) (?:\S+ )?(?:` + strings.Join(lx.People, "|") + `)(?:'s|')?(?:$|[^\p{L}'])`); err != nil {
+		return nil, fmt.Errorf("offline lexicon: people: %w", err)
+	}
+	lx.bare, err = regexp.Compile(`^(?:the )?(?:` + strings.Join(lx.People, "|") + `)(?:'s)(?:$|[^\p{L}'])`)
 	return lx, err
 }
 
