@@ -274,3 +274,14 @@ func TestTripInTheTravelersLanguage(t *testing.T) {
 	checkReply(t, c.say("What should we do in Rome?"), []string{"in Rome"}, []string{"Lisbon", "to: Rome"})
 	checkReply(t, c.say("Hotels?"), []string{"in Lisbon"}, []string{"Rome"})
 }
+
+// TestWeatherIsNoOffer: weather tips end with their own aside, not the
+// disclaimer about prices and availability that options carry.
+func TestWeatherIsNoOffer(t *testing.T) {
+	c := newChat(t, memory.State{})
+	c.say("I'm going to Berlin in May")
+	checkReply(t, c.say("What's the weather like then?"), []string{"not a forecast"}, []string{"availability"})
+	c = newChat(t, memory.State{})
+	c.say("Voy a Roma en mayo.")
+	checkReply(t, c.say("¿Qué tiempo hará?"), []string{"no un pronóstico"}, []string{"disponibilidad"})
+}

@@ -266,7 +266,11 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		out, favoured := vc.refusals(v, c)
 		if opts, placed := t.fitPlace(tp, at, out); len(opts) > 0 {
 			opts = chooseOptions(opts, placed, favoured, vc.howMany(low), v)
-			lead = vc.options(lead, opts, is("table")) + "\n\n" + pick(r["illustrative"], nil) // a blank line ends the list
+			aside := r["illustrative"]
+			if len(tp.Aside) > 0 {
+				aside = tp.Aside
+			}
+			lead = vc.options(lead, opts, is("table")) + "\n\n" + pick(aside, nil) // a blank line ends the list
 		}
 		parts = append(parts, lead)
 		said := strings.Join(parts, " ") // a note this turn just acknowledged is not kept "in mind" again, at a sentence's start or not

@@ -113,6 +113,7 @@ type ruleFile struct {
 type topicFile struct {
 	Name, Match, Uses    string
 	Lead, Options, Close []string
+	Aside                []string            `yaml:"aside"` // the line after the list, when the voice's illustrative one does not fit ("not a forecast")
 	ByPlace              map[string][]string `yaml:"by_place"`
 }
 
