@@ -285,3 +285,37 @@ func TestWeatherIsNoOffer(t *testing.T) {
 	c.say("Voy a Roma en mayo.")
 	checkReply(t, c.say("¿Qué tiempo hará?"), []string{"no un pronóstico"}, []string{"disponibilidad"})
 }
+
+// TestAskedForComesFirst: a trip said the way people say it is read whole,
+// and options for what the traveler asks about come first where the place
+// has it.
+func TestAskedForComesFirst(t *testing.T) {
+	tr := trip{}
+	model.table.updateTrip(tr, "Hi! We're thinking about Barcelona in June, two adults and a toddler", "")
+	if tr["to"] != "Barcelona" || partySize(tr["travellers"]) != 3 {
+		t.Errorf("trip %v, want Barcelona for three", tr)
+	}
+	c := newChat(t, memory.State{})
+	c.say("We're thinking about Barcelona in June, two adults and a toddler")
+	reply := c.say("Any beaches nearby?")
+	if _, list, _ := strings.Cut(reply, "\n- "); !strings.Contains(list[:strings.Index(list, "\n")], "beach") {
+		t.Errorf("asked about beaches in Barcelona, the first option is not one: %q", reply)
+	}
+	checkReply(t, c.say("any boat trips?"), []string{"\n- "}, nil)
+}
+
+// TestRecallByTopic: "what did I say about food?" finds what was said of
+// food in other words ("I'm vegetarian", "doesn't eat pork"); the search
+// it would run looks for those words too.
+func TestRecallByTopic(t *testing.T) {
+	c := newChat(t, memory.State{})
+	c.say("We're thinking about Barcelona in June")
+	c.say("I'm vegetarian and my husband doesn't eat pork")
+	c.say("Any beaches nearby?")
+	checkReply(t, c.say("What did I say about food?"), []string{"I'm vegetarian and my husband doesn't eat pork"}, []string{"can't find"})
+	window := []memory.Message{{Role: memory.RoleUser, Content: "What did I say about food earlier?", Turn: 31}}
+	resp := complete(t, agent.Request{Instructions: priyaInstructions, Messages: window, Tools: []memory.Tool{saveTool, longchat.SearchTool()}})
+	if len(resp.ToolCalls) != 1 || !strings.Contains(resp.ToolCalls[0].Arguments, "vegetarian") {
+		t.Errorf("search for food = %+v, want it to look for vegetarian too", resp.ToolCalls)
+	}
+}

@@ -437,11 +437,12 @@ func (t *table) fitPlace(tp *topic, to string, out func(option string) bool) (op
 }
 
 // refusals says which options the traveler has ruled out, in this message
-// or in a note, and which the refusal favours: a clause that refuses
-// something ("I don't drive", "no beaches for us", "Hates layovers.")
-// leaves out the options whose name holds what it points to (a rental car,
-// a beach day, a one-stop flight) and puts first those that hold what it
-// favours (a direct flight).
+// or in a note, and which come first: a clause that refuses something ("I
+// don't drive", "no beaches for us", "Hates layovers.") leaves out the
+// options whose name holds what it points to (a rental car, a beach day, a
+// one-stop flight) and puts first those that hold what it favours (a direct
+// flight); a clause that names one without refusing it ("any beaches
+// nearby?", "Loves boat trips.") puts those options first.
 func (vc *voice) refusals(v *view, c capture) (out, favoured func(option string) bool) {
 	drops, lifts := vc.refusalsIn(v.latest)
 	texts := make([]string, 0, len(c.notes)+len(v.notes))
@@ -472,17 +473,20 @@ func (vc *voice) refusals(v *view, c capture) (out, favoured func(option string)
 func (vc *voice) refusalsIn(text string) (drops, lifts []string) {
 	var clause []string
 	flush := func() {
-		if slices.ContainsFunc(clause, func(w string) bool { return vc.refuse[w] }) && !slices.ContainsFunc(clause, func(w string) bool { return vc.notRefuse[w] }) {
-			cl := " " + strings.Join(clause, " ")
-			for stem, points := range vc.Refusing.Points {
-				if strings.Contains(cl, " "+stem) {
-					drops = append(drops, points...)
-				}
+		refuses := slices.ContainsFunc(clause, func(w string) bool { return vc.refuse[w] }) && !slices.ContainsFunc(clause, func(w string) bool { return vc.notRefuse[w] })
+		cl := " " + strings.Join(clause, " ")
+		for stem, points := range vc.Refusing.Points {
+			switch {
+			case !strings.Contains(cl, " "+stem):
+			case refuses:
+				drops = append(drops, points...)
+			default:
+				lifts = append(lifts, points...) // "any beaches nearby?": what is asked for comes first
 			}
-			for stem, favours := range vc.Refusing.Favours {
-				if strings.Contains(cl, " "+stem) {
-					lifts = append(lifts, favours...)
-				}
+		}
+		for stem, favours := range vc.Refusing.Favours {
+			if refuses && strings.Contains(cl, " "+stem) {
+				lifts = append(lifts, favours...)
 			}
 		}
 		clause = clause[:0]

@@ -37,15 +37,6 @@ func (t *table) searchQuery(v *view) (query string, found *memory.Message) {
 		return "", nil
 	}
 	own := vc.is["own"].MatchString(low) // "the place I told you about" is a statement of theirs
-	for i := len(v.front) - 1; i >= 0; i-- {
-		m := &v.front[i]
-		if own && (m.Role != memory.RoleUser || strings.HasSuffix(strings.TrimSpace(m.Content), "?")) {
-			continue
-		}
-		if (m.Role == memory.RoleUser || m.Role == memory.RoleAssistant) && containsAll(strings.ToLower(m.Content), words) {
-			return strings.Join(words, " "), m
-		}
-	}
 	var q []string
 	if own {
 		q = append(q, "I")
@@ -59,6 +50,15 @@ func (t *table) searchQuery(v *view) (query string, found *memory.Message) {
 	}
 	if vc.is["start"].MatchString(low) {
 		q = append(q, "start")
+	}
+	for i := len(v.front) - 1; i >= 0; i-- {
+		m := &v.front[i]
+		if own && (m.Role != memory.RoleUser || strings.HasSuffix(strings.TrimSpace(m.Content), "?")) {
+			continue
+		}
+		if (m.Role == memory.RoleUser || m.Role == memory.RoleAssistant) && containsAll(strings.ToLower(m.Content), words, vc.Synonyms) {
+			return strings.Join(q, " "), m // "what did I say about food?": "I'm vegetarian" answers it
+		}
 	}
 	return strings.Join(q, " "), nil
 }
@@ -132,9 +132,10 @@ func btoi(b bool) int {
 	return 0
 }
 
-func containsAll(s string, words []string) bool {
+// containsAll reports whether s holds every word, or one of its synonyms.
+func containsAll(s string, words []string, synonyms map[string][]string) bool {
 	for _, w := range words {
-		if !strings.Contains(s, w) {
+		if !strings.Contains(s, w) && !slices.ContainsFunc(synonyms[w], func(syn string) bool { return strings.Contains(s, syn) }) {
 			return false
 		}
 	}

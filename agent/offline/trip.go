@@ -285,7 +285,7 @@ func partySize(s string) int {
 			n += k
 		} else if k, ok := words[w]; ok {
 			n += k
-		} else if w == "a" && i+1 < len(f) && (f[i+1] == "child" || f[i+1] == "kid") {
+		} else if (w == "a" || w == "an") && i+1 < len(f) && slices.Contains([]string{"child", "kid", "toddler", "baby", "infant"}, f[i+1]) {
 			n++
 		}
 	}
