@@ -546,8 +546,8 @@ func (t *table) ownClauses(message string, trip bool) (string, []string) {
 	reasons := t.reasons(clauses)
 	for i, c := range clauses {
 		who := t.subject(c.text)
-		if i > 0 && who == "" && c.begs && len(parts) > 0 {
-			continue // "we never fly, so trains please": the fact is kept, the request is not
+		if i > 0 && who == "" && c.begs && len(parts) > 0 || reTripOnly.MatchString(c.text) {
+			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's
 		}
 		ws := c.ws
 		if who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || who != "other" && len(ws) > 1 && slices.Contains(t.lex.FeelingVerbs, ws[0]) {
@@ -605,6 +605,10 @@ func (t *table) reasons(clauses []ownClause) []int {
 
 // reSo opens a clause that follows from the one before.
 var reSo = regexp.MustCompile(`^[\x00,\s]*(?:and\s+)?so\b`)
+
+// reTripOnly is a clause that only names a trip ("tokyo trip", "paris this
+// time"): update_trip keeps it.
+var reTripOnly = regexp.MustCompile(`^(?:the |our |my )?[\p{L}«»' -]{2,30}? (?:trip|this time|part|leg|bit)$`)
 
 // reTripIn is what namingTrip made of the words that name the trip: the
 // note's scope says it.
