@@ -51,6 +51,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	}
 	seen := map[string]bool{}
 	sentences := reSentence.FindAllString(message, -1)
+	listed := t.ownList(message)
 	// A taste stated while asking for something ("…? I prefer flexible
 	// tickets") is about this search.
 	choosing := strings.Contains(message, "?") || slices.ContainsFunc(sentences, func(s string) bool {
@@ -62,13 +63,15 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	// Any two of the three tell it.
 	tripTold := btoi(t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")))+btoi(t.re["trip.party"].MatchString(message))+
 		btoi(slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) })) >= 2
+	starts := make([]int, 0, len(sentences)+1) // where each sentence's notes start: an item of a list the rules read nothing of is kept as said
 	for _, s := range sentences {
+		starts = append(starts, len(c.notes))
 		// "for the Lisbon trip", "for Havana, …" name this trip: read as "for this trip".
 		norm := t.namingTrip(t.normalise(s))
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0"), "\x00")
 		var marker memory.Scope  // carried to the later clauses of the sentence
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
-		firstPerson := false
+		firstPerson := listed && !strings.HasSuffix(strings.TrimSpace(s), ":") // an item of the traveler's own list ("- aisle seat")
 		prev := -1 // the note the clause before left, for a clause that gives its reason or result
 		cond := "" // "if the flight is over 6 hours, I always book …": a condition read with its main clause
 		indifferent := false
@@ -186,6 +189,23 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	feats := sync.OnceValue(func() []string { return t.features(message) }) // the learned reader's, read at most once
 	if len(c.notes) > 0 && !c.sensitive && t.refusedKind(feats) {
 		c.notes = nil // the rules read it, but it is of a kind memory never keeps (what the guard caught is refused on its own)
+	}
+	if listed && !c.sensitive && !c.private && len(c.notes) > 0 {
+		starts = append(starts, len(c.notes))
+		for k, s := range sentences {
+			item := strings.TrimSpace(s)
+			if head, rest, ok := strings.Cut(item, ":"); ok && t.re["list_head"].MatchString(strings.ToLower(head)) {
+				item = rest // "quick prefs: window": the header is no item
+			}
+			if item = strings.TrimLeft(strings.TrimSpace(item), "-*•;, "); starts[k+1] == starts[k] && item != "" && !strings.HasSuffix(item, ":") {
+				ws := strings.Fields(item)
+				if r, ok := t.lex.finish(reading{}, strings.Join(t.lex.plainThird(ws), " "), ws); ok { // "- no flights before 8am": the item as written
+					r.note.Keywords = t.lex.keywordsOf(ws, r.note.Keywords)
+					c.add(scoped(r.note, cmp.Or(t.markerOf(t.normalise(item)), memory.ScopeDurable)), known, seen)
+				}
+			}
+		}
+		return c // each item is its own note: no one note in the traveler's words for the whole list
 	}
 	if !c.sensitive && !c.private && !c.otherPerson && len(c.known) == 0 {
 		lost, kept := t.lostNumbers(message, c.notes), t.covered(message, c.notes)
@@ -392,6 +412,33 @@ func (t *table) listItems(s string) []string {
 		}
 	}
 	return out
+}
+
+// ownList reports whether a message lists facts of the traveler's, an
+// item a line or a semicolon's part: under a header about them ("things to
+// know about me:", "quick prefs:") or as bullets, at least two short items
+// and no question.
+func (t *table) ownList(message string) bool {
+	head, body, headed := strings.Cut(message, ":")
+	headed = headed && t.re["list_head"].MatchString(strings.ToLower(head))
+	if !headed {
+		body = message
+	}
+	var items, bullets int
+	for _, it := range strings.FieldsFunc(body, func(r rune) bool { return r == '\n' || r == ';' }) {
+		it = strings.TrimSpace(it)
+		switch {
+		case it == "":
+		case strings.HasSuffix(it, "?") || len(strings.Fields(it)) > 8:
+			return false
+		default:
+			items++
+			if strings.ContainsRune("-*•", rune(it[0])) {
+				bullets++
+			}
+		}
+	}
+	return items >= 2 && (headed || bullets >= 2)
 }
 
 // namingTrip reads the words that name a sentence's trip ("for the Lisbon

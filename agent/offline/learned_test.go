@@ -199,3 +199,19 @@ func TestTripWishes(t *testing.T) {
 		}
 	}
 }
+
+// TestOwnLists: a list of the traveler's facts, under a header about them
+// or as bullets, leaves a note per item: the rules' reading where they
+// have one, else the item as written; a list of anything else leaves none.
+func TestOwnLists(t *testing.T) {
+	for _, c := range []struct{ say, want string }{
+		{"things to know about me:\n- vegetarian\n- aisle seat\n- no flights before 8am", "Is vegetarian. | Prefers aisle seats. | No flights before 8am."},
+		{"my prefs:\nwindow seat\nhigh floor\nno red-eyes", "Prefers window seats. | Prefers high floors. | No red-eyes."},
+		{"- gluten free\n- hate layovers", "Needs gluten-free food. | Avoids layovers."},
+		{"packing list:\n- sunscreen\n- adapter", ""},
+	} {
+		if got := noteTexts(c.say); got != c.want {
+			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)
+		}
+	}
+}
