@@ -71,9 +71,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0"), "\x00")
 		var marker memory.Scope  // carried to the later clauses of the sentence
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
-		firstPerson := listed && !strings.HasSuffix(strings.TrimSpace(s), ":") // an item of the traveler's own list ("- aisle seat")
-		prev := -1 // the note the clause before left, for a clause that gives its reason or result
-		cond := "" // "if the flight is over 6 hours, I always book …": a condition read with its main clause
+		prev := -1               // the note the clause before left, for a clause that gives its reason or result
+		cond := ""               // "if the flight is over 6 hours, I always book …": a condition read with its main clause
+		// An item of the traveler's own list ("- aisle seat") is theirs.
+		firstPerson := listed && !strings.HasSuffix(strings.TrimSpace(s), ":")
 		indifferent := false
 		for i, cl := range clauses {
 			bare := t.stripFillers(cl) // once a clause: it is a regexp pass
