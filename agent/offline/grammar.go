@@ -322,7 +322,7 @@ func (lx *lexicon) amount(ws []string) bool {
 // "stopped at the desk").
 func (lx *lexicon) droppedChange(ws []string) bool {
 	k := matchAt(ws, 0, lx.changeKeys)
-	return k != "" && len(strings.Fields(k)) < len(ws) && !lx.stop[ws[len(strings.Fields(k))]]
+	return k != "" && !strings.Contains(lx.Changes[k], "{") || k != "" && len(strings.Fields(k)) < len(ws) && !lx.stop[ws[len(strings.Fields(k))]]
 }
 
 // conditional reads a habit under a condition, keeping the condition in
@@ -557,7 +557,10 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 	}
 	changes, cues := lx.changeKeys, lx.cueKeys
 	for i := 0; i < len(ws); i++ {
-		if k := matchAt(ws, i, changes); k != "" && i+len(strings.Fields(k)) < len(ws) {
+		if k := matchAt(ws, i, changes); k != "" && !strings.Contains(lx.Changes[k], "{") { // "went vegan": the change says it all
+			r.change = true
+			return lx.finish(r, lx.Changes[k], ws[i:i+len(strings.Fields(k))])
+		} else if k != "" && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]
 			text := lx.Changes[k]
 			if j := slices.Index(obj, "to"); strings.Contains(text, "{to}") || strings.Contains(text, "{then}") { // what follows "to": a place, or any thing

@@ -124,6 +124,7 @@ func TestOwnWords(t *testing.T) {
 		{"need a pool at the hotel, i swim every morning", "Needs a pool at the hotel, swims every morning."},
 		{"need a hotel near the station, i have a meeting there at 9", ""},
 		{"wife's allergic to shellfish", ""},
+		{"went vegan in march", "Is vegan."},
 		{"I don't mind if it's an apartment or a hotel", ""},
 		{"honestly I'm easy, hotel or apartment, whichever is cheaper", ""},
 		{"heavy sleeper, blackout curtains pls", "Heavy sleeper, blackout curtains."},
