@@ -337,7 +337,7 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == ""
 	plain := plainNames.Replace(cl) // "lisbon in «May»": the month is a date, not a name
 	if t.re["hypothetical"].MatchString(cl) || t.re["indifferent"].MatchString(cl) || past || t.lex.Cues[ws[0]] != "" || t.isRequest(cl) && !(trip && who == "first") && !habit ||
-		!habit && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) || t.lex.has(cl, t.lex.TripAttributes, nil)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
+		!habit && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
 		return true
 	}
 	if who != "first" {

@@ -286,14 +286,33 @@ func TestWeatherIsNoOffer(t *testing.T) {
 	checkReply(t, c.say("¿Qué tiempo hará?"), []string{"no un pronóstico"}, []string{"disponibilidad"})
 }
 
-// TestAskedForComesFirst: a trip said the way people say it is read whole,
+// TestAskedForComesFirst: a trip said the way people say it, its place
+// typed in lower case and its party in chat shorthand, is read whole,
 // and options for what the traveler asks about come first where the place
 // has it.
 func TestAskedForComesFirst(t *testing.T) {
-	tr := trip{}
-	model.table.updateTrip(tr, "Hi! We're thinking about Barcelona in June, two adults and a toddler", "")
-	if tr["to"] != "Barcelona" || partySize(tr["travellers"]) != 3 {
-		t.Errorf("trip %v, want Barcelona for three", tr)
+	for _, c := range []struct {
+		say, to string
+		party   int
+	}{
+		{"Hi! We're thinking about Barcelona in June, two adults and a toddler", "Barcelona", 3},
+		{"going to lisbon in may", "Lisbon", 0},
+		{"paris in may, me + wife", "Paris", 2},
+		{"tokyo, 4 of us, april", "Tokyo", 4},
+		{"trip to seoul next month w my coworker", "Seoul", 2},
+		{"family trip to orlando in july, 2 adults 3 kids", "Orlando", 5},
+		{"vancouver 2-9 sept, solo", "Vancouver", 1},
+		{"on the kyoto leg we'd love a ryokan", "Kyoto", 0},
+		{"heading to work now", "", 0},
+		{"max 2 stops", "", 0},
+		{"bonvoy titanium, marriott properties first pls", "", 0},
+		{"went vegetarian in jan", "", 0},
+	} {
+		tr := trip{}
+		model.table.updateTrip(tr, c.say, "")
+		if tr["to"] != c.to || partySize(tr["travellers"]) != c.party {
+			t.Errorf("%q: trip %v, want to %q for %d", c.say, tr, c.to, c.party)
+		}
 	}
 	c := newChat(t, memory.State{})
 	c.say("We're thinking about Barcelona in June, two adults and a toddler")

@@ -130,7 +130,7 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	var added []string
 	msg = t.lex.until.ReplaceAllString(msg, "") // "until the end of March" ends a note, not the trip
 	low := strings.ToLower(msg)
-	found := map[string]string{"to": t.place(t.re["trip.destination"], msg), "from": t.place(t.re["trip.origin"], msg),
+	found := map[string]string{"to": cmp.Or(t.place(t.re["trip.destination"], msg), t.lowerPlace(low)), "from": t.place(t.re["trip.origin"], msg),
 		"dates": t.tripDates(msg, t.re["trip.dates"].FindStringIndex(msg)), "budget": t.re["trip.budget"].FindString(msg)}
 	narrows := t.within(found["to"], tr["to"]) // a city of the country the trip names ("Japan", then "Tokyo")
 	if tr["to"] != "" && !t.re["intents.new_destination"].MatchString(low) && !narrows {
@@ -191,6 +191,36 @@ func (t *table) place(re *pattern, msg string) string {
 		}
 		if len(kept) > 0 {
 			return strings.Join(kept, " ")
+		}
+	}
+	return ""
+}
+
+// lowerPlace is a place typed in lower case where the message's words
+// say it is the trip's (trip.destination_lower), each word capitalised
+// ("kyoto" → "Kyoto"); "" when there is none.
+func (t *table) lowerPlace(low string) string {
+	for range 4 {
+		m := t.re["trip.destination_lower"].FindStringSubmatchIndex(low)
+		if m == nil {
+			return ""
+		}
+		for g := 2; g+1 < len(m); g += 2 {
+			if m[g] < 0 {
+				continue
+			}
+			var kept []string
+			for _, w := range strings.Fields(low[m[g]:m[g+1]]) {
+				if t.words["trip.lower_not"][w] {
+					break
+				}
+				kept = append(kept, capitalise(w))
+			}
+			if len(kept) > 0 {
+				return strings.Join(kept, " ")
+			}
+			low = low[:m[g]] + strings.Repeat(" ", m[g+1]-m[g]) + low[m[g+1]:] // "family trip to orlando": not "family", look on
+			break
 		}
 	}
 	return ""
