@@ -3,6 +3,7 @@ package eval_test
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,5 +53,42 @@ func TestHoldoutOffline(t *testing.T) {
 				t.Errorf("%d sensitive or instruction-like statements left a note", s.RefusedSaved)
 			}
 		})
+	}
+}
+
+// TestTripFieldsOnDevelopmentSets scores the trip the offline model
+// records (update_trip) for each development statement that names one,
+// through the real agent. The development sets are what the rules are
+// tuned on, so this guards what was tuned rather than measuring speech
+// nobody here wrote (the holdouts do that): a change that halves it fails.
+func TestTripFieldsOnDevelopmentSets(t *testing.T) {
+	var items []eval.HoldoutItem
+	files, err := filepath.Glob("../offline/labelled/dev_en_*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("development sets: %v %v", files, err)
+	}
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		set, err := eval.ParseHoldout(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range set {
+			if it.Trip != nil {
+				it.Expect, it.Label = nil, "none" // the trip only: each statement on its own traveler
+				items = append(items, it)
+			}
+		}
+	}
+	s, err := eval.RunHoldout(context.Background(), items, eval.Options{Provider: offline.New(nil), Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d statements name a trip: %d trip fields, %.3f right", len(items), s.TripFields, s.TripAccuracy)
+	if s.TripAccuracy < 0.5 {
+		t.Errorf("trip fields right %.3f, want at least 0.5", s.TripAccuracy)
 	}
 }
