@@ -153,6 +153,7 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	if d := found["dates"]; d != "" && !t.words["trip.months"][strings.Fields(d)[0]] {
 		found["dates"] = strings.ToLower(d[:1]) + d[1:] // "Next month" inside a sentence
 	}
+	found["dates"] = reMonthTyped.ReplaceAllStringFunc(found["dates"], capitalise) // "in may" typed in lower case: "in May"
 	if words := strings.Fields(strings.Trim(msg, ".!")); len(words) > 0 && len(words) <= 3 && found["to"] == "" && found["from"] == "" && found["travellers"] == "" &&
 		(asked == "to" || asked == "from") && unicode.IsUpper([]rune(words[0])[0]) && !t.words["trip.not_places"][words[0]] && !t.asksForOptions(low) {
 		found[asked] = strings.TrimPrefix(strings.Join(words, " "), "From ")
@@ -225,6 +226,9 @@ func (t *table) lowerPlace(low string) string {
 	}
 	return ""
 }
+
+// reMonthTyped is a month name as typed in a message's dates.
+var reMonthTyped = regexp.MustCompile(`\b(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b`)
 
 var rePlaceholder = regexp.MustCompile(`\{(\w+)\}`)
 
