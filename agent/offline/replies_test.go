@@ -314,6 +314,12 @@ func TestAskedForComesFirst(t *testing.T) {
 			t.Errorf("%q: trip %v, want to %q for %d", c.say, tr, c.to, c.party)
 		}
 	}
+	for say, want := range map[string]string{"rome next month for work": "business", "honeymoon! bali in sept": "leisure",
+		"family reunion in dublin, august": "family", "I work remotely": "", "the meeting in frankfurt is on thursday": "business"} {
+		if got := model.table.purposeOf(strings.ToLower(say)); got != want {
+			t.Errorf("purpose of %q = %q, want %q", say, got, want)
+		}
+	}
 	c := newChat(t, memory.State{})
 	c.say("We're thinking about Barcelona in June, two adults and a toddler")
 	reply := c.say("Any beaches nearby?")

@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strconv"
@@ -117,11 +118,26 @@ func (ti tripInfo) single() *openTrip {
 	return nil
 }
 
+// purposeOf is what a lower-cased English message says its trip is for
+// (trip.purposes: "for work" is business, "honeymoon" leisure), the
+// earliest said; "" when it says none.
+func (t *table) purposeOf(low string) string {
+	at, purpose := len(low)+1, ""
+	for _, p := range []string{"business", "family", "leisure"} {
+		for w := range t.words["trip.purposes."+p] {
+			if i := indexWord(low, w); i >= 0 && i < at {
+				at, purpose = i, p
+			}
+		}
+	}
+	return purpose
+}
+
 // readTrip reads the latest message into the trip in its language (the
 // rules for English, trip.go's inflected reading for Spanish and Russian):
 // what it added, and the purpose it names.
 func (t *table) readTrip(tr trip, v *view) (added []string, purpose string) {
-	added = t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply))
+	added, purpose = t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply)), t.purposeOf(strings.ToLower(v.latest))
 	if lang := v.vc.lang; (lang == langES || lang == langRU) && !v.unsupported {
 		probe := trip{} // "Mejor vamos a Lisboa": a destination named while going or changing plans is the new one
 		if inflectedTrip(probe, lang, v.latest); probe["to"] != "" && tr["to"] != "" && t.placeNamed(probe["to"]) != t.placeNamed(tr["to"]) &&
@@ -131,7 +147,7 @@ func (t *table) readTrip(tr trip, v *view) (added []string, purpose string) {
 			delete(tr, "to")
 		}
 		more, p := inflectedTrip(tr, lang, v.latest)
-		added, purpose = append(added, more...), p
+		added, purpose = append(added, more...), cmp.Or(p, purpose)
 	}
 	return added, purpose
 }
@@ -148,7 +164,7 @@ func (t *table) tripArgs(v *view) map[string]any {
 	v.trips.seed(tr)
 	added, purpose := t.readTrip(tr, v)
 	args := map[string]any{}
-	if purpose != "" && len(added) > 0 {
+	if purpose != "" && (len(added) > 0 || v.trips.attached) { // "this one's a work trip": the trip's purpose, told on its own
 		args["purpose"] = purpose
 	}
 	if !v.trips.attached {
@@ -170,7 +186,7 @@ func (t *table) tripArgs(v *view) map[string]any {
 			return nil // ask first (continueQuestion)
 		}
 	}
-	if args["trip"] == nil && len(added) == 0 {
+	if args["trip"] == nil && len(added) == 0 && args["purpose"] == nil {
 		return nil
 	}
 	return t.fill(args, tr, v)
