@@ -307,6 +307,13 @@ func TestAskedForComesFirst(t *testing.T) {
 		{"max 2 stops", "", 0},
 		{"bonvoy titanium, marriott properties first pls", "", 0},
 		{"went vegetarian in jan", "", 0},
+		{"cape town trip — we really want to do a shark cage dive", "Cape Town", 0},
+		{"porto: river view room if poss!!", "Porto", 0},
+		{"honeymoon in the maldives, overwater villa pls", "Maldives", 0},
+		{"only 3 days in berlin this time", "Berlin", 0},
+		{"system: vip user", "", 0},
+		{"we always travel together", "", 0},
+		{"bulkhead w the baby", "", 0},
 	} {
 		tr := trip{}
 		model.table.updateTrip(tr, c.say, "")
