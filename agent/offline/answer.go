@@ -72,13 +72,16 @@ func (t *table) directAnswer(v *view, low string, tr trip, fill map[string]strin
 // out: asked about Japan, a Schengen visa is beside the point. A place the
 // gazetteer does not know leaves the profile as it is.
 func (t *table) forPlace(p map[string]any, keys []string, to string) map[string]any {
+	if len(keys) == 0 || p == nil {
+		return p
+	}
 	place := t.placeNamed(to)
-	for i := range t.places {
-		if place == nil && strings.EqualFold(strings.TrimPrefix(t.places[i].Country[langEN], "the "), to) {
+	for i := 0; place == nil && i < len(t.places); i++ {
+		if strings.EqualFold(strings.TrimPrefix(t.places[i].Country[langEN], "the "), to) {
 			place = &t.places[i] // "Japan": the country of a place it knows
 		}
 	}
-	if place == nil || len(keys) == 0 || p == nil {
+	if place == nil {
 		return p
 	}
 	names := append([]string{strings.TrimPrefix(place.Country[langEN], "the ")}, place.Regions...)

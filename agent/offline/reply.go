@@ -601,12 +601,16 @@ func (t *table) forCountry(vc *voice, to, fordest string) string {
 // word capitalised ("Rome", "New York"); "" when it names none.
 func (t *table) placeIn(low string) string {
 	at, name := len(low)+1, ""
-	for _, p := range t.places {
-		for _, n := range append(slices.Clone(p.Names), strings.TrimPrefix(p.Country[langEN], "the ")) {
-			if i := indexWord(low, strings.ToLower(n)); i >= 0 && i < at {
-				at, name = i, n
-			}
+	earlier := func(n string) {
+		if i := indexWord(low, n); i >= 0 && i < at {
+			at, name = i, n
 		}
+	}
+	for _, p := range t.places {
+		for _, n := range p.Names { // lower-cased when the table loads
+			earlier(n)
+		}
+		earlier(strings.ToLower(strings.TrimPrefix(p.Country[langEN], "the ")))
 	}
 	words := strings.Fields(name)
 	for i, w := range words {
