@@ -258,12 +258,19 @@ func (vc *voice) isoRange(s string) string {
 // isoSpan reads a span of one month back ("March 2027", "12–16 September
 // 2025", "12 September 2025"); any other value is kept.
 func (vc *voice) isoSpan(s string) string {
-	n, low := reNumbers.FindAllString(s, -1), strings.ToLower(s)
+	if !strings.ContainsAny(s, "0123456789") {
+		return s
+	}
+	n := reNumbers.FindAllString(s, -1)
+	if len(n) == 0 || len(n) > 3 || len(n[len(n)-1]) != 4 {
+		return s // no year: the traveler's words
+	}
+	low := strings.ToLower(s)
 	month := slices.IndexFunc(vc.Months, func(m string) bool { return strings.Contains(low, strings.ToLower(m)) })
 	if month < 0 && len(vc.MonthNames) == 12 {
 		month = slices.IndexFunc(vc.MonthNames, func(m string) bool { return strings.Contains(low, strings.ToLower(m)) })
 	}
-	if month < 0 || len(n) == 0 || len(n) > 3 || len(n[len(n)-1]) != 4 || len(n) == 3 && !strings.Contains(s, "–") {
+	if month < 0 || len(n) == 3 && !strings.Contains(s, "–") {
 		return s // not a span of span's: "from 12 to 15 May" is the traveler's words
 	}
 	year, _ := strconv.Atoi(n[len(n)-1])

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -27,7 +29,9 @@ func history(b *testing.B, n int) []memory.Message {
 }
 
 // BenchmarkComplete measures one model call after 10 and after 100 turns
-// of history, with the real token counter the agent uses.
+// of history, with the real token counter the agent uses. The fresh
+// variants end on a message never seen before, so nothing read of the
+// latest message is remembered from an earlier call, as on a new turn.
 func BenchmarkComplete(b *testing.B) {
 	m := New(memory.NewTokenCounter("gpt-4o-mini"))
 	instr := prompt.BuildInstructions(johnState(), prompt.InjectOptions{Today: "2026-12-01", Trimmed: true}).Text
@@ -37,6 +41,19 @@ func BenchmarkComplete(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := m.Complete(context.Background(), req, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("turns=%d/fresh", turns), func(b *testing.B) {
+			b.ReportAllocs()
+			fresh := req
+			fresh.Messages = slices.Clone(req.Messages)
+			latest := &fresh.Messages[len(fresh.Messages)-1]
+			text := latest.Content
+			for i := 0; b.Loop(); i++ {
+				latest.Content = text + " " + strconv.Itoa(i)
+				if _, err := m.Complete(context.Background(), fresh, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -446,7 +446,16 @@ func (t *table) ownList(message string) bool {
 // trip", "for Havana, …", "for lisbon i want …", "cairo: we want …") as
 // "for this trip", so the markers scope what follows to it.
 func (t *table) namingTrip(norm string) string {
-	norm = t.re["trip_occasions"].ReplaceAllStringFunc(norm, func(m string) string { return "for this trip" + m[len(strings.TrimRight(m, ",:")):] })
+	return t.named.Get(norm, func() string { return t.nameTrip(norm) }) // the rules, the learned reader and its gate each read a sentence
+}
+
+func (t *table) nameTrip(norm string) string {
+	if slices.ContainsFunc(occasionWords, func(w string) bool { return strings.Contains(norm, w) }) { // most sentences have none
+		norm = t.re["trip_occasions"].ReplaceAllStringFunc(norm, func(m string) string { return "for this trip" + m[len(strings.TrimRight(m, ",:")):] })
+	}
+	if !reWantWord.MatchString(norm) {
+		return norm // trip_named ends on a want: most sentences have none
+	}
 	m := t.re["trip_named"].FindStringSubmatchIndex(norm)
 	if m == nil {
 		return norm
@@ -460,6 +469,12 @@ func (t *table) namingTrip(norm string) string {
 	}
 	return "for this trip," + norm[m[3]:]
 }
+
+// occasionWords are what every match of trip_occasions holds one of.
+var occasionWords = []string{"«", "trip", "week", "holiday", "vacation", "layover", "stopover", "getaway", "break", "safari", "cruise", "leg", "next"}
+
+// reWantWord is in every want trip_named reads: a cheap test before it.
+var reWantWord = regexp.MustCompile(`\b(?:want|wanna|need|would|must|have to)\b`)
 
 // markerOf reads the explicit scope marker of a clause, if any.
 func (t *table) markerOf(cl string) memory.Scope {

@@ -128,14 +128,54 @@ func said(text string, variants []string) bool {
 // it is new, was just asked for, or the traveler changes it.
 func (t *table) updateTrip(tr trip, msg, asked string) []string {
 	var added []string
-	msg = t.lex.until.ReplaceAllString(msg, "") // "until the end of March" ends a note, not the trip
-	low := strings.ToLower(msg)
-	found := map[string]string{"to": cmp.Or(t.place(t.re["trip.destination"], msg), t.lowerPlace(low)), "from": t.place(t.re["trip.origin"], msg),
-		"dates": t.tripDates(msg, t.re["trip.dates"].FindStringIndex(msg)), "budget": t.re["trip.budget"].FindString(msg)}
+	h := t.heardIn(msg)
+	found := maps.Clone(h.found)
+	if found["to"] == "" && (tr["to"] == "" || h.moves) {
+		found["to"] = t.lowerPlace(strings.ToLower(h.msg)) // typed in lower case: read only when it could be the trip's
+	}
 	narrows := t.within(found["to"], tr["to"]) // a city of the country the trip names ("Japan", then "Tokyo")
-	if tr["to"] != "" && !t.re["intents.new_destination"].MatchString(low) && !narrows {
+	if tr["to"] != "" && !h.moves && !narrows {
 		found["to"] = "" // another place named on the way is a mention, not the trip
 	}
+	if words := strings.Fields(strings.Trim(h.msg, ".!")); len(words) > 0 && len(words) <= 3 && found["to"] == "" && found["from"] == "" && found["travellers"] == "" &&
+		(asked == "to" || asked == "from") && unicode.IsUpper([]rune(words[0])[0]) && !t.words["trip.not_places"][words[0]] && !t.asksForOptions(strings.ToLower(h.msg)) {
+		found[asked] = strings.TrimPrefix(strings.Join(words, " "), "From ")
+	}
+	for _, k := range tripKeys {
+		if v := found[k]; v != "" && tr[k] != v && (tr[k] == "" || asked == k || h.change || k == "to" && narrows) {
+			tr[k] = strings.NewReplacer(";", ",", "\n", " ").Replace(v)
+			added = append(added, v)
+		}
+	}
+	return added
+}
+
+// heard is what a message says of a trip whatever the trip so far. A reply,
+// its update_trip call and the question whether this is an open trip each
+// read it, so heardIn reads each message once.
+type heard struct {
+	msg           string            // without what "until" ends (a note's end, not the trip's)
+	found         map[string]string // to (a capitalised place), from, dates, budget, travellers
+	moves, change bool              // intents.new_destination, intents.change
+	purpose       string            // purposeOf
+}
+
+// heardIn reads a message's trip (heard), once per message.
+func (t *table) heardIn(msg string) heard {
+	return t.heard.Get(msg, func() heard {
+		msg = t.lex.until.ReplaceAllString(msg, "") // "until the end of March" ends a note, not the trip
+		low := strings.ToLower(msg)
+		h := heard{msg: msg, moves: t.re["intents.new_destination"].MatchString(low), change: t.re["intents.change"].MatchString(low), purpose: t.purposeOf(low),
+			found: map[string]string{"to": t.place(t.re["trip.destination"], msg), "from": t.place(t.re["trip.origin"], msg),
+				"dates": t.tripDates(msg, t.re["trip.dates"].FindStringIndex(msg)), "budget": t.re["trip.budget"].FindString(msg)}}
+		t.detailsIn(msg, h.found)
+		return h
+	})
+}
+
+// detailsIn reads into found the party and the spending words of a
+// message, and writes its dates as inside a sentence ("next month", "in May").
+func (t *table) detailsIn(msg string, found map[string]string) {
 	if m := t.re["trip.party"].FindStringSubmatch(msg); m != nil {
 		for i, name := range t.re["trip.party"].SubexpNames() {
 			if m[i] != "" && name != "" {
@@ -154,18 +194,6 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 		found["dates"] = strings.ToLower(d[:1]) + d[1:] // "Next month" inside a sentence
 	}
 	found["dates"] = reMonthTyped.ReplaceAllStringFunc(found["dates"], capitalise) // "in may" typed in lower case: "in May"
-	if words := strings.Fields(strings.Trim(msg, ".!")); len(words) > 0 && len(words) <= 3 && found["to"] == "" && found["from"] == "" && found["travellers"] == "" &&
-		(asked == "to" || asked == "from") && unicode.IsUpper([]rune(words[0])[0]) && !t.words["trip.not_places"][words[0]] && !t.asksForOptions(low) {
-		found[asked] = strings.TrimPrefix(strings.Join(words, " "), "From ")
-	}
-	change := t.re["intents.change"].MatchString(low)
-	for _, k := range tripKeys {
-		if v := found[k]; v != "" && tr[k] != v && (tr[k] == "" || asked == k || change || k == "to" && narrows) {
-			tr[k] = strings.NewReplacer(";", ",", "\n", " ").Replace(v)
-			added = append(added, v)
-		}
-	}
-	return added
 }
 
 // asksForOptions reports whether a message names a reply topic in any
@@ -600,17 +628,18 @@ func (t *table) forCountry(vc *voice, to, fordest string) string {
 // that a lower-cased message names ("do I need a visa for rome?"), each
 // word capitalised ("Rome", "New York"); "" when it names none.
 func (t *table) placeIn(low string) string {
-	at, name := len(low)+1, ""
-	earlier := func(n string) {
-		if i := indexWord(low, n); i >= 0 && i < at {
-			at, name = i, n
+	name := ""
+	ws := strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && r != '-' })
+	for i := 0; i < len(ws) && name == ""; i++ {
+		for n := min(3, len(ws)-i) * btoi(t.nameStarts[ws[i]]); n > 1; n-- { // "saint petersburg", "new york"
+			if k := strings.Join(ws[i:i+n], " "); t.placeIndex[k] != nil || t.countryIndex[k] {
+				name = k
+				break
+			}
 		}
-	}
-	for _, p := range t.places {
-		for _, n := range p.Names { // lower-cased when the table loads
-			earlier(n)
+		if name == "" && (t.placeIndex[ws[i]] != nil || t.countryIndex[ws[i]]) { // "rome"
+			name = ws[i]
 		}
-		earlier(strings.ToLower(strings.TrimPrefix(p.Country[langEN], "the ")))
 	}
 	words := strings.Fields(name)
 	for i, w := range words {

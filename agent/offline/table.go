@@ -132,17 +132,21 @@ type topic struct {
 
 // table is rules.yaml compiled: the whole of what the engine knows.
 type table struct {
-	file       tableFile
-	rules      []rule
-	requests   []*pattern
-	re         map[string]*pattern        // by key; nested keys as "trip.dates"
-	words      map[string]map[string]bool // by key
-	lex        *lexicon                   // the clause reader's words
-	voices     map[string]*voice          // by language
-	places     []place
-	placeIndex map[string]*place            // by lower-cased name
-	said       *memory.Memo[string, string] // sayNote's English wordings, by the note's text
-	gate       *gate                        // the learned reader's classifiers (learned.go)
+	file         tableFile
+	rules        []rule
+	requests     []*pattern
+	re           map[string]*pattern        // by key; nested keys as "trip.dates"
+	words        map[string]map[string]bool // by key
+	lex          *lexicon                   // the clause reader's words
+	voices       map[string]*voice          // by language
+	places       []place
+	placeIndex   map[string]*place            // by lower-cased name
+	countryIndex map[string]bool              // the places' countries in English, lower-cased, without "the"
+	nameStarts   map[string]bool              // the first words of the names of more than one word ("new", "saint")
+	said         *memory.Memo[string, string] // sayNote's English wordings, by the note's text
+	heard        *memory.Memo[string, heard]  // what each message says of a trip (heardIn)
+	named        *memory.Memo[string, string] // each sentence with the words that name its trip read as "for this trip" (namingTrip)
+	gate         *gate                        // the learned reader's classifiers (learned.go)
 }
 
 // patterns lists every pattern the engine reads, so a table missing one
@@ -164,7 +168,7 @@ var typed = map[string]bool{"macros": true, "rules": true, "party_say": true, "p
 
 // loadTable parses and compiles a table.
 func loadTable(raw []byte) (*table, error) {
-	t := &table{re: map[string]*pattern{}, words: map[string]map[string]bool{}, said: memory.NewMemo[string, string](4096)}
+	t := &table{re: map[string]*pattern{}, words: map[string]map[string]bool{}, said: memory.NewMemo[string, string](4096), heard: memory.NewMemo[string, heard](1024), named: memory.NewMemo[string, string](1024)}
 	var err error
 	if t.lex, err = loadLexicon(lexiconEN); err != nil {
 		return nil, err
@@ -222,11 +226,23 @@ func loadTable(raw []byte) (*table, error) {
 	if e := yaml.Unmarshal(gazetteerYAML, &t.places); e != nil {
 		return nil, fmt.Errorf("offline gazetteer: %w", e)
 	}
-	t.placeIndex = map[string]*place{}
+	t.placeIndex, t.countryIndex = map[string]*place{}, map[string]bool{}
 	for i, p := range t.places {
 		for j, n := range p.Names {
 			p.Names[j] = strings.ToLower(n) // matched against a lower-cased destination
 			t.placeIndex[p.Names[j]] = &t.places[i]
+		}
+		t.countryIndex[strings.ToLower(strings.TrimPrefix(p.Country[langEN], "the "))] = true
+	}
+	t.nameStarts = map[string]bool{}
+	for name := range t.placeIndex {
+		if first, _, more := strings.Cut(name, " "); more {
+			t.nameStarts[first] = true
+		}
+	}
+	for name := range t.countryIndex {
+		if first, _, more := strings.Cut(name, " "); more {
+			t.nameStarts[first] = true
 		}
 	}
 	t.voices = map[string]*voice{}

@@ -137,7 +137,7 @@ func (t *table) purposeOf(low string) string {
 // rules for English, trip.go's inflected reading for Spanish and Russian):
 // what it added, and the purpose it names.
 func (t *table) readTrip(tr trip, v *view) (added []string, purpose string) {
-	added, purpose = t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply)), t.purposeOf(strings.ToLower(v.latest))
+	added, purpose = t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply)), t.heardIn(v.latest).purpose
 	if lang := v.vc.lang; (lang == langES || lang == langRU) && !v.unsupported {
 		probe := trip{} // "Mejor vamos a Lisboa": a destination named while going or changing plans is the new one
 		if inflectedTrip(probe, lang, v.latest); probe["to"] != "" && tr["to"] != "" && t.placeNamed(probe["to"]) != t.placeNamed(tr["to"]) &&
