@@ -141,9 +141,14 @@ func (t *table) forPeople(vc *voice, v any) string {
 		keys := slices.SortedFunc(maps.Keys(x), func(a, b string) int { // the table's order, then the rest by name
 			return cmp.Or(cmp.Compare(orderOf(t.file.Order, a), orderOf(t.file.Order, b)), cmp.Compare(a, b))
 		})
-		from, e1 := time.Parse(memory.DateLayout, fmt.Sprint(x["start_date"]))
-		to, e2 := time.Parse(memory.DateLayout, fmt.Sprint(x["end_date"]))
-		spans := e1 == nil && e2 == nil && vc.Phrases["dates"] != "" // a trip's days said once: "12–16 September 2025"
+		var from, to time.Time
+		spans := false // a trip's days said once: "12–16 September 2025"
+		if start, end := x["start_date"], x["end_date"]; start != nil && end != nil && vc.Phrases["dates"] != "" {
+			var e1, e2 error
+			from, e1 = time.Parse(memory.DateLayout, fmt.Sprint(start))
+			to, e2 = time.Parse(memory.DateLayout, fmt.Sprint(end))
+			spans = e1 == nil && e2 == nil
+		}
 		for _, k := range keys {
 			s := t.forPeople(vc, x[k])
 			switch {

@@ -109,7 +109,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				firstPerson = false
 				continue
 			}
-			if ws := strings.Fields(cl); len(ws) > 1 && slices.Contains(t.lex.FeelingVerbs, ws[0]) && (i == 0 || firstPerson) {
+			if first, rest, ok := strings.Cut(cl, " "); ok && rest != "" && slices.Contains(t.lex.FeelingVerbs, first) && (i == 0 || firstPerson) {
 				cl = "i " + cl // "need a fridge in the room for my insulin": chat dropped the "I"
 			}
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
