@@ -738,10 +738,10 @@ func (lx *lexicon) third(ws []string) string {
 		} else {
 			second = w == "and" && slices.ContainsFunc(out, func(o string) bool { return lx.base[o] != "" || lx.Verbs[o] != "" }) || second && (slices.Contains(lx.Adverbs, w) || slices.Contains(lx.Negators, w))
 		}
-		if v, ok := lx.TheyVerbs[w]; ok && i > 0 && lx.Pronouns[ws[i-1]] == "they" {
-			w = v // "or i do not sleep" → "or they do not sleep", not "they does"
-		} else if _, ok := lx.Verbs[w]; ok && i > 0 && lx.Pronouns[ws[i-1]] == "they" {
-		} else if v, ok := lx.Verbs[w]; ok && !verbDone {
+		afterThey := i > 0 && lx.Pronouns[ws[i-1]] == "they" // "or i do not sleep": "or they do not sleep", not "they does"
+		if v, ok := lx.TheyVerbs[w]; ok && afterThey {
+			w = v
+		} else if v, ok := lx.Verbs[w]; ok && !verbDone && !afterThey {
 			w, verbDone = v, true
 			if w == "does" && (i+1 >= len(ws) || ws[i+1] != "not") {
 				w = "do"
