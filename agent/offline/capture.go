@@ -191,7 +191,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	if len(c.notes) > 0 && !c.sensitive && t.refusedKind(feats) {
 		c.notes = nil // the rules read it, but it is of a kind memory never keeps (what the guard caught is refused on its own)
 	}
-	if listed && !c.sensitive && !c.private && len(c.notes) > 0 {
+	if listed && !c.sensitive && !c.private && (len(c.notes) > 0 || t.gate != nil && t.gate.note.odds(feats()) >= gateOdds && t.gate.refused.odds(feats()) <= refusedOdds) {
 		starts = append(starts, len(c.notes))
 		for k, s := range sentences {
 			item := strings.TrimSpace(s)
@@ -199,10 +199,19 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				item = rest // "quick prefs: window": the header is no item
 			}
 			if item = strings.TrimLeft(strings.TrimSpace(item), "-*•;, "); starts[k+1] == starts[k] && item != "" && !strings.HasSuffix(item, ":") {
-				ws := strings.Fields(item)
-				if r, ok := t.lex.finish(reading{}, strings.Join(t.lex.plainThird(ws), " "), ws); ok { // "- no flights before 8am": the item as written
+				scope := cmp.Or(t.markerOf(t.normalise(item)), memory.ScopeDurable)
+				var text string
+				var ws []string
+				if t.gate != nil {
+					text, ws = t.ownClauses(item, scope == memory.ScopeThisTrip) // "- need a desk, i work on the road": in the third person
+				}
+				if text == "" {
+					ws = strings.Fields(item)
+					text = strings.Join(t.lex.plainThird(ws), " ") // "- no flights before 8am": the item as written
+				}
+				if r, ok := t.lex.finish(reading{}, text, ws); ok {
 					r.note.Keywords = t.lex.keywordsOf(ws, r.note.Keywords)
-					c.add(scoped(r.note, cmp.Or(t.markerOf(t.normalise(item)), memory.ScopeDurable)), known, seen)
+					c.add(scoped(r.note, scope), known, seen)
 				}
 			}
 		}
@@ -430,7 +439,7 @@ func (t *table) ownList(message string) bool {
 		it = strings.TrimSpace(it)
 		switch {
 		case it == "":
-		case strings.HasSuffix(it, "?") || len(strings.Fields(it)) > 8:
+		case strings.HasSuffix(it, "?") || len(strings.Fields(it)) > 14:
 			return false
 		default:
 			items++

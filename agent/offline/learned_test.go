@@ -146,6 +146,9 @@ func TestOwnWords(t *testing.T) {
 // with a person in the second person.
 func TestOwnWordsSaidBack(t *testing.T) {
 	c := newChat(t, memory.State{})
+	if got := c.say("things to know about me:\n- no red-eyes\n- need a desk in the room"); strings.Count(got, "Got it") != 1 || !strings.Contains(got, "No red-eyes") {
+		t.Errorf("a list said back = %q, want one acknowledgement holding both notes", got)
+	}
 	for _, x := range []struct{ say, want string }{
 		{"pescatarian, fish yes, meat no", "I'll keep that in your notes: Pescatarian, fish yes, meat no."},
 		{"no more long bus rides for me, 3h max", "I'll keep that in your notes: No more long bus rides for you, 3h max."},
@@ -210,6 +213,7 @@ func TestOwnLists(t *testing.T) {
 		{"my prefs:\nwindow seat\nhigh floor\nno red-eyes", "Prefers window seats. | Prefers high floors. | No red-eyes."},
 		{"- gluten free\n- hate layovers", "Needs gluten-free food. | Avoids layovers."},
 		{"packing list:\n- sunscreen\n- adapter", ""},
+		{"things to know about me:\n- no red-eyes\n- need a desk in the room, i work on the road", "No red-eyes. | Needs a desk in the room."},
 	} {
 		if got := noteTexts(c.say); got != c.want {
 			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)

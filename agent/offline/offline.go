@@ -183,7 +183,11 @@ func (t *table) afterTools(v *view) string {
 		ack = append(ack, pick(r["saved"], map[string]string{"facts": v.vc.joinAnd(told)}))
 	}
 	if len(asIs) > 0 {
-		ack = append(ack, pick(r["saved_as"], map[string]string{"facts": strings.Join(asIs, "; ")}))
+		key := "saved_as"
+		if len(told) > 0 {
+			key = "saved_as_also" // one "Got it" a reply
+		}
+		ack = append(ack, pick(r[key], map[string]string{"facts": strings.Join(asIs, "; ")}))
 	}
 	if len(forTrip) > 0 {
 		ack = append(ack, pick(r["saved_trip"], map[string]string{"facts": v.vc.joinAnd(forTrip)}))

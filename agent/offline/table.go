@@ -159,7 +159,7 @@ var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless"
 // missing one fails to load.
 var (
 	voiceIntents = []string{"recall", "greeting", "thanks", "table", "food", "earlier", "question", "own", "start", "count"}
-	voiceReplies = []string{"hello", "greeting", "thanks", "fallback", "instruction", "sensitive", "private", "other_person", "acknowledge", "already_known", "saved", "saved_as", "saved_trip",
+	voiceReplies = []string{"hello", "greeting", "thanks", "fallback", "instruction", "sensitive", "private", "other_person", "acknowledge", "already_known", "saved", "saved_as", "saved_as_also", "saved_trip",
 		"refused", "safety", "trip_ready", "trip_next", "trip_ack", "prefs", "illustrative", "recall_empty", "recall_name_only", "recall_lead", "recall_trip",
 		"recall_close", "override", "earlier_found", "earlier_missing", "who_traveler", "who_assistant", "forgot", "forget_confirm", "forget_missing", "unsupported", "trip_line", "table_head"}
 )
