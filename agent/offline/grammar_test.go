@@ -244,7 +244,7 @@ func TestStandardsTopicsPurposes(t *testing.T) {
 // not to book something, said for good, is an aversion (said for this
 // booking it is not).
 func TestAsidesQuestionsAndOrders(t *testing.T) {
-	for _, c := range []struct{ say, want string }{
+	checkNoteTexts(t, []saying{
 		{"i'm allergic to shellfish, like properly allergic, epipen and all", "Is allergic to shellfish."},
 		{"I'm allergic to peanuts, seriously allergic", "Is allergic to peanuts."},
 		{"allergic to nuts, eggs and all dairy", "Is allergic to nuts. | Is allergic to eggs. | Is allergic to dairy."},
@@ -268,9 +268,5 @@ func TestAsidesQuestionsAndOrders(t *testing.T) {
 		{"I don't want to stay in hostels ever again", "Does not want to stay in hostels ever again."},
 		{"I'd love to go to Rome again", ""},
 		{"I can't swim, what beaches are good?", "Cannot swim."},
-	} {
-		if got := noteTexts(c.say); got != c.want {
-			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)
-		}
-	}
+	})
 }

@@ -31,6 +31,20 @@ func noteTexts(say string) string {
 	return strings.Join(got, " | ")
 }
 
+// saying is a message and the notes capture should save of it, as noteTexts
+// writes them ("" for none).
+type saying struct{ say, want string }
+
+// checkNoteTexts checks what capture saves of each message.
+func checkNoteTexts(t *testing.T, cases []saying) {
+	t.Helper()
+	for _, c := range cases {
+		if got := noteTexts(c.say); got != c.want {
+			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)
+		}
+	}
+}
+
 func complete(t testing.TB, req agent.Request) agent.Response {
 	t.Helper()
 	resp, err := model.Complete(context.Background(), req, nil)

@@ -115,7 +115,7 @@ func TestGateHeldOut(t *testing.T) {
 // words, in the third person, and questions, requests, moods, picks and
 // other people's facts are not.
 func TestOwnWords(t *testing.T) {
-	for _, c := range []struct{ say, want string }{
+	checkNoteTexts(t, []saying{
 		{"I work nights, so a blackout blind matters a lot to me", "Works nights, a blackout blind matters a lot to them."},
 		{"nut allergy - tree nuts and peanuts both", "Nut allergy, tree nuts and peanuts both."},
 		{"pescatarian, fish yes, meat no", "Pescatarian, fish yes, meat no."},
@@ -134,11 +134,7 @@ func TestOwnWords(t *testing.T) {
 		{"my husband snores, so two beds please", ""},
 		{"I'll take the second one", ""},
 		{"just landed in Lima", ""},
-	} {
-		if got := noteTexts(c.say); got != c.want {
-			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)
-		}
-	}
+	})
 }
 
 // TestOwnWordsSaidBack: a note kept in the traveler's own words without a
@@ -183,7 +179,7 @@ func TestPlainThird(t *testing.T) {
 // name it, is that trip's note, in the third person; an opening that names
 // a person, a habit or a booking is no trip.
 func TestTripWishes(t *testing.T) {
-	for _, c := range []struct{ say, want string }{
+	checkNoteTexts(t, []saying{
 		{"for porto we want a room with a river view", "Wants a room with a river view on this trip."},
 		{"In Berlin I'd like one techno night", "Would like one techno night on this trip."},
 		{"dubrovnik: we want a sea kayak morning", "Wants a sea kayak morning on this trip."},
@@ -197,26 +193,18 @@ func TestTripWishes(t *testing.T) {
 		{"for work I need a desk in the room", ""},
 		{"for dinner i want something light", ""},
 		{"In Las Vegas I want to go on the 13th", ""},
-	} {
-		if got := noteTexts(c.say); got != c.want {
-			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)
-		}
-	}
+	})
 }
 
 // TestOwnLists: a list of the traveler's facts, under a header about them
 // or as bullets, leaves a note per item: the rules' reading where they
 // have one, else the item as written; a list of anything else leaves none.
 func TestOwnLists(t *testing.T) {
-	for _, c := range []struct{ say, want string }{
+	checkNoteTexts(t, []saying{
 		{"things to know about me:\n- vegetarian\n- aisle seat\n- no flights before 8am", "Is vegetarian. | Prefers aisle seats. | No flights before 8am."},
 		{"my prefs:\nwindow seat\nhigh floor\nno red-eyes", "Prefers window seats. | Prefers high floors. | No red-eyes."},
 		{"- gluten free\n- hate layovers", "Needs gluten-free food. | Avoids layovers."},
 		{"packing list:\n- sunscreen\n- adapter", ""},
 		{"things to know about me:\n- no red-eyes\n- need a desk in the room, i work on the road", "No red-eyes. | Needs a desk in the room."},
-	} {
-		if got := noteTexts(c.say); got != c.want {
-			t.Errorf("capture(%q) = %q, want %q", c.say, got, c.want)
-		}
-	}
+	})
 }
