@@ -313,11 +313,7 @@ func TestContinueQuestionNotAnswered(t *testing.T) {
 		c, _ := s.CreateChatSession(ctx, u.ID)
 		var replies []string
 		for _, say := range []string{"How do we get around? I don't drive.", "I can't drive, so no rental cars please.", "Any hotel ideas?"} {
-			res, err := a.Turn(ctx, c.ID, say, nil)
-			if err != nil {
-				t.Fatalf("%q: %v", say, err)
-			}
-			replies = append(replies, res.Reply)
+			replies = append(replies, sayTo(t, a, c.ID, say).Reply)
 		}
 		if !strings.Contains(replies[0], "Is this about your Lisbon trip?") {
 			t.Fatalf("with one planning trip the assistant should ask once; replied %q", replies[0])
@@ -353,11 +349,7 @@ func TestCityNarrowsTheTrip(t *testing.T) {
 		c, _ := s.CreateChatSession(ctx, u.ID)
 		var replies []string
 		for _, say := range []string{"I'm going to Tokyo in March", "Yes", "Do I need a visa?"} {
-			res, err := a.Turn(ctx, c.ID, say, nil)
-			if err != nil {
-				t.Fatalf("%q: %v", say, err)
-			}
-			replies = append(replies, res.Reply)
+			replies = append(replies, sayTo(t, a, c.ID, say).Reply)
 		}
 		if !strings.Contains(replies[0], "Is this about your Japan trip?") {
 			t.Errorf("the Japan trip was not asked about: %q", replies[0])
