@@ -51,7 +51,7 @@ func (t *table) directAnswer(v *view, low string, tr trip, fill map[string]strin
 		}
 		to := tr["to"]
 		if named := t.placeIn(low); len(a.PlaceKeys) > 0 && named != "" && !strings.EqualFold(named, to) {
-			to, fill = named, t.fillAt(v.vc, fill, named) // "do I need a visa for Rome?" on a trip to Japan: Rome
+			to, fill = named, t.filler(v, tr.at(named)) // "do I need a visa for Rome?" on a trip to Japan: Rome
 		}
 		if len(a.Keys) > 0 && (len(facts) == 0 || a.notes == nil) {
 			facts = append(facts, t.profileSay(v, t.forPlace(v.profile, a.PlaceKeys, to), a.Keys...)...)

@@ -51,6 +51,15 @@ func (tr trip) only(vals []string) trip {
 
 var tripKeys = []string{"to", "dates", "from", "travellers", "budget"}
 
+// at is the trip with another destination, for a question about another
+// place than the trip's ("what to do in Rome?" on the Lisbon trip): its
+// placeholders name that place.
+func (tr trip) at(to string) trip {
+	out := maps.Clone(tr)
+	out["to"] = to
+	return out
+}
+
 // keys is the part of tr under the keys given.
 func (tr trip) keys(ks []string) trip {
 	out := trip{}
@@ -322,7 +331,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		at, lead := tr["to"], ""
 		if named := t.placeIn(low); named != "" && at != "" && t.placeNamed(named) != t.placeNamed(at) {
 			at = named // "what to do in Rome?" on the Lisbon trip: options for Rome, the trip stays
-			lead = t.pick(tp.Lead, v, t.fillAt(vc, fill, named), nil)
+			lead = t.pick(tp.Lead, v, t.filler(v, tr.at(named)), nil)
 		}
 		lead = cmp.Or(lead, pick(tp.Lead, nil))
 		out, favoured := vc.refusals(v, c)
@@ -599,20 +608,6 @@ func (t *table) within(city, country string) bool {
 	return p != nil && country != "" && slices.ContainsFunc(slices.Collect(maps.Values(p.Country)), func(c string) bool {
 		return strings.EqualFold(strings.TrimPrefix(c, "the "), country)
 	})
-}
-
-// fillAt is fill for a question about another place than the trip's: the
-// destination's holes name that place ("in Rome", "for Italy").
-func (t *table) fillAt(vc *voice, fill map[string]string, to string) map[string]string {
-	f := maps.Clone(fill)
-	f["to"] = to
-	for hole, tmpl := range vc.Holes {
-		if key := rePlaceholder.FindStringSubmatch(tmpl); key != nil && key[1] == "to" {
-			f[hole] = strings.Replace(tmpl, key[0], to, 1)
-		}
-	}
-	f["forcountry"] = t.forCountry(vc, to, f["fordest"])
-	return f
 }
 
 // forCountry is the "for Japan" of a destination the gazetteer knows the
