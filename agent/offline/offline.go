@@ -97,7 +97,10 @@ func (m *Model) answer(t *table, v *view, req agent.Request, resp *agent.Respons
 		}
 		c := t.captureIn(v.latest, v.account, v.knownTexts())
 		query, found := t.searchQuery(v)
-		tripArgs := t.tripArgs(v)
+		var tripArgs map[string]any
+		if !c.instruction { // a message the guard refuses as an instruction moves no trip either
+			tripArgs = t.tripArgs(v)
+		}
 		switch {
 		case tripArgs != nil || v.tools[memory.SaveNoteToolName] && len(c.notes) > 0:
 			if tripArgs != nil { // first, so this turn's trip notes land in the trip
