@@ -364,3 +364,31 @@ func TestCityNarrowsTheTrip(t *testing.T) {
 		}
 	})
 }
+
+// TestWorkTripPartyNotAsked: a trip for work is not asked how many are
+// going, in the turn that says so or later, when the trip keeps the purpose.
+func TestWorkTripPartyNotAsked(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		now := time.Date(2027, 2, 20, 10, 0, 0, 0, time.UTC)
+		a, u, _ := priyaOffline(t, s, &now)
+		c, _ := s.CreateChatSession(ctx, u.ID)
+		for _, say := range []string{"I have a conference in Berlin 12-14 May", "What should I do in the evenings?", "Any good restaurants near the venue?"} {
+			if r := sayTo(t, a, c.ID, say).Reply; strings.Contains(r, "How many of you") || strings.Contains(r, "Who's travelling") {
+				t.Errorf("%q on a work trip: reply %q asks for the party", say, r)
+			}
+		}
+		open, _ := s.OpenTrips(ctx, u.ID)
+		if len(open) != 1 || open[0].Purpose != "business" || open[0].Destination != "Berlin" {
+			t.Errorf("open trips %+v, want the Berlin trip for business", open)
+		}
+		c2, _ := s.CreateChatSession(ctx, u.ID) // a later conversation knows the purpose from the trip
+		for _, say := range []string{"About my Berlin trip", "What should I do in the evenings there?"} {
+			if r := sayTo(t, a, c2.ID, say).Reply; strings.Contains(r, "How many of you") || strings.Contains(r, "Who's travelling") {
+				t.Errorf("%q in a later conversation: reply %q asks for the party", say, r)
+			}
+		}
+		if cs, _ := s.ChatSessionByID(ctx, c2.ID); len(open) == 1 && cs.TripID != open[0].ID {
+			t.Errorf("the later conversation is on trip %q, want the Berlin trip", cs.TripID)
+		}
+	})
+}

@@ -104,9 +104,9 @@ func (vc *voice) line(tr trip) string {
 	return vc.Replies["trip_line"][0] + strings.Join(parts, "; ") + "."
 }
 
-func (tr trip) next() string {
+func (tr trip) next(work bool) string {
 	for _, k := range tripKeys {
-		if tr[k] == "" {
+		if tr[k] == "" && (k != "travellers" || !work) {
 			return k
 		}
 	}
@@ -281,7 +281,8 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	low := t.lex.expand.Replace(strings.ToLower(strings.ReplaceAll(v.latest, "’", "'")))
 	is := func(intent string) bool { return vc.is[intent].MatchString(low) }
 	tr := t.tripSoFar(v)
-	added, _ := t.readTrip(tr, v)
+	added, purpose := t.readTrip(tr, v)
+	work := cmp.Or(purpose, v.trips.purpose) == "business" // a work trip's party is not asked for
 	v.trips.seed(tr)
 	if home, _ := v.profile["home_city"].(string); len(tr) > 0 && tr["from"] == "" && home != "" {
 		tr["from"] = home // never ask for what the profile says
@@ -348,7 +349,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 		if prefs := slices.DeleteFunc(t.prefsFor(v, tp), func(p string) bool { return strings.Contains(said, p) || strings.Contains(said, capitalise(p)) }); len(prefs) > 0 {
 			parts = append(parts, pick(r["prefs"], map[string]string{"prefs": vc.joinAnd(prefs)}))
 		}
-		if next := tr.next(); tp.Name != "booking" && (next == "to" || next == "dates" || next == "travellers") {
+		if next := tr.next(work); tp.Name != "booking" && (next == "to" || next == "dates" || next == "travellers") {
 			question = t.askOnce(v, tr, next, pick)
 		}
 		if question == "" {
@@ -362,7 +363,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 			said := cmp.Or(vc.summary(tr.only(added)), vc.joinAnd(added)) // a value the trip stores cleaned up is said as it came
 			parts = append(parts, pick(r["trip_ack"], map[string]string{"added": said}))
 		}
-		if question = t.askOnce(v, tr, tr.next(), pick); tr.next() == "" {
+		if question = t.askOnce(v, tr, tr.next(work), pick); tr.next(work) == "" {
 			parts, question = append(parts, pick(r["trip_ready"], nil)), t.askFresh(v, func(vc *voice) []string { return vc.Replies["trip_next"] }, pick, false)
 		}
 	case is("greeting"):

@@ -17,7 +17,8 @@ import (
 type tripInfo struct {
 	attached    bool
 	dest, dates string
-	travellers  int // the TRIP block's count, 0 when it says none
+	travellers  int    // the TRIP block's count, 0 when it says none
+	purpose     string // the TRIP block's purpose ("business"), "" when it says none
 	open        []openTrip
 	today       time.Time
 }
@@ -28,6 +29,7 @@ var (
 	reTripHead  = regexp.MustCompile(`(?m)^TRIP(?: \[t\d+\])? \(this conversation's trip\): ([^,(\n]+)(?:, (\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d))?`)
 	reOpenTrip  = regexp.MustCompile(`\[(t\d+)\] ([^,(;]+?)(?:,[^;(]*)? \((\w+)\)`)
 	reTripParty = regexp.MustCompile(`(?m)^TRIP.*\(this conversation's trip\):.*?, (\d+) travellers\b`)
+	reTripUse   = regexp.MustCompile(`(?m)^TRIP.*\(this conversation's trip\):.*?, (` + strings.Join(memory.TripPurposes, "|") + `)(?:,| \()`)
 	reToday     = regexp.MustCompile(`Today is (\d{4}-\d\d-\d\d)\.`)
 	reNo        = regexp.MustCompile(`(?i)^[^\p{L}]*(?:no|nope|nah|not really|not that one|a new one|another|a different|нет|другая|другой|новая)(?:$|[^\p{L}])`)
 	reYes       = regexp.MustCompile(`(?i)^[^\p{L}]*(?:yes|yeah|yep|sure|correct|right|exactly|it is|that's it|sí|si|claro|exacto|да|верно|именно)(?:$|[^\p{L}])`)
@@ -52,6 +54,9 @@ func readTrips(instructions string) tripInfo {
 		}
 		if p := reTripParty.FindStringSubmatch(mem); p != nil {
 			ti.travellers, _ = strconv.Atoi(p[1])
+		}
+		if p := reTripUse.FindStringSubmatch(mem); p != nil {
+			ti.purpose = p[1]
 		}
 		return ti
 	}
