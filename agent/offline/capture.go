@@ -503,7 +503,9 @@ func (t *table) markerOf(cl string) memory.Scope {
 func (t *table) subject(cl string) string {
 	first, other := t.re["first_subject"].FindStringIndex(cl), t.re["other_subject"].FindStringIndex(cl)
 	if first != nil && slices.Contains(t.lex.Possessive, cl[first[0]:first[1]]) && t.lex.others.MatchString(cl[first[0]:]) {
-		first, other = nil, first
+		if first, other = nil, first; reObjectOf.MatchString(cl[:other[0]]) {
+			other = nil // "this trip is a surprise for my gf": she is not who the clause is about
+		}
 	}
 	if t.lex.bare.MatchString(cl) {
 		first, other = nil, []int{0, 0} // "wife's allergic to shellfish": someone else's
@@ -516,6 +518,10 @@ func (t *table) subject(cl string) string {
 	}
 	return ""
 }
+
+// reObjectOf ends the words before a person someone does something for or
+// with, after the clause has begun ("For my wife I need…" is about her).
+var reObjectOf = regexp.MustCompile(`\S\s+(?:for|with|to|about|from)\s+$`)
 
 func (t *table) isRequest(cl string) bool {
 	return slices.ContainsFunc(t.requests, func(re *pattern) bool { return re.MatchString(cl) })

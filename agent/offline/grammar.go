@@ -74,6 +74,7 @@ type lexicon struct {
 	Details       string            `yaml:"details"`
 	NoteNegations []string          `yaml:"note_negations"`
 	Needs         []string          `yaml:"needs"`
+	Access        []string          `yaml:"access"`
 	Aversions     []string          `yaml:"aversions"`
 	Dropped       []string          `yaml:"dropped"`
 	Tastes        []string          `yaml:"tastes"`

@@ -544,10 +544,11 @@ func (t *table) ownClauses(message string, trip bool) (string, []string) {
 	afterOther := false
 	clauses := t.clausesOf(message)
 	reasons := t.reasons(clauses)
+	indifferent := slices.ContainsFunc(clauses, func(c ownClause) bool { return t.re["indifferent"].MatchString(c.text) })
 	for i, c := range clauses {
 		who := t.subject(c.text)
-		if i > 0 && who == "" && c.begs && len(parts) > 0 || reTripOnly.MatchString(c.text) {
-			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's
+		if i > 0 && who == "" && c.begs && len(parts) > 0 || reTripOnly.MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
+			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
 		ws := c.ws
 		if who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || who != "other" && len(ws) > 1 && slices.Contains(t.lex.FeelingVerbs, ws[0]) {
@@ -558,7 +559,7 @@ func (t *table) ownClauses(message string, trip bool) (string, []string) {
 		if c.asks || afterOther || t.re["questions"].MatchString(c.text) || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) {
 			continue
 		}
-		wants := trip || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
+		wants := trip || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
 			slices.ContainsFunc(t.lex.Needs, func(n string) bool { return strings.Contains(c.text, "my "+n) }) // "… for my insulin"
 		if t.keepsNothing(c.text, ws, who, trip, wants) {
 			continue

@@ -134,6 +134,12 @@ func TestOwnWords(t *testing.T) {
 		{"my husband snores, so two beds please", ""},
 		{"I'll take the second one", ""},
 		{"just landed in Lima", ""},
+		{"these days I prefer the aisle, used to be window but I get up too much now", "Prefers aisle seats."},
+		{"I need an accessible bathroom with a roll-in shower", "Needs an accessible bathroom with a roll-in shower."},
+		{"if I can help it I stick with Star Alliance airlines", "Sticks with Star Alliance airlines."},
+		{"allergic to shellfish fyi", "Is allergic to shellfish."},
+		{"my mate Dave swears by aisle seats", ""},
+		{"For my wife I need a wheelchair.", ""},
 	})
 }
 
@@ -205,6 +211,6 @@ func TestOwnLists(t *testing.T) {
 		{"my prefs:\nwindow seat\nhigh floor\nno red-eyes", "Prefers window seats. | Prefers high floors. | No red-eyes."},
 		{"- gluten free\n- hate layovers", "Needs gluten-free food. | Avoids layovers."},
 		{"packing list:\n- sunscreen\n- adapter", ""},
-		{"things to know about me:\n- no red-eyes\n- need a desk in the room, i work on the road", "No red-eyes. | Needs a desk in the room."},
+		{"things to know about me:\n- no red-eyes\n- need a desk in the room, i work on the road", "No red-eyes. | Needs a desk in the room, works on the road."},
 	})
 }
