@@ -220,9 +220,12 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	if !c.sensitive && !c.private && !c.otherPerson && len(c.known) == 0 {
 		lost, kept := t.lostNumbers(message, c.notes), t.covered(message, c.notes)
 		if lost || kept < coverage {
-			if n, ok := t.fallback(message, tripTold, feats); ok && (t.covered(message, []memory.SaveNoteArgs{n}) > kept || lost && !t.lostNumbers(message, []memory.SaveNoteArgs{n})) {
+			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns)) {
 				c.notes = c.notes[:0] // the rules kept too little of what was said: the traveler's words stand
-				c.add(n, known, map[string]bool{})
+				seen := map[string]bool{}
+				for _, n := range ns {
+					c.add(n, known, seen)
+				}
 			}
 		}
 	}

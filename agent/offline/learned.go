@@ -245,14 +245,14 @@ var refusedOdds = 0.0
 // traveler in their own words (ownClauses), scoped to this trip by its
 // markers, by the trip it tells (tripTold) or by the trip classifier.
 // feats gives the message's features (features), worked out once.
-func (t *table) fallback(message string, tripTold bool, feats func() []string) (memory.SaveNoteArgs, bool) {
+func (t *table) fallback(message string, tripTold bool, feats func() []string) []memory.SaveNoteArgs {
 	sentences := reSentence.FindAllString(message, -1)
 	if t.gate == nil || len(message) > ownWordsMax || !slices.ContainsFunc(sentences, func(s string) bool { return !strings.HasSuffix(strings.TrimSpace(s), "?") }) {
-		return memory.SaveNoteArgs{}, false // only questions, or more than a note can hold: nothing to keep in its own words
+		return nil // only questions, or more than a note can hold: nothing to keep in its own words
 	}
 	norm := t.normalise(message)
 	if t.re["private"].MatchString(norm) || t.gate.note.odds(feats()) < gateOdds || t.gate.refused.odds(feats()) > refusedOdds { // a special category is never kept, whoever's it is
-		return memory.SaveNoteArgs{}, false
+		return nil
 	}
 	named := t.markerOf(norm) == memory.ScopeThisTrip || tripTold || slices.ContainsFunc(sentences, func(s string) bool { // a want is this trip's only when the message names it
 		s = t.normalise(s)
@@ -262,16 +262,35 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) (
 	if named || t.gate.trip.odds(feats()) > tripOdds {
 		scope = memory.ScopeThisTrip
 	}
-	text, obj := t.ownClauses(message, named)
-	if room := noteRoom - len(tripSuffix)*btoi(scope == memory.ScopeThisTrip); len(text) > room { // a note holds 180 characters: cut at a word
-		text = text[:max(strings.LastIndex(text[:room], " "), 0)]
+	parts := t.ownParts(message, named)
+	groups, scopes := [][]ownPart{parts}, []memory.Scope{scope}
+	if lasting, trip := splitParts(parts); scope == memory.ScopeThisTrip && len(lasting) > 0 && len(trip) > 0 {
+		groups, scopes = [][]ownPart{lasting, trip}, []memory.Scope{memory.ScopeDurable, memory.ScopeThisTrip} // what lasts is not this trip's
 	}
-	r, ok := t.lex.finish(reading{}, text, obj)
-	if text == "" || !ok {
-		return memory.SaveNoteArgs{}, false
+	var notes []memory.SaveNoteArgs
+	for i, g := range groups {
+		text, obj := joinParts(g)
+		if room := noteRoom - len(tripSuffix)*btoi(scopes[i] == memory.ScopeThisTrip); len(text) > room { // a note holds 180 characters: cut at a word
+			text = text[:max(strings.LastIndex(text[:room], " "), 0)]
+		}
+		if r, ok := t.lex.finish(reading{}, text, obj); text != "" && ok {
+			r.note.Keywords = t.lex.keywordsOf(obj, r.note.Keywords)
+			notes = append(notes, scoped(r.note, scopes[i]))
+		}
 	}
-	r.note.Keywords = t.lex.keywordsOf(obj, r.note.Keywords)
-	return scoped(r.note, scope), true
+	return notes
+}
+
+// splitParts parts the clauses that tell something lasting from the rest.
+func splitParts(ps []ownPart) (lasting, rest []ownPart) {
+	for _, p := range ps {
+		if p.lasting {
+			lasting = append(lasting, p)
+		} else {
+			rest = append(rest, p)
+		}
+	}
+	return lasting, rest
 }
 
 // noteRoom is how much of the traveler's words a kept note holds, leaving
@@ -540,7 +559,31 @@ var clauseOdds = -2.0
 // reason beside it (reasons: "need a pool at the hotel, i swim every
 // morning"). It returns the text and the words its keywords come from.
 func (t *table) ownClauses(message string, trip bool) (string, []string) {
-	var parts, obj []string
+	return joinParts(t.ownParts(message, trip))
+}
+
+// ownPart is one clause ownParts keeps: its text in the third person, the
+// words its keywords come from, and whether it tells something lasting (a
+// durable marker, or a statement of the traveler's that is no want and
+// names no trip: "I'm vegetarian btw" beside "for Rome this time we'd love
+// a cooking class").
+type ownPart struct {
+	text    string
+	obj     []string
+	lasting bool
+}
+
+func joinParts(ps []ownPart) (string, []string) {
+	var texts, obj []string
+	for _, p := range ps {
+		texts, obj = append(texts, p.text), append(obj, p.obj...)
+	}
+	return strings.Join(texts, ", "), obj
+}
+
+// ownParts is ownClauses clause by clause.
+func (t *table) ownParts(message string, trip bool) []ownPart {
+	var parts []ownPart
 	afterOther := false
 	clauses := t.clausesOf(message)
 	reasons := t.reasons(clauses)
@@ -568,9 +611,12 @@ func (t *table) ownClauses(message string, trip bool) (string, []string) {
 		if !ok {
 			text, o = plainNames.Replace(strings.Join(t.lex.plainThird(ws), " ")), ws
 		}
-		parts, obj = append(parts, text), append(obj, o...)
+		marker := t.markerOf(c.text)
+		lasting := marker == memory.ScopeDurable || marker == "" && who == "first" && !t.lex.has(c.text, t.lex.BareWants, nil) && !slices.Contains(t.lex.FeelingVerbs, ws[min(1, len(ws)-1)]) &&
+			!slices.ContainsFunc(ws, func(w string) bool { return w == "will" || w == "gonna" }) && t.gate.trip.odds(c.feats) < -tripOdds // no plan, and the trip classifier is sure it is no trip's
+		parts = append(parts, ownPart{text, o, lasting})
 	}
-	return strings.Join(parts, ", "), obj
+	return parts
 }
 
 // wantNegated reports whether a clause's want is negated ("i do not need

@@ -202,6 +202,32 @@ func TestTripWishes(t *testing.T) {
 	})
 }
 
+// TestLastingBesideTheTrip: a message that tells a lasting fact beside a
+// wish for the trip it names leaves a durable note and a trip note, not
+// one note for the trip.
+func TestLastingBesideTheTrip(t *testing.T) {
+	for say, want := range map[string][]string{
+		"I'm vegetarian btw, and for Rome this time we'd love one cooking class":         {"durable: vegetarian", "this_trip: cooking class"},
+		"for Athens this time a hotel with an Acropolis view, and fyi I never eat lamb":  {"durable: never eats lamb", "this_trip: acropolis"},
+		"always aisle for me normally, but on this one put me by the window":             {"durable: aisle", "this_trip: window"},
+		"for this trip i'll have my bike with me, so i need a hotel with secure storage": {"this_trip: bike"},
+	} {
+		notes := model.table.capture(say, nil).notes
+		var got []string
+		for _, n := range notes {
+			got = append(got, string(n.Scope)+": "+strings.ToLower(n.Text))
+		}
+		ok := len(got) == len(want)
+		for i := 0; ok && i < len(want); i++ {
+			scope, words, _ := strings.Cut(want[i], ": ")
+			ok = strings.HasPrefix(got[i], scope+": ") && strings.Contains(got[i], words)
+		}
+		if !ok {
+			t.Errorf("capture(%q) = %q, want notes %q", say, got, want)
+		}
+	}
+}
+
 // TestOwnLists: a list of the traveler's facts, under a header about them
 // or as bullets, leaves a note per item: the rules' reading where they
 // have one, else the item as written; a list of anything else leaves none.
