@@ -250,8 +250,11 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 	if t.gate == nil || len(message) > ownWordsMax || !slices.ContainsFunc(sentences, func(s string) bool { return !strings.HasSuffix(strings.TrimSpace(s), "?") }) {
 		return nil // only questions, or more than a note can hold: nothing to keep in its own words
 	}
+	if t.gate.note.odds(feats()) < gateOdds || t.gate.refused.odds(feats()) > refusedOdds {
+		return nil
+	}
 	norm := t.normalise(message)
-	if t.re["private"].MatchString(norm) || t.gate.note.odds(feats()) < gateOdds || t.gate.refused.odds(feats()) > refusedOdds { // a special category is never kept, whoever's it is
+	if t.re["private"].MatchString(norm) { // a special category is never kept, whoever's it is
 		return nil
 	}
 	named := t.markerOf(norm) == memory.ScopeThisTrip || tripTold || slices.ContainsFunc(sentences, func(s string) bool { // a want is this trip's only when the message names it
