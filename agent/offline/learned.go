@@ -228,8 +228,13 @@ func (t *table) normFeatures(norm string, asks bool) []string {
 // gateOdds is the confidence, in log-odds, that a message which left no
 // note should leave one: the gate must be this sure before the message is
 // kept in the traveler's own words. It was set on the development sets
-// (labelled/dev_en_*.jsonl), scored in held-out folds.
-var gateOdds = 3.0
+// (labelled/dev_en_*.jsonl), scored in held-out folds: with dev_en_13 the
+// gate learns from more, and 1.0 keeps recall 0.827 at precision 0.929
+// where 3.0 kept 0.813 at 0.930. Keeping the traveler's words where the
+// rules read half a message or more (coverage) scored higher still, but
+// put "Would rather sit by the window." for the rules' "Prefers window
+// seats.": the figures count keywords, not how a note reads.
+var gateOdds = 1.0
 
 // tripOdds is the confidence the trip classifier needs to scope a kept
 // message to this trip when no marker names the trip; coverage is the share
@@ -673,7 +678,11 @@ func (lx *lexicon) plainThird(ws []string) []string {
 	if len(ws) < 2 || !slices.Contains(lx.First, strings.Trim(ws[0], ",.")) {
 		return out
 	}
-	v := strings.Trim(ws[1], ",.")
+	at := 1 // the verb, after any adverb ("we just moved")
+	for at < len(ws)-1 && slices.Contains(lx.Adverbs, strings.Trim(ws[at], ",.")) {
+		at++
+	}
+	v := strings.Trim(ws[at], ",.")
 	switch {
 	case v == "": // "i , need …": a stray comma is no verb
 		return out
@@ -683,5 +692,5 @@ func (lx *lexicon) plainThird(ws []string) []string {
 	default:
 		v = thirdPerson(v)
 	}
-	return append([]string{v + ws[1][len(strings.Trim(ws[1], ",.")):]}, out[2:]...)
+	return slices.Concat(out[1:at], []string{v + ws[at][len(strings.Trim(ws[at], ",.")):]}, out[at+1:])
 }

@@ -171,6 +171,8 @@ func TestPlainThird(t *testing.T) {
 		{"i am travelling with 4", "is travelling with 4"},
 		{"we got a new puppy", "got a new puppy"},
 		{"i moved, to seattle", "moved, to seattle"},
+		{"we just moved from denver", "just moved from denver"},
+		{"i always travel light", "always travels light"},
 		{"need ground floor for my hip", "need ground floor for their hip"},
 		{"i , need a fridge", "they , need a fridge"},
 		{"i", "they"},
