@@ -140,6 +140,10 @@ func TestOwnWords(t *testing.T) {
 		{"allergic to shellfish fyi", "Is allergic to shellfish."},
 		{"my mate Dave swears by aisle seats", ""},
 		{"For my wife I need a wheelchair.", ""},
+		{"I always pay in euros", "Prefers prices in euros."},
+		{"budget 3k total for this trip", "Budget is 3k total on this trip."},
+		{"budget is tight this time", "Budget is tight on this trip."},
+		{"budget airlines are fine", ""},
 	})
 }
 
