@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -389,6 +390,38 @@ func TestWorkTripPartyNotAsked(t *testing.T) {
 		}
 		if cs, _ := s.ChatSessionByID(ctx, c2.ID); len(open) == 1 && cs.TripID != open[0].ID {
 			t.Errorf("the later conversation is on trip %q, want the Berlin trip", cs.TripID)
+		}
+	})
+}
+
+// TestCityOfOneOpenTrip: with trips to Japan and Italy open, a new
+// conversation about Tokyo asks about the Japan trip, and a yes narrows
+// that trip to Tokyo instead of opening a third.
+func TestCityOfOneOpenTrip(t *testing.T) {
+	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
+		now := time.Date(2027, 2, 20, 10, 0, 0, 0, time.UTC)
+		a, u, _ := priyaOffline(t, s, &now)
+		traveler := models.Actor{Kind: models.ActorTraveler, ID: u.ID}
+		japan, _, err := a.Notes().Trips().Create(ctx, u.ID, memory.Trip{Destination: "Japan", Status: memory.TripPlanning}, traveler, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := a.Notes().Trips().Create(ctx, u.ID, memory.Trip{Destination: "Italy", Status: memory.TripPlanning}, traveler, ""); err != nil {
+			t.Fatal(err)
+		}
+		c, _ := s.CreateChatSession(ctx, u.ID)
+		if r := sayTo(t, a, c.ID, "I'm going to Tokyo in March").Reply; !strings.Contains(r, "Is this about your Japan trip?") {
+			t.Errorf("the Japan trip was not asked about: %q", r)
+		}
+		sayTo(t, a, c.ID, "Yes")
+		cs, _ := s.ChatSessionByID(ctx, c.ID)
+		open, _ := s.OpenTrips(ctx, u.ID)
+		var dests []string
+		for _, o := range open {
+			dests = append(dests, o.Destination)
+		}
+		if cs.TripID != japan.ID || len(open) != 2 || !slices.Contains(dests, "Tokyo") || !slices.Contains(dests, "Italy") {
+			t.Errorf("open trips %q, conversation on %q; want the Japan trip narrowed to Tokyo beside Italy", dests, cs.TripID)
 		}
 	})
 }

@@ -176,7 +176,7 @@ func (t *table) tripArgs(v *view) map[string]any {
 		if o := v.trips.named(v.latest); o != nil {
 			delete(tr, "to")
 			args["trip"] = o.handle
-		} else if o := v.trips.single(); o != nil && t.askedContinue(v.prevReply, o.dest) {
+		} else if o := t.continuing(v); o != nil && t.askedContinue(v.prevReply, o.dest) {
 			if reYes.MatchString(v.latest) { // the details said before the question are that trip's; a city of its country narrows it
 				if !t.within(tr["to"], o.dest) {
 					delete(tr, "to")
@@ -197,11 +197,36 @@ func (t *table) tripArgs(v *view) map[string]any {
 	return t.fill(args, tr, v)
 }
 
+// continuing is the open trip a conversation without one may continue:
+// the single planning trip or, among several, the one the previous reply
+// asked about, else the only one whose country holds the place the message
+// names ("Tokyo" with trips to Japan and Italy open).
+func (t *table) continuing(v *view) *openTrip {
+	if o := v.trips.single(); o != nil {
+		return o
+	}
+	var hit *openTrip
+	to := t.heardIn(v.latest).found["to"]
+	for i, o := range v.trips.open {
+		switch {
+		case o.status != string(memory.TripPlanning):
+		case t.askedContinue(v.prevReply, o.dest):
+			return &v.trips.open[i]
+		case to != "" && t.within(to, o.dest):
+			if hit != nil {
+				return nil // two trips could be it: none is guessed
+			}
+			hit = &v.trips.open[i]
+		}
+	}
+	return hit
+}
+
 // continueQuestion is the question to ask once instead of the reply's own
-// (ask.continue in the reply files), when the traveler has a single planning
-// trip and a conversation without one starts on a trip.
+// (ask.continue in the reply files), when a conversation without a trip
+// starts on one the traveler may already have open (continuing).
 func (t *table) continueQuestion(v *view) string {
-	o := v.trips.single()
+	o := t.continuing(v)
 	if o == nil || v.trips.attached || !v.tools[memory.UpdateTripToolName] || v.trips.named(v.latest) != nil {
 		return ""
 	}
