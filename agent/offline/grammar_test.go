@@ -52,6 +52,17 @@ func TestUntilIsNotTripDates(t *testing.T) {
 	}
 }
 
+// TestBudgetNounIsNoLevel: "budget" names a spending level in "a budget
+// hotel", not in "budget is tight", where the trip's budget stays unknown.
+func TestBudgetNounIsNoLevel(t *testing.T) {
+	for say, want := range map[string]string{"budget is tight this time": "", "budget of 2k for Paris": "", "budget hotel in lisbon please": "budget", "never budget airlines": ""} {
+		tr := trip{}
+		if model.table.updateTrip(tr, say, ""); tr["budget"] != want {
+			t.Errorf("updateTrip(%q) took budget %q, want %q", say, tr["budget"], want)
+		}
+	}
+}
+
 // TestTuning scores the capture engine on the statements it is tuned
 // against (labelled/tuning_*.jsonl), one set at a time; the holdouts are
 // scored in agent/eval. tuning_en_3 was written blind to the rules and
