@@ -479,6 +479,9 @@ func (t *table) nameTrip(norm string) string {
 	if t.words["trip_named_not"][strings.Join(name, " ")] || t.words["trip_named_not"][name[0]] || t.lex.others.MatchString("my "+strings.Join(name, " ")) || t.re["trip_named_acts"].MatchString(norm[m[1]:]) {
 		return norm // "for work I need a desk", "for my wife I need …": no trip; "in Vegas I want to go on the 13th": a booking
 	}
+	if m[0] > 0 {
+		return norm[:m[0]] + "; for this trip," + norm[m[3]:] // "i am vegetarian, and for the wedding in goa i would love …": the trip's clause is its own
+	}
 	return "for this trip," + norm[m[3]:]
 }
 

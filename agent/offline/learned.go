@@ -272,8 +272,11 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 	}
 	parts := t.ownParts(message, named)
 	groups, scopes := [][]ownPart{parts}, []memory.Scope{scope}
-	if lasting, trip := splitParts(parts); scope == memory.ScopeThisTrip && len(lasting) > 0 && len(trip) > 0 {
+	switch lasting, trip := splitParts(parts); {
+	case scope == memory.ScopeThisTrip && len(lasting) > 0 && len(trip) > 0:
 		groups, scopes = [][]ownPart{lasting, trip}, []memory.Scope{memory.ScopeDurable, memory.ScopeThisTrip} // what lasts is not this trip's
+	case len(lasting) > 0 && len(trip) == 0:
+		scopes[0] = memory.ScopeDurable // the trip's wish was not kept: what is left lasts
 	}
 	var notes []memory.SaveNoteArgs
 	for i, g := range groups {
@@ -620,7 +623,7 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 			text, o = plainNames.Replace(strings.Join(t.lex.plainThird(ws), " ")), ws
 		}
 		marker := t.markerOf(c.text)
-		lasting := marker == memory.ScopeDurable || marker == "" && who == "first" && !t.lex.has(c.text, t.lex.BareWants, nil) && !slices.Contains(t.lex.FeelingVerbs, ws[min(1, len(ws)-1)]) &&
+		lasting := marker == memory.ScopeDurable || marker == "" && (who == "first" || t.lex.has(c.text, t.lex.HabitAdverbs, nil)) && !t.lex.has(c.text, t.lex.BareWants, nil) && !slices.Contains(t.lex.FeelingVerbs, ws[min(1, len(ws)-1)]) &&
 			!slices.ContainsFunc(ws, func(w string) bool { return w == "will" || w == "gonna" }) && t.gate.trip.odds(c.feats) < -tripOdds // no plan, and the trip classifier is sure it is no trip's
 		parts = append(parts, ownPart{text, o, lasting})
 	}

@@ -199,6 +199,8 @@ func TestTripWishes(t *testing.T) {
 		{"want a bathtub this time", "Wants a bathtub on this trip."},
 		{"oslo trip: we want a fjord cruise", "Wants a fjord cruise on this trip."},
 		{"on the seville part we'd love a flamenco night", "Would love a flamenco night on this trip."},
+		{"on the Norway one I want to see the northern lights", "Wants to see the northern lights on this trip."},
+		{"the second one, we want that", ""},
 		{"Lisbon this time", ""},
 		{"window or aisle, honestly don't care", ""},
 		{"I need quiet rooms or I do not sleep", "Needs quiet rooms or they do not sleep."},
@@ -217,6 +219,8 @@ func TestLastingBesideTheTrip(t *testing.T) {
 		"for Athens this time a hotel with an Acropolis view, and fyi I never eat lamb":  {"durable: never eats lamb", "this_trip: acropolis"},
 		"always aisle for me normally, but on this one put me by the window":             {"durable: aisle", "this_trip: window"},
 		"for this trip i'll have my bike with me, so i need a hotel with secure storage": {"this_trip: bike"},
+		"I'm vegetarian, and for the wedding in Goa I'd love a place right on the beach": {"durable: vegetarian", "this_trip: beach"},
+		"never driving abroad, so for the Norway one we'll need trains or a driver":      {"durable: never driving abroad", "this_trip: trains"},
 	} {
 		notes := model.table.capture(say, nil).notes
 		var got []string
