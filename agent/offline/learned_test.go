@@ -144,6 +144,7 @@ func TestOwnWords(t *testing.T) {
 		{"budget 3k total for this trip", "Budget is 3k total on this trip."},
 		{"budget is tight this time", "Budget is tight on this trip."},
 		{"budget airlines are fine", ""},
+		{"Good morning. By way of introduction, I am a retired schoolteacher who travels by rail wherever practicable. Yours sincerely, E. Pemberton", "Is a retired schoolteacher who travels by rail wherever practicable."},
 	})
 }
 
