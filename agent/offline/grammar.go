@@ -800,6 +800,9 @@ func (lx *lexicon) second(text string) string {
 	if rest := ws[0][1:]; strings.ToLower(rest) == rest {
 		ws[0] = strings.ToLower(ws[0])
 	}
+	first := slices.IndexFunc(ws, func(w string) bool { // the word after any adverb: a verb when the note says what the traveler does
+		return !slices.Contains(lx.Adverbs, w) && !slices.Contains(lx.HabitAdverbs, w) && !slices.Contains(lx.Negators, w)
+	})
 	lead := "you"
 	switch {
 	case matchAt(ws, 0, lx.Attributes) != "":
@@ -807,7 +810,7 @@ func (lx *lexicon) second(text string) string {
 	case matchAt(ws, 0, lx.States) != "":
 		lead = "you are"
 	case slices.Contains(lx.Modals, ws[0]):
-	case !slices.ContainsFunc(ws, func(w string) bool { return lx.base[w] != "" }):
+	case first < 0 || lx.base[ws[first]] == "": // "Kids are 4 and 7, …", "Their back cannot take …": said as they are, in the second person
 		lead = ""
 	}
 	out, verbNext := []string{lead}, lead == "you"

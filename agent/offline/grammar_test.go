@@ -139,6 +139,8 @@ func TestSecondPerson(t *testing.T) {
 		"Won't take red-eye flights.":                              "you won't take red-eye flights",
 		"Gets seasick and hates guided tours.":                     "you get seasick and hate guided tours",
 		"Prefers trains and rarely flies.":                         "you prefer trains and rarely fly",
+		"Their back cannot take economy that long.":                "your back cannot take economy that long",
+		"Kids are 4 and 7, always needs a cot.":                    "kids are 4 and 7, always needs a cot",
 	} {
 		if got := model.table.lex.second(note); got != want {
 			t.Errorf("second(%q) = %q, want %q", note, got, want)
