@@ -113,7 +113,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				cl = "i " + cl // "need a fridge in the room for my insulin": chat dropped the "I"
 			}
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
-			if who := t.subject(cl); who != "first" && i == 0 && t.lex.frontedIn(cl, t.subject(t.normalise(s)) == "first") {
+			if who := t.subject(cl); who != "first" && i == 0 && t.lex.frontedIn(cl, t.subject(norm) == "first") {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing
 			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0]) && t.lex.travelThing(ws) {
 				firstPerson, wanted, cl = true, true, "this trip, "+cl
