@@ -146,7 +146,7 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	if lx.others, err = regexp.Compile(`^(?:` + strings.Join(lx.Possessive, "|") + `) (?:\S+ )?(?:` + strings.Join(lx.People, "|") + `)(?:'s|')?(?:$|[^\p{L}'])`); err != nil {
 		return nil, fmt.Errorf("offline lexicon: people: %w", err)
 	}
-	lx.bare, err = regexp.Compile(`^(?:the )?(?:` + strings.Join(lx.People, "|") + `)(?:'s)(?:$|[^\p{L}'])`)
+	lx.bare, err = regexp.Compile(`^(?:(?:the )?(?:` + strings.Join(lx.People, "|") + `)'s|the (?:` + strings.Join(lx.People, "|") + `))(?:$|[^\p{L}'])`)
 	return lx, err
 }
 

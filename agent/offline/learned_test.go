@@ -144,6 +144,12 @@ func TestOwnWords(t *testing.T) {
 		{"budget 3k total for this trip", "Budget is 3k total on this trip."},
 		{"budget is tight this time", "Budget is tight on this trip."},
 		{"budget airlines are fine", ""},
+		{"the kids hate long drives", ""},
+		{"Porto's food scene is so underrated", ""},
+		{"I'll take the aisle on that flight", ""},
+		{"I'll go with the boutique one on the canal.", ""},
+		{"ooh the rooftop bar one", ""},
+		{"nah, I never check a bag", "Never checks a bag."},
 		{"Good morning. By way of introduction, I am a retired schoolteacher who travels by rail wherever practicable. Yours sincerely, E. Pemberton", "Is a retired schoolteacher who travels by rail wherever practicable."},
 	})
 }
