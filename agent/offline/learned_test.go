@@ -207,6 +207,7 @@ func TestTripWishes(t *testing.T) {
 		{"oslo trip: we want a fjord cruise", "Wants a fjord cruise on this trip."},
 		{"on the seville part we'd love a flamenco night", "Would love a flamenco night on this trip."},
 		{"on the Norway one I want to see the northern lights", "Wants to see the northern lights on this trip."},
+		{"I'd like a day at a proper hammam while we're in Marrakech.", "Would like a day at a proper hammam while they are in Marrakech on this trip."},
 		{"the second one, we want that", ""},
 		{"Lisbon this time", ""},
 		{"window or aisle, honestly don't care", ""},
