@@ -420,7 +420,7 @@ func (t *table) listItems(s string) []string {
 				kept = append(kept, w)
 			}
 		}
-		if item := strings.Join(kept, " "); len(kept) > 0 && len(kept) <= 3 {
+		if item := strings.Join(kept, " "); len(kept) > 0 && len(kept) <= 3 && !slices.Contains(t.lex.Deictic, item) { // "never book me on one": no thing named
 			out = append(out, cmp.Or(t.file.Plurals[item], item))
 		}
 	}

@@ -150,6 +150,8 @@ func TestOwnWords(t *testing.T) {
 		{"I'll go with the boutique one on the canal.", ""},
 		{"ooh the rooftop bar one", ""},
 		{"nah, I never check a bag", "Never checks a bag."},
+		{"I'm allergic to feather pillows, need synthetic ones", "Is allergic to feather pillows."},
+		{"I hate cruises. Never book me on one.", "Hates cruises."},
 		{"Good morning. By way of introduction, I am a retired schoolteacher who travels by rail wherever practicable. Yours sincerely, E. Pemberton", "Is a retired schoolteacher who travels by rail wherever practicable."},
 	})
 }
