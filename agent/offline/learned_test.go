@@ -210,6 +210,7 @@ func TestTripWishes(t *testing.T) {
 		{"on the seville part we'd love a flamenco night", "Would love a flamenco night on this trip."},
 		{"on the Norway one I want to see the northern lights", "Wants to see the northern lights on this trip."},
 		{"I'd like a day at a proper hammam while we're in Marrakech.", "Would like a day at a proper hammam while they are in Marrakech on this trip."},
+		{"still no beef obvs but for cape town i want a proper braai night", "No beef, wants a proper braai night on this trip."},
 		{"the second one, we want that", ""},
 		{"Lisbon this time", ""},
 		{"window or aisle, honestly don't care", ""},
