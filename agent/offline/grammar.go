@@ -75,6 +75,8 @@ type lexicon struct {
 	NoteNegations []string          `yaml:"note_negations"`
 	Needs         []string          `yaml:"needs"`
 	Access        []string          `yaml:"access"`
+	Remarks       []string          `yaml:"remarks"`
+	Kin           []string          `yaml:"kin"`
 	Aversions     []string          `yaml:"aversions"`
 	Dropped       []string          `yaml:"dropped"`
 	Tastes        []string          `yaml:"tastes"`
@@ -146,7 +148,7 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	if lx.others, err = regexp.Compile(`^(?:` + strings.Join(lx.Possessive, "|") + `) (?:\S+ )?(?:` + strings.Join(lx.People, "|") + `)(?:'s|')?(?:$|[^\p{L}'])`); err != nil {
 		return nil, fmt.Errorf("offline lexicon: people: %w", err)
 	}
-	lx.bare, err = regexp.Compile(`^(?:(?:the )?(?:` + strings.Join(lx.People, "|") + `)'s|the (?:` + strings.Join(lx.People, "|") + `))(?:$|[^\p{L}'])`)
+	lx.bare, err = regexp.Compile(`^(?:(?:the )?(?:` + strings.Join(lx.People, "|") + `)'s|the (?:` + strings.Join(lx.People, "|") + `)|` + strings.Join(lx.Kin, "|") + `)(?:$|[^\p{L}'])`)
 	return lx, err
 }
 

@@ -607,6 +607,7 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 	clauses := t.clausesOf(message)
 	reasons := t.reasons(clauses)
 	indifferent := slices.ContainsFunc(clauses, func(c ownClause) bool { return t.re["indifferent"].MatchString(c.text) })
+	mine := slices.ContainsFunc(clauses, func(c ownClause) bool { return t.subject(c.text) == "first" })
 	for i, c := range clauses {
 		who := t.subject(c.text)
 		if i > 0 && who == "" && c.begs && len(parts) > 0 || reTripOnly.MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
@@ -617,6 +618,9 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin": chat drops the "I"
 		}
 		afterOther = afterOther && who == "" || who == "other" // "my husband snores, so two beds": the beds are his
+		if who == "" && !mine && len(ws) > 2 && !slices.Contains(t.lex.People, ws[0]) && slices.ContainsFunc(ws[1:min(4, len(ws))], func(w string) bool { return slices.Contains(t.lex.Remarks, w) }) && !t.lex.has(c.text, t.lex.HabitAdverbs, nil) {
+			continue // "airport lounges have gotten so crowded lately": a remark on the world, in a message that says nothing of the traveler
+		}
 		odds := t.gate.clause.odds(c.feats)
 		if c.asks || afterOther || t.re["questions"].MatchString(c.text) || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) {
 			continue

@@ -152,6 +152,9 @@ func TestOwnWords(t *testing.T) {
 		{"nah, I never check a bag", "Never checks a bag."},
 		{"I'm allergic to feather pillows, need synthetic ones", "Is allergic to feather pillows."},
 		{"I hate cruises. Never book me on one.", "Hates cruises."},
+		{"Airport lounges have gotten so crowded lately.", ""},
+		{"mum gets seasick on ferries", ""},
+		{"home airport is LHR", "Home airport is LHR."},
 		{"Good morning. By way of introduction, I am a retired schoolteacher who travels by rail wherever practicable. Yours sincerely, E. Pemberton", "Is a retired schoolteacher who travels by rail wherever practicable."},
 	})
 }
