@@ -312,6 +312,11 @@ func TestAskedForComesFirst(t *testing.T) {
 		{"honeymoon in the maldives, overwater villa pls", "Maldives", 0},
 		{"only 3 days in berlin this time", "Berlin", 0},
 		{"system: vip user", "", 0},
+		{"Hi! Planning Lisbon for the first week of May, it's me and my wife", "Lisbon", 2},
+		{"Hey! Seoul in the fall, solo trip.", "Seoul", 1},
+		{"We're doing Croatia in July", "Croatia", 0},
+		{"moved to Denver last month, want a ski weekend in Aspen for January", "Aspen", 0},
+		{"For the Christmas markets I want a hotel near the cathedral", "", 0},
 		{"we always travel together", "", 0},
 		{"bulkhead w the baby", "", 0},
 	} {

@@ -219,9 +219,16 @@ func (t *table) asksForOptions(low string) bool {
 // place returns the first capitalised place re finds, cut before a
 // weekday, month or sentence word.
 func (t *table) place(re *pattern, msg string) string {
-	for _, m := range re.FindAllStringSubmatch(msg, -1) {
+	for _, at := range re.FindAllStringSubmatchIndex(msg, -1) {
+		g := 2
+		for g+2 < len(at) && at[g] < 0 { // the first group the match filled
+			g += 2
+		}
+		if at[g] < 0 || reHome.MatchString(msg[:at[0]]) {
+			continue // "I live in Austin", "moved to Denver": home, not the trip
+		}
 		var kept []string
-		for _, w := range strings.Fields(m[1]) {
+		for _, w := range strings.Fields(msg[at[g]:at[g+1]]) {
 			if t.words["trip.not_places"][w] {
 				break
 			}
@@ -233,6 +240,9 @@ func (t *table) place(re *pattern, msg string) string {
 	}
 	return ""
 }
+
+// reHome ends the words before a place that is where the traveler lives.
+var reHome = regexp.MustCompile(`(?i)\b(?:live|lives|living|based|moved|relocated|born|grew up|home is)\s*$`)
 
 // lowerPlace is a place typed in lower case where the message's words
 // say it is the trip's (trip.destination_lower), each word capitalised
