@@ -339,6 +339,9 @@ func TestAskedForComesFirst(t *testing.T) {
 		t.Errorf("asked about beaches in Barcelona, the first option is not one: %q", reply)
 	}
 	checkReply(t, c.say("any boat trips?"), []string{"\n- "}, nil)
+	if reply := c.say("What should we do in the evenings?"); !strings.Contains(strings.SplitN(reply, "\n- ", 3)[1], "evening") {
+		t.Errorf("asked about evenings, the first option is not one: %q", reply)
+	}
 }
 
 // TestRecallByTopic: "what did I say about food?" finds what was said of
