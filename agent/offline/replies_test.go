@@ -359,3 +359,24 @@ func TestRecallByTopic(t *testing.T) {
 		t.Errorf("search for food = %+v, want it to look for vegetarian too", resp.ToolCalls)
 	}
 }
+
+// TestFamilyGetsNoBusinessHotel: a trip with children rules out the
+// financial district's business hotel, in each language; one without does
+// not.
+func TestFamilyGetsNoBusinessHotel(t *testing.T) {
+	v := model.table.read(agent.Request{Instructions: priyaInstructions, Messages: []memory.Message{user("what hotels would you suggest?")}})
+	for _, c := range []struct {
+		lang, party, option string
+		out                 bool
+	}{
+		{langEN, "2 adults 2 kids", "a business hotel in the financial district: efficient", true},
+		{langEN, "just you", "a business hotel in the financial district: efficient", false},
+		{langES, "2 adultos y 2 niños", "un hotel de negocios en el distrito financiero: eficiente", true},
+		{langRU, "2 взрослых и 2 детей", "деловой отель в деловом районе: эффективно", true},
+	} {
+		out, _ := model.table.voices[c.lang].refusals(v, capture{}, c.party)
+		if out(c.option) != c.out {
+			t.Errorf("%s, %q: %q ruled out %v, want %v", c.lang, c.party, c.option, !c.out, c.out)
+		}
+	}
+}

@@ -345,7 +345,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 			lead = t.pick(tp.Lead, v, t.filler(v, tr.at(named)), nil)
 		}
 		lead = cmp.Or(lead, pick(tp.Lead, nil))
-		out, favoured := vc.refusals(v, c)
+		out, favoured := vc.refusals(v, c, tr["travellers"])
 		if opts, placed := t.fitPlace(tp, at, out); len(opts) > 0 {
 			opts = chooseOptions(opts, placed, favoured, vc.howMany(low), v)
 			aside := r["illustrative"]
@@ -525,8 +525,13 @@ func (t *table) fitPlace(tp *topic, to string, out func(option string) bool) (op
 // one-stop flight) and puts first those that hold what it favours (a direct
 // flight); a clause that names one without refusing it ("any beaches
 // nearby?", "Loves boat trips.") puts those options first.
-func (vc *voice) refusals(v *view, c capture) (out, favoured func(option string) bool) {
+func (vc *voice) refusals(v *view, c capture, party string) (out, favoured func(option string) bool) {
 	drops, lifts := vc.refusalsIn(v.latest)
+	for stem, frags := range vc.Refusing.Party { // "2 adults 2 kids": no business hotel
+		if strings.Contains(strings.ToLower(party), stem) {
+			drops = append(drops, frags...)
+		}
+	}
 	texts := make([]string, 0, len(c.notes)+len(v.notes))
 	for _, n := range c.notes {
 		texts = append(texts, n.Text)

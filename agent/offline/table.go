@@ -75,6 +75,7 @@ type refusing struct {
 	Except  []string            `yaml:"except"`
 	Points  map[string][]string `yaml:"points"`
 	Favours map[string][]string `yaml:"favours"`
+	Party   map[string][]string `yaml:"party"` // a word of the trip's party and the options it rules out ("kids": the business hotel)
 }
 
 // voice is one compiled voiceFile.
