@@ -235,6 +235,7 @@ func TestLastingBesideTheTrip(t *testing.T) {
 		"I'm vegetarian, and for the wedding in Goa I'd love a place right on the beach": {"durable: vegetarian", "this_trip: beach"},
 		"never driving abroad, so for the Norway one we'll need trains or a driver":      {"durable: never driving abroad", "this_trip: trains"},
 		"still no beef obvs but for cape town i want a proper braai night":               {"this_trip: braai night"},
+		"Planning Lisbon for the first week of May, me and my wife, and I'm vegetarian.": {"durable: vegetarian"},
 	} {
 		notes := model.table.capture(say, nil).notes
 		var got []string

@@ -326,6 +326,15 @@ func TestAskedForComesFirst(t *testing.T) {
 			t.Errorf("%q: trip %v, want to %q for %d", c.say, tr, c.to, c.party)
 		}
 	}
+	tr := trip{"to": "Lisbon", "travellers": "you and your wife"} // the party grows, and shrinks when the traveler says it changed
+	for _, c := range []struct {
+		say  string
+		size int
+	}{{"we have a 4 year old too, so 2 adults 1 kid", 3}, {"just the two of us after all", 2}, {"me and my wife", 2}} {
+		if model.table.updateTrip(tr, c.say, ""); partySize(tr["travellers"]) != c.size {
+			t.Errorf("after %q the party is %q, want %d", c.say, tr["travellers"], c.size)
+		}
+	}
 	for say, want := range map[string]string{"rome next month for work": "business", "honeymoon! bali in sept": "leisure",
 		"family reunion in dublin, august": "family", "I work remotely": "", "the meeting in frankfurt is on thursday": "business"} {
 		if got := model.table.purposeOf(strings.ToLower(say)); got != want {

@@ -151,7 +151,7 @@ func (t *table) updateTrip(tr trip, msg, asked string) []string {
 		found[asked] = strings.TrimPrefix(strings.Join(words, " "), "From ")
 	}
 	for _, k := range tripKeys {
-		if v := found[k]; v != "" && tr[k] != v && (tr[k] == "" || asked == k || h.change || k == "to" && narrows) {
+		if v := found[k]; v != "" && tr[k] != v && (tr[k] == "" || asked == k || h.change || k == "to" && narrows || k == "travellers" && partySize(v) > partySize(tr[k])) { // a party that grows: "we have a 4 year old too, so 2 adults 1 kid"
 			tr[k] = strings.NewReplacer(";", ",", "\n", " ").Replace(v)
 			added = append(added, v)
 		}
