@@ -335,18 +335,31 @@ func TestContinueQuestionNotAnswered(t *testing.T) {
 	})
 }
 
+// priyaPlanning is Priya's offline agent on 20 February 2027 with a trip
+// being planned to each of dests (none for none), opened as her own act.
+func priyaPlanning(t *testing.T, s *models.Store, dests ...string) (*agent.Agent, *models.User, []*models.Trip) {
+	t.Helper()
+	now := time.Date(2027, 2, 20, 10, 0, 0, 0, time.UTC)
+	a, u, _ := priyaOffline(t, s, &now)
+	traveler := models.Actor{Kind: models.ActorTraveler, ID: u.ID}
+	var trips []*models.Trip
+	for _, d := range dests {
+		tr, _, err := a.Notes().Trips().Create(ctx, u.ID, memory.Trip{Destination: d, Status: memory.TripPlanning}, traveler, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		trips = append(trips, tr)
+	}
+	return a, u, trips
+}
+
 // TestCityNarrowsTheTrip: a trip to a country, continued in a conversation
 // that names one of its cities, is narrowed to that city; the trip is
 // still asked about once, never attached on a guess.
 func TestCityNarrowsTheTrip(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
-		now := time.Date(2027, 2, 20, 10, 0, 0, 0, time.UTC)
-		a, u, _ := priyaOffline(t, s, &now)
-		traveler := models.Actor{Kind: models.ActorTraveler, ID: u.ID}
-		japan, _, err := a.Notes().Trips().Create(ctx, u.ID, memory.Trip{Destination: "Japan", Status: memory.TripPlanning}, traveler, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		a, u, trips := priyaPlanning(t, s, "Japan")
+		japan := trips[0]
 		c, _ := s.CreateChatSession(ctx, u.ID)
 		var replies []string
 		for _, say := range []string{"I'm going to Tokyo in March", "Yes", "Do I need a visa?"} {
@@ -370,8 +383,7 @@ func TestCityNarrowsTheTrip(t *testing.T) {
 // going, in the turn that says so or later, when the trip keeps the purpose.
 func TestWorkTripPartyNotAsked(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
-		now := time.Date(2027, 2, 20, 10, 0, 0, 0, time.UTC)
-		a, u, _ := priyaOffline(t, s, &now)
+		a, u, _ := priyaPlanning(t, s)
 		c, _ := s.CreateChatSession(ctx, u.ID)
 		for _, say := range []string{"I have a conference in Berlin 12-14 May", "What should I do in the evenings?", "Any good restaurants near the venue?"} {
 			if r := sayTo(t, a, c.ID, say).Reply; strings.Contains(r, "How many of you") || strings.Contains(r, "Who's travelling") {
@@ -399,16 +411,8 @@ func TestWorkTripPartyNotAsked(t *testing.T) {
 // that trip to Tokyo instead of opening a third.
 func TestCityOfOneOpenTrip(t *testing.T) {
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
-		now := time.Date(2027, 2, 20, 10, 0, 0, 0, time.UTC)
-		a, u, _ := priyaOffline(t, s, &now)
-		traveler := models.Actor{Kind: models.ActorTraveler, ID: u.ID}
-		japan, _, err := a.Notes().Trips().Create(ctx, u.ID, memory.Trip{Destination: "Japan", Status: memory.TripPlanning}, traveler, "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := a.Notes().Trips().Create(ctx, u.ID, memory.Trip{Destination: "Italy", Status: memory.TripPlanning}, traveler, ""); err != nil {
-			t.Fatal(err)
-		}
+		a, u, trips := priyaPlanning(t, s, "Japan", "Italy")
+		japan := trips[0]
 		c, _ := s.CreateChatSession(ctx, u.ID)
 		if r := sayTo(t, a, c.ID, "I'm going to Tokyo in March").Reply; !strings.Contains(r, "Is this about your Japan trip?") {
 			t.Errorf("the Japan trip was not asked about: %q", r)
