@@ -464,7 +464,7 @@ func (t *table) namingTrip(norm string) string {
 func (t *table) nameTrip(norm string) string {
 	if slices.ContainsFunc(occasionWords, func(w string) bool { return strings.Contains(norm, w) }) { // most sentences have none
 		norm = t.re["trip_occasions"].ReplaceAllStringFunc(norm, func(m string) string {
-			if reWhichWeek.MatchString(m) {
+			if t.re["trip_dated_week"].MatchString(m) {
 				return m // "for the first week of May" dates the trip, it names no occasion
 			}
 			return "for this trip" + m[len(strings.TrimRight(m, ",:")):]
@@ -489,9 +489,6 @@ func (t *table) nameTrip(norm string) string {
 	}
 	return "for this trip," + norm[m[3]:]
 }
-
-// reWhichWeek is a week a date names, not an occasion.
-var reWhichWeek = regexp.MustCompile(`\b(?:first|second|third|fourth|last|final) week`)
 
 // occasionWords are what every match of trip_occasions holds one of.
 var occasionWords = []string{"«", "trip", "week", "holiday", "vacation", "layover", "stopover", "getaway", "break", "safari", "cruise", "leg", "next"}

@@ -630,9 +630,13 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 	clauses := t.clausesOf(message)
 	reasons := t.reasons(clauses)
 	indifferent := slices.ContainsFunc(clauses, func(c ownClause) bool { return t.re["indifferent"].MatchString(c.text) })
-	mine := slices.ContainsFunc(clauses, func(c ownClause) bool { return t.subject(c.text) == "first" })
+	whos := make([]string, len(clauses)) // who each clause is about, read once
 	for i, c := range clauses {
-		who := t.subject(c.text)
+		whos[i] = t.subject(c.text)
+	}
+	mine := slices.Contains(whos, "first")
+	for i, c := range clauses {
+		who := whos[i]
 		if i > 0 && who == "" && c.begs && len(parts) > 0 || reTripOnly.MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}

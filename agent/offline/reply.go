@@ -224,7 +224,7 @@ func (t *table) place(re *pattern, msg string) string {
 		for g+2 < len(at) && at[g] < 0 { // the first group the match filled
 			g += 2
 		}
-		if at[g] < 0 || reHome.MatchString(msg[:at[0]]) {
+		if at[g] < 0 || t.re["trip.home"].MatchString(msg[:at[0]]) {
 			continue // "I live in Austin", "moved to Denver": home, not the trip
 		}
 		var kept []string
@@ -240,9 +240,6 @@ func (t *table) place(re *pattern, msg string) string {
 	}
 	return ""
 }
-
-// reHome ends the words before a place that is where the traveler lives.
-var reHome = regexp.MustCompile(`(?i)\b(?:live|lives|living|based|moved|relocated|born|grew up|home is)\s*$`)
 
 // lowerPlace is a place typed in lower case where the message's words
 // say it is the trip's (trip.destination_lower), each word capitalised
