@@ -2,9 +2,13 @@ package offline
 
 import (
 	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
 	"embed"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"path"
@@ -192,6 +196,125 @@ func (t *table) train(sets ...labelledSet) *gate {
 		}
 	}
 	return g
+}
+
+// Training reads seven thousand statements, which is most of a process
+// start (under the race detector, seconds). The trained counts are kept in
+// gate.json.gz beside the code, with a digest of what they were learned
+// from: a table whose inputs match it loads the counts; one whose inputs
+// changed trains as before. TestTrainedGateIsCurrent fails when the file
+// is stale, and -update rewrites it.
+//
+//go:embed gate.json.gz
+var trainedGateFile []byte
+
+// learnedCounts are one classifier's counts as stored; the vocabulary and
+// the totals follow from them.
+type learnedCounts struct {
+	Docs  [2]float64            `json:"docs"`
+	Count [2]map[string]float64 `json:"count"`
+}
+
+// trainedGate is a gate as gate.json.gz holds it.
+type trainedGate struct {
+	Inputs  string        `json:"inputs"` // trainingInputs of the table that learned it
+	Note    learnedCounts `json:"note"`
+	Trip    learnedCounts `json:"trip"`
+	Refused learnedCounts `json:"refused"`
+	Clause  learnedCounts `json:"clause"`
+}
+
+// trainingInputs is a digest of what training reads: the rules, the
+// English lexicon, the gazetteer and the labelled statements. A change in
+// the Go code that reads them is not in it; TestTrainedGateIsCurrent
+// catches that one.
+func trainingInputs(rules []byte) (string, error) {
+	h := sha256.New()
+	add := func(name string, b []byte) { fmt.Fprintf(h, "%s %d\n", name, len(b)); h.Write(b) }
+	add("rules", rules)
+	add("lexicon", lexiconEN)
+	add("gazetteer", gazetteerYAML)
+	names, err := fs.Glob(labelledFiles, "labelled/*")
+	if err != nil {
+		return "", err
+	}
+	for _, n := range names {
+		raw, err := labelledFiles.ReadFile(n)
+		if err != nil {
+			return "", err
+		}
+		add(n, raw)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// storedGate is the embedded gate when it was learned from inputs.
+func storedGate(inputs string) (*gate, bool) {
+	s, err := decodeGate(trainedGateFile)
+	if err != nil || s.Inputs != inputs {
+		return nil, false
+	}
+	return s.gate(), true
+}
+
+// stored is g as gate.json.gz holds it.
+func (g *gate) stored(inputs string) trainedGate {
+	c := func(b *bayes) learnedCounts { return learnedCounts{Docs: b.docs, Count: b.count} }
+	return trainedGate{Inputs: inputs, Note: c(g.note), Trip: c(g.trip), Refused: c(g.refused), Clause: c(g.clause)}
+}
+
+// gate rebuilds the classifiers from their counts.
+func (s trainedGate) gate() *gate {
+	b := func(c learnedCounts) *bayes {
+		nb := newBayes()
+		nb.docs = c.Docs
+		for class, m := range c.Count {
+			if m != nil {
+				nb.count[class] = m
+			}
+			for f, n := range m {
+				nb.total[class] += n
+				nb.vocab[f] = true
+			}
+		}
+		return nb
+	}
+	return &gate{note: b(s.Note), trip: b(s.Trip), refused: b(s.Refused), clause: b(s.Clause)}
+}
+
+// encodeGate writes a trained gate as gzip-compressed JSON; map keys are
+// sorted, so the same counts give the same bytes.
+func encodeGate(s trainedGate) ([]byte, error) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(raw); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeGate reads what encodeGate wrote.
+func decodeGate(raw []byte) (trainedGate, error) {
+	var s trainedGate
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return s, err
+	}
+	plain, err := io.ReadAll(zr)
+	if err != nil {
+		return s, err
+	}
+	return s, json.Unmarshal(plain, &s)
 }
 
 // features are a message's normalised words and word pairs, names read as

@@ -2,6 +2,8 @@ package offline
 
 import (
 	"maps"
+	"os"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -264,4 +266,48 @@ func TestOwnLists(t *testing.T) {
 		{"packing list:\n- sunscreen\n- adapter", ""},
 		{"things to know about me:\n- no red-eyes\n- need a desk in the room, i work on the road", "No red-eyes. | Needs a desk in the room, works on the road."},
 	})
+}
+
+// TestTrainedGateIsCurrent trains the gate afresh from the embedded inputs
+// and checks gate.json.gz holds the same counts, learned from the same
+// inputs, and that the table loads them. go test ./agent/offline -run
+// TrainedGate -update rewrites the file.
+func TestTrainedGateIsCurrent(t *testing.T) {
+	tb, err := loadTable(rulesYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sets, err := loadLabelled()
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := trainingInputs(rulesYAML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh := tb.train(sets...)
+	if *update {
+		raw, err := encodeGate(fresh.stored(inputs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile("gate.json.gz", raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Log("rewrote gate.json.gz; run the tests again to load it")
+		return
+	}
+	stored, err := decodeGate(trainedGateFile)
+	if err != nil {
+		t.Fatalf("gate.json.gz: %v", err)
+	}
+	if stored.Inputs != inputs {
+		t.Fatalf("gate.json.gz was learned from other rules, lexicon or labelled statements; run go test ./agent/offline -run TrainedGate -update")
+	}
+	if !reflect.DeepEqual(stored, fresh.stored(inputs)) || !reflect.DeepEqual(stored.gate(), fresh) {
+		t.Fatalf("gate.json.gz differs from a fresh training (the code that reads statements changed?); run go test ./agent/offline -run TrainedGate -update")
+	}
+	if !reflect.DeepEqual(tb.gate, fresh) {
+		t.Errorf("the table did not load the stored gate")
+	}
 }

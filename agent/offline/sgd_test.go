@@ -12,7 +12,7 @@ import (
 	"concierge/memory"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/sgd_durable.golden")
+var update = flag.Bool("update", false, "rewrite the generated files the tests check: testdata/sgd_durable.golden (TestSGD…), gate.json.gz (TestTrainedGateIsCurrent)")
 
 // sgdPath finds the SGD extract: $CONCIERGE_SGD_DATA, or shared/data in a
 // parent directory of the package.

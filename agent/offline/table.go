@@ -285,6 +285,14 @@ func loadTable(raw []byte) (*table, error) {
 	if err != nil {
 		return nil, err
 	}
+	inputs, err := trainingInputs(raw)
+	if err != nil {
+		return nil, err
+	}
+	if g, ok := storedGate(inputs); ok {
+		t.gate = g
+		return t, nil
+	}
 	sets, err := loadLabelled()
 	if err != nil {
 		return nil, err
