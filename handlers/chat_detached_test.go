@@ -470,16 +470,19 @@ func TestStuckStreamIsCut(t *testing.T) {
 	// than a finished stream's linger would). Only the new stream's first
 	// event is read: it is the refusal while the place is held, and
 	// reading all 12 MB of the answer would race the write deadline on a
-	// busy machine.
+	// busy machine. Even the first event can be the whole answer: a stream
+	// cut inside it (its event line read, its data not) was sending the
+	// answer, so the place was free. The refusal is a few hundred bytes and
+	// is never cut.
 	deadline := time.Now().Add(3 * time.Second)
 	for {
 		s := john.openStream(id, "")
 		first, ok := s.next()
 		s.close()
-		if !ok {
-			t.Fatal("a new stream ended before its first event")
+		if !ok && first.name == "" {
+			t.Fatal("a new stream ended before its first event began")
 		}
-		if first.name != "done" || !strings.Contains(first.data, "Too many windows") {
+		if !ok || first.name != "done" || !strings.Contains(first.data, "Too many windows") {
 			break
 		}
 		if time.Now().After(deadline) {
