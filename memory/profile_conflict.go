@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -36,7 +37,23 @@ var contradictableFields = []profileField{
 		}
 		return ""
 	}},
+	{field: "currency", value: func(_ Features, text string) string {
+		if m := currencyRe.FindStringSubmatch(strings.ToLower(text)); m != nil {
+			return currencyCodes[m[1]]
+		}
+		return ""
+	}},
 }
+
+// currencyRe finds the currency a traveler wants prices in ("Prefers prices
+// in euros.", "Pays in pounds."); a budget's currency is not one ("Budget
+// is 3000 euros on this trip."), since it often follows the destination.
+var currencyRe = regexp.MustCompile(`\b(?:prices?|quotes?|currency|pays?|paying)\b(?: \w+){0,2} in (euros?|eur|dollars|usd|us dollars|pounds|gbp|sterling|yen|jpy|rupees|inr|francs|chf)\b`)
+
+// currencyCodes are the ISO codes of currencyRe's words, as the profile
+// holds them.
+var currencyCodes = map[string]string{"euro": "EUR", "euros": "EUR", "eur": "EUR", "dollars": "USD", "usd": "USD", "us dollars": "USD",
+	"pounds": "GBP", "gbp": "GBP", "sterling": "GBP", "yen": "JPY", "jpy": "JPY", "rupees": "INR", "inr": "INR", "francs": "CHF", "chf": "CHF"}
 
 // axisValue reads a note's single value on one of the contradiction axes
 // (similarity.go): "Prefers window seats." is "window" on "seat"; a note

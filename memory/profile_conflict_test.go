@@ -24,6 +24,10 @@ func TestProfileConflicts(t *testing.T) {
 			[]ProfileSuggestion{{Field: "home_city", Current: "San Francisco", Proposed: "Lisbon"}}},
 		{"same city", john, Note{Text: "Lives in San Francisco.", Scope: ScopeDurable}, nil},
 		{"unrelated", john, Note{Text: "Prefers rooms on high floors.", Scope: ScopeDurable}, nil},
+		{"prices in euros", john, Note{Text: "Prefers prices in euros.", Scope: ScopeDurable},
+			[]ProfileSuggestion{{Field: "currency", Current: "USD", Proposed: "EUR"}}},
+		{"pays in the profile's currency", john, Note{Text: "Always pays in US dollars.", Scope: ScopeDurable}, nil},
+		{"a budget's currency", john, Note{Text: "Budget is 3000 euros.", Scope: ScopeDurable}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
