@@ -389,3 +389,27 @@ func TestFamilyGetsNoBusinessHotel(t *testing.T) {
 		}
 	}
 }
+
+// TestWheelchairGetsNoHeritageHomestay: a need the notes name rules out the
+// options it does not fit, as a party does: no heritage homestay, no small
+// old-town hotel and no walking tour for a traveler in a wheelchair.
+func TestWheelchairGetsNoHeritageHomestay(t *testing.T) {
+	v := model.table.read(agent.Request{Instructions: priyaInstructions, Messages: []memory.Message{user("what hotels would you suggest?")}})
+	for _, c := range []struct {
+		lang, note, option string
+		out                bool
+	}{
+		{langEN, "Uses a wheelchair.", "a heritage homestay: memorable and personal", true},
+		{langEN, "Uses a wheelchair.", "a small hotel in the old town: walkable to the sights", true},
+		{langEN, "Uses a wheelchair.", "a food walk or bar crawl in the evening: the city at its liveliest", true},
+		{langEN, "Uses a wheelchair.", "a serviced apartment: more space", false},
+		{langEN, "Prefers quiet rooms.", "a heritage homestay: memorable and personal", false},
+		{langES, "Usa silla de ruedas.", "una casa rural o histórica: memorable y personal", true},
+		{langRU, "Передвигается на коляске.", "исторический дом или усадьба: запоминается", true},
+	} {
+		out, _ := model.table.voices[c.lang].refusals(v, capture{notes: []memory.SaveNoteArgs{{Text: c.note}}}, "")
+		if out(c.option) != c.out {
+			t.Errorf("%s, %q: %q ruled out %v, want %v", c.lang, c.note, c.option, !c.out, c.out)
+		}
+	}
+}

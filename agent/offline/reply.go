@@ -536,6 +536,13 @@ func (vc *voice) refusals(v *view, c capture, party string) (out, favoured func(
 	for _, n := range v.notes {
 		texts = append(texts, n.text)
 	}
+	for _, text := range append(texts, v.latest) {
+		for stem, frags := range vc.Refusing.Needs { // "Uses a wheelchair.": no heritage homestay, no walking tour
+			if strings.Contains(strings.ToLower(text), stem) {
+				drops = append(drops, frags...)
+			}
+		}
+	}
 	for _, text := range texts { // the same notes come on every call: what each refuses is remembered by its hash
 		r := vc.refused.Get(maphash.String(vc.seed, text), func() [2][]string { d, l := vc.refusalsIn(text); return [2][]string{d, l} })
 		drops, lifts = append(drops, r[0]...), append(lifts, r[1]...)

@@ -76,6 +76,7 @@ type refusing struct {
 	Points  map[string][]string `yaml:"points"`
 	Favours map[string][]string `yaml:"favours"`
 	Party   map[string][]string `yaml:"party"` // a word of the trip's party and the options it rules out ("kids": the business hotel)
+	Needs   map[string][]string `yaml:"needs"` // a need a note or the message names and the options it rules out ("wheelchair": the heritage homestay)
 }
 
 // voice is one compiled voiceFile.
