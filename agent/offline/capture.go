@@ -113,8 +113,8 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				cl = "i " + cl // "need a fridge in the room for my insulin": chat dropped the "I"
 			}
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
-			if who := t.subject(cl); who != "first" && i == 0 && t.lex.frontedIn(cl, t.subject(norm) == "first") {
-				firstPerson = true // "a bathtub is my must": the traveler judges a thing
+			if who := t.subject(cl); who != "first" && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && t.ownBudget(cl)) {
+				firstPerson = true // "a bathtub is my must": the traveler judges a thing; "trip budget 5k all in" is theirs
 			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0]) && t.lex.travelThing(ws) {
 				firstPerson, wanted, cl = true, true, "this trip, "+cl
 			} else if who != "" {
@@ -125,7 +125,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep
 				continue
 			}
-			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) || marker == "" && t.re["pointing"].MatchString(cl) && !t.lex.has(cl, t.lex.HabitAdverbs, nil) {
+			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) || marker == "" && t.re["pointing"].MatchString(cl) && !t.lex.has(cl, t.lex.HabitAdverbs, nil) && !t.ownBudget(cl) {
 				continue
 			}
 			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")
@@ -230,6 +230,12 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		}
 	}
 	return c
+}
+
+// ownBudget reports whether a clause without a subject states a budget
+// ("trip budget 5k all in"): whose else would it be.
+func (t *table) ownBudget(cl string) bool {
+	return slices.ContainsFunc(t.rules, func(r rule) bool { return r.Group == "budget" && r.re.MatchString(cl) })
 }
 
 // reSentence cuts a message into sentences, keeping "3.5" and "a.m." whole.
@@ -574,8 +580,8 @@ func (t *table) normalise(s string) string {
 		name := strings.TrimRight(s[loc[0]:loc[1]], " .,")
 		if loc[0] == start {
 			first, rest, two := strings.Cut(name, " ")
-			if !two {
-				continue // a capitalised first word is just a first word
+			if low := strings.ToLower(name); !two && (t.placeIndex[low] == nil || slices.Contains(t.lex.WordPlaces, low)) {
+				continue // a capitalised first word is just a first word, unless it is a place ("Paris hotel rooms are tiny")
 			}
 			if t.words["openers"][strings.ToLower(first)] { // "For Havana, …": the name is Havana
 				b.WriteString(t.plain(s[last:loc[0]+len(first)]) + " «" + rest + "» ")

@@ -70,12 +70,15 @@ type lexicon struct {
 	Modals        []string          `yaml:"modals"`
 	Yours         map[string]string `yaml:"yours"`
 	Contractions  [][2]string       `yaml:"contractions"`
+	Headings      [][2]string       `yaml:"headings"`
 	Auxiliaries   []string          `yaml:"auxiliaries"`
 	Details       string            `yaml:"details"`
 	NoteNegations []string          `yaml:"note_negations"`
 	Needs         []string          `yaml:"needs"`
 	Access        []string          `yaml:"access"`
 	Remarks       []string          `yaml:"remarks"`
+	PlaceRemarks  []string          `yaml:"place_remarks"`
+	WordPlaces    []string          `yaml:"word_places"`
 	Kin           []string          `yaml:"kin"`
 	Aversions     []string          `yaml:"aversions"`
 	Dropped       []string          `yaml:"dropped"`
@@ -127,7 +130,7 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	}
 	lx.stop = set(lx.Stopwords)
 	var pairs []string
-	for _, c := range lx.Contractions {
+	for _, c := range slices.Concat(lx.Contractions, lx.Headings) {
 		pairs = append(pairs, c[0], c[1])
 	}
 	lx.expand = strings.NewReplacer(pairs...)

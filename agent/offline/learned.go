@@ -768,8 +768,10 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin": chat drops the "I"
 		}
 		afterOther = afterOther && who == "" || who == "other" // "my husband snores, so two beds": the beds are his
-		if who == "" && !mine && len(ws) > 2 && !slices.Contains(t.lex.People, ws[0]) && slices.ContainsFunc(ws[1:min(4, len(ws))], func(w string) bool { return slices.Contains(t.lex.Remarks, w) }) && !t.lex.has(c.text, t.lex.HabitAdverbs, nil) {
-			continue // "airport lounges have gotten so crowded lately": a remark on the world, in a message that says nothing of the traveler
+		if who == "" && !mine && len(ws) > 2 && !slices.Contains(t.lex.People, ws[0]) && slices.ContainsFunc(ws[1:min(4, len(ws))], func(w string) bool {
+			return slices.Contains(t.lex.Remarks, w) || strings.HasPrefix(ws[0], "«") && slices.Contains(t.lex.PlaceRemarks, w)
+		}) && !t.lex.has(c.text, t.lex.HabitAdverbs, nil) {
+			continue // "airport lounges have gotten so crowded lately", "Paris hotel rooms are tiny": a remark on the world, in a message that says nothing of the traveler
 		}
 		odds := t.gate.clause.odds(c.feats)
 		if c.asks || afterOther || t.re["questions"].MatchString(c.text) || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) {

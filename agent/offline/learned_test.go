@@ -157,6 +157,13 @@ func TestOwnWords(t *testing.T) {
 		{"Airport lounges have gotten so crowded lately.", ""},
 		{"mum gets seasick on ferries", ""},
 		{"home airport is LHR", "Home airport is LHR."},
+		{"Trip budget: 5k all in", "Budget is 5k all in on this trip."},
+		{"Budget: $3000 total", "Budget is $3000 total on this trip."},
+		{"Let's keep this one under $2,000", "Wants to keep this one under $2,000 on this trip."},
+		{"I'd like to keep it under $500 a night", "Budget is under $500 a night on this trip."},
+		{"Paris hotel rooms are tiny", ""},
+		{"London hotels are so expensive these days", ""},
+		{"Lisbon hotels are fine but I always want a bathtub", "Is fine with Lisbon hotels, but always wants a bathtub."},
 		{"Good morning. By way of introduction, I am a retired schoolteacher who travels by rail wherever practicable. Yours sincerely, E. Pemberton", "Is a retired schoolteacher who travels by rail wherever practicable."},
 	})
 }
