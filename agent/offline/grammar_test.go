@@ -55,7 +55,8 @@ func TestUntilIsNotTripDates(t *testing.T) {
 // TestBudgetNounIsNoLevel: "budget" names a spending level in "a budget
 // hotel", not in "budget is tight", where the trip's budget stays unknown.
 func TestBudgetNounIsNoLevel(t *testing.T) {
-	for say, want := range map[string]string{"budget is tight this time": "", "budget of 2k for Paris": "", "budget hotel in lisbon please": "budget", "never budget airlines": ""} {
+	for say, want := range map[string]string{"budget is tight this time": "", "budget of 2k for Paris": "", "budget hotel in lisbon please": "budget", "never budget airlines": "",
+		"Trip budget: 5k all in": "5k all in", "budget: $3000 for the lot": "$3000"} {
 		tr := trip{}
 		if model.table.updateTrip(tr, say, ""); tr["budget"] != want {
 			t.Errorf("updateTrip(%q) took budget %q, want %q", say, tr["budget"], want)

@@ -161,6 +161,8 @@ func TestOwnWords(t *testing.T) {
 		{"Budget: $3000 total", "Budget is $3000 total on this trip."},
 		{"Let's keep this one under $2,000", "Wants to keep this one under $2,000 on this trip."},
 		{"I'd like to keep it under $500 a night", "Budget is under $500 a night on this trip."},
+		{"Let's keep the hotel under 200 euros a night", "Hotel budget is under 200 euros a night on this trip."},
+		{"I try to keep hotels under $150 a night", "Keeps hotels under $150 a night."},
 		{"Paris hotel rooms are tiny", ""},
 		{"London hotels are so expensive these days", ""},
 		{"Lisbon hotels are fine but I always want a bathtub", "Is fine with Lisbon hotels, but always wants a bathtub."},
