@@ -768,10 +768,8 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin": chat drops the "I"
 		}
 		afterOther = afterOther && who == "" || who == "other" // "my husband snores, so two beds": the beds are his
-		if who == "" && !mine && len(ws) > 2 && !slices.Contains(t.lex.People, ws[0]) && slices.ContainsFunc(ws[1:min(4, len(ws))], func(w string) bool {
-			return slices.Contains(t.lex.Remarks, w) || strings.HasPrefix(ws[0], "«") && slices.Contains(t.lex.PlaceRemarks, w)
-		}) && !t.lex.has(c.text, t.lex.HabitAdverbs, nil) {
-			continue // "airport lounges have gotten so crowded lately", "Paris hotel rooms are tiny": a remark on the world, in a message that says nothing of the traveler
+		if !mine && t.remark(c, who) {
+			continue // a remark on the world, in a message that says nothing of the traveler
 		}
 		odds := t.gate.clause.odds(c.feats)
 		if c.asks || afterOther || t.re["questions"].MatchString(c.text) || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) {
@@ -792,6 +790,24 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 		parts = append(parts, ownPart{text, o, lasting})
 	}
 	return parts
+}
+
+// remark reports whether a clause naming no one is a remark on the world
+// ("airport lounges have gotten so crowded lately", "Paris hotel rooms are
+// tiny"): its verb is one of the lexicon's remarks, or it opens on a place
+// and its verb is one of place_remarks.
+func (t *table) remark(c ownClause, who string) bool {
+	ws := c.ws
+	return who == "" && len(ws) > 2 && !slices.Contains(t.lex.People, ws[0]) && slices.ContainsFunc(ws[1:min(4, len(ws))], func(w string) bool {
+		return slices.Contains(t.lex.Remarks, w) || strings.HasPrefix(ws[0], "«") && slices.Contains(t.lex.PlaceRemarks, w)
+	}) && !t.lex.has(c.text, t.lex.HabitAdverbs, nil)
+}
+
+// remarksOnly reports whether every clause of a message is a remark on the
+// world: it tells nothing and asks for nothing.
+func (t *table) remarksOnly(message string) bool {
+	clauses := t.clausesOf(message)
+	return len(clauses) > 0 && !slices.ContainsFunc(clauses, func(c ownClause) bool { return c.asks || c.begs || !t.remark(c, t.subject(c.text)) })
 }
 
 // wantNegated reports whether a clause's want is negated ("i do not need

@@ -413,3 +413,19 @@ func TestWheelchairGetsNoHeritageHomestay(t *testing.T) {
 		}
 	}
 }
+
+// TestRemarkAsksForNoOptions: a remark on a place names a topic without
+// asking for it, so it gets no list of options; the same words asked for
+// do.
+func TestRemarkAsksForNoOptions(t *testing.T) {
+	for msg, list := range map[string]bool{
+		"Paris hotel rooms are tiny, by the way": false,
+		"hotels in Paris":                        true,
+		"Paris hotels are pricey, any ideas?":    true,
+	} {
+		r := complete(t, agent.Request{Instructions: priyaInstructions, Messages: []memory.Message{user(msg)}})
+		if got := strings.Contains(r.Content, "\n- "); got != list {
+			t.Errorf("%q: a list of options %v, want %v:\n%s", msg, got, list, r.Content)
+		}
+	}
+}

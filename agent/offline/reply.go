@@ -328,6 +328,9 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	if len(c.notes)+len(c.known) > 0 && !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) {
 		tp = nil // "I'm vegetarian and I never fly red-eyes" tells, it does not ask for flights
 	}
+	if tp != nil && !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) && t.remarksOnly(v.latest) {
+		tp = nil // "Paris hotel rooms are tiny, by the way" asks for no hotels
+	}
 	if tp == nil && is("table") {
 		// "compare two of them in a table": the options are the ones the
 		// traveler asked for last.
