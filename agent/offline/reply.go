@@ -539,13 +539,6 @@ func (vc *voice) refusals(v *view, c capture, party string) (out, favoured func(
 	for _, n := range v.notes {
 		texts = append(texts, n.text)
 	}
-	for _, text := range append(texts, v.latest) {
-		for stem, frags := range vc.Refusing.Needs { // "Uses a wheelchair.": no heritage homestay, no walking tour
-			if strings.Contains(strings.ToLower(text), stem) {
-				drops = append(drops, frags...)
-			}
-		}
-	}
 	for _, text := range texts { // the same notes come on every call: what each refuses is remembered by its hash
 		r := vc.refused.Get(maphash.String(vc.seed, text), func() [2][]string { d, l := vc.refusalsIn(text); return [2][]string{d, l} })
 		drops, lifts = append(drops, r[0]...), append(lifts, r[1]...)
@@ -561,10 +554,17 @@ func (vc *voice) refusals(v *view, c capture, party string) (out, favoured func(
 	return holds(drops, true), holds(lifts, false)
 }
 
-// refusalsIn adds what one text refuses and favours, clause by clause: a
+// refusalsIn adds what one text refuses and favours: the options a need it
+// names rules out, and clause by clause, what it refuses; a
 // clause ends at punctuation or before "but" or "so" ("I don't drive, so
 // how do we get around?" refuses driving, not getting around).
 func (vc *voice) refusalsIn(text string) (drops, lifts []string) {
+	low := strings.ToLower(text)
+	for stem, frags := range vc.Refusing.Needs { // "Uses a wheelchair.": no heritage homestay, no walking tour
+		if strings.Contains(low, stem) {
+			drops = append(drops, frags...)
+		}
+	}
 	var clause []string
 	flush := func() {
 		refuses := slices.ContainsFunc(clause, func(w string) bool { return vc.refuse[w] }) && !slices.ContainsFunc(clause, func(w string) bool { return vc.notRefuse[w] })
