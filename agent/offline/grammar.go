@@ -35,6 +35,7 @@ type lexicon struct {
 	Subordinators  []string          `yaml:"subordinators"`
 	TimeWords      []string          `yaml:"time_words"`
 	BareWants      []string          `yaml:"bare_wants"`
+	Preferring     []string          `yaml:"preferring"`
 	States         []string          `yaml:"states"`
 	ObjectStops    []string          `yaml:"object_stops"`
 	Until          []string          `yaml:"until"`
