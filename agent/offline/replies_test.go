@@ -369,47 +369,36 @@ func TestRecallByTopic(t *testing.T) {
 	}
 }
 
-// TestFamilyGetsNoBusinessHotel: a trip with children rules out the
-// financial district's business hotel, in each language; one without does
-// not.
-func TestFamilyGetsNoBusinessHotel(t *testing.T) {
+// TestPartyAndNeedsRuleOutOptions: a trip with children rules out the
+// financial district's business hotel, and a need a note names rules out
+// the options it does not fit (no heritage homestay, small old-town hotel
+// or walking tour for a wheelchair), in each language; a trip or notes
+// without them rule out nothing.
+func TestPartyAndNeedsRuleOutOptions(t *testing.T) {
 	v := model.table.read(agent.Request{Instructions: priyaInstructions, Messages: []memory.Message{user("what hotels would you suggest?")}})
 	for _, c := range []struct {
-		lang, party, option string
-		out                 bool
+		lang, party, note, option string
+		out                       bool
 	}{
-		{langEN, "2 adults 2 kids", "a business hotel in the financial district: efficient", true},
-		{langEN, "just you", "a business hotel in the financial district: efficient", false},
-		{langES, "2 adultos y 2 niños", "un hotel de negocios en el distrito financiero: eficiente", true},
-		{langRU, "2 взрослых и 2 детей", "деловой отель в деловом районе: эффективно", true},
+		{langEN, "2 adults 2 kids", "", "a business hotel in the financial district: efficient", true},
+		{langEN, "just you", "", "a business hotel in the financial district: efficient", false},
+		{langES, "2 adultos y 2 niños", "", "un hotel de negocios en el distrito financiero: eficiente", true},
+		{langRU, "2 взрослых и 2 детей", "", "деловой отель в деловом районе: эффективно", true},
+		{langEN, "", "Uses a wheelchair.", "a heritage homestay: memorable and personal", true},
+		{langEN, "", "Uses a wheelchair.", "a small hotel in the old town: walkable to the sights", true},
+		{langEN, "", "Uses a wheelchair.", "a food walk or bar crawl in the evening: the city at its liveliest", true},
+		{langEN, "", "Uses a wheelchair.", "a serviced apartment: more space", false},
+		{langEN, "", "Prefers quiet rooms.", "a heritage homestay: memorable and personal", false},
+		{langES, "", "Usa silla de ruedas.", "una casa rural o histórica: memorable y personal", true},
+		{langRU, "", "Передвигается на коляске.", "исторический дом или усадьба: запоминается", true},
 	} {
-		out, _ := model.table.voices[c.lang].refusals(v, capture{}, c.party)
-		if out(c.option) != c.out {
-			t.Errorf("%s, %q: %q ruled out %v, want %v", c.lang, c.party, c.option, !c.out, c.out)
+		var notes []memory.SaveNoteArgs
+		if c.note != "" {
+			notes = append(notes, memory.SaveNoteArgs{Text: c.note})
 		}
-	}
-}
-
-// TestWheelchairGetsNoHeritageHomestay: a need the notes name rules out the
-// options it does not fit, as a party does: no heritage homestay, no small
-// old-town hotel and no walking tour for a traveler in a wheelchair.
-func TestWheelchairGetsNoHeritageHomestay(t *testing.T) {
-	v := model.table.read(agent.Request{Instructions: priyaInstructions, Messages: []memory.Message{user("what hotels would you suggest?")}})
-	for _, c := range []struct {
-		lang, note, option string
-		out                bool
-	}{
-		{langEN, "Uses a wheelchair.", "a heritage homestay: memorable and personal", true},
-		{langEN, "Uses a wheelchair.", "a small hotel in the old town: walkable to the sights", true},
-		{langEN, "Uses a wheelchair.", "a food walk or bar crawl in the evening: the city at its liveliest", true},
-		{langEN, "Uses a wheelchair.", "a serviced apartment: more space", false},
-		{langEN, "Prefers quiet rooms.", "a heritage homestay: memorable and personal", false},
-		{langES, "Usa silla de ruedas.", "una casa rural o histórica: memorable y personal", true},
-		{langRU, "Передвигается на коляске.", "исторический дом или усадьба: запоминается", true},
-	} {
-		out, _ := model.table.voices[c.lang].refusals(v, capture{notes: []memory.SaveNoteArgs{{Text: c.note}}}, "")
+		out, _ := model.table.voices[c.lang].refusals(v, capture{notes: notes}, c.party)
 		if out(c.option) != c.out {
-			t.Errorf("%s, %q: %q ruled out %v, want %v", c.lang, c.note, c.option, !c.out, c.out)
+			t.Errorf("%s, party %q, note %q: %q ruled out %v, want %v", c.lang, c.party, c.note, c.option, !c.out, c.out)
 		}
 	}
 }

@@ -527,12 +527,10 @@ func (t *table) fitPlace(tp *topic, to string, out func(option string) bool) (op
 // nearby?", "Loves boat trips.") puts those options first.
 func (vc *voice) refusals(v *view, c capture, party string) (out, favoured func(option string) bool) {
 	drops, lifts := vc.refusalsIn(v.latest)
-	for stem, frags := range vc.Refusing.Party { // "2 adults 2 kids": no business hotel
-		if strings.Contains(strings.ToLower(party), stem) {
-			drops = append(drops, frags...)
-		}
+	texts := make([]string, 0, len(c.notes)+len(v.notes)+1)
+	if party != "" {
+		texts = append(texts, party) // "2 adults 2 kids": no business hotel
 	}
-	texts := make([]string, 0, len(c.notes)+len(v.notes))
 	for _, n := range c.notes {
 		texts = append(texts, n.Text)
 	}
@@ -554,13 +552,13 @@ func (vc *voice) refusals(v *view, c capture, party string) (out, favoured func(
 	return holds(drops, true), holds(lifts, false)
 }
 
-// refusalsIn adds what one text refuses and favours: the options a need it
-// names rules out, and clause by clause, what it refuses; a
+// refusalsIn adds what one text refuses and favours: the options a word of
+// it rules out (rules_out), and clause by clause, what it refuses; a
 // clause ends at punctuation or before "but" or "so" ("I don't drive, so
 // how do we get around?" refuses driving, not getting around).
 func (vc *voice) refusalsIn(text string) (drops, lifts []string) {
 	low := strings.ToLower(text)
-	for stem, frags := range vc.Refusing.Needs { // "Uses a wheelchair.": no heritage homestay, no walking tour
+	for stem, frags := range vc.Refusing.RulesOut { // "Uses a wheelchair.": no heritage homestay, no walking tour
 		if strings.Contains(low, stem) {
 			drops = append(drops, frags...)
 		}

@@ -75,8 +75,10 @@ type refusing struct {
 	Except  []string            `yaml:"except"`
 	Points  map[string][]string `yaml:"points"`
 	Favours map[string][]string `yaml:"favours"`
-	Party   map[string][]string `yaml:"party"` // a word of the trip's party and the options it rules out ("kids": the business hotel)
-	Needs   map[string][]string `yaml:"needs"` // a need a note or the message names and the options it rules out ("wheelchair": the heritage homestay)
+	// RulesOut are words of the trip's party, a note or the message and the
+	// options each rules out ("kids": the business hotel; "wheelchair": the
+	// heritage homestay).
+	RulesOut map[string][]string `yaml:"rules_out"`
 }
 
 // voice is one compiled voiceFile.
