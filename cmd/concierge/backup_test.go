@@ -46,7 +46,7 @@ func TestBackupUnderLoadRestores(t *testing.T) {
 		t.Skip("builds and runs the binary; skipped with -short")
 	}
 	load := backupLoadTime(t)
-	bin := buildBinary(t)
+	bin := binary(t)
 	dir := t.TempDir()
 	db, copyPath, restored := filepath.Join(dir, "live.db"), filepath.Join(dir, "backup.db"), filepath.Join(dir, "restored.db")
 	url, _ := serveBinary(t, bin, nil, "--db", db)

@@ -20,15 +20,8 @@ import (
 // consolidation job waits for the model, restarts it, and checks the job
 // completes exactly once.
 func TestCrashDuringConsolidation(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary; skipped with -short")
-	}
+	bin := binary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "concierge")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	db := filepath.Join(dir, "crash.db")
 	ctx := context.Background()
 

@@ -28,7 +28,7 @@ func TestDiskFull(t *testing.T) {
 		t.Skipf("cannot mount a size-limited tmpfs here (%v: %s): the disk-full test needs it", err, strings.TrimSpace(string(out)))
 	}
 	t.Cleanup(func() { _ = exec.Command("umount", "-l", mnt).Run() })
-	bin := buildBinary(t)
+	bin := binary(t)
 	url, _ := serveBinary(t, bin, nil, "--db", filepath.Join(mnt, "full.db"))
 	token := apiToken(t, url)
 	const clients = 4

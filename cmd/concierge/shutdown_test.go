@@ -20,16 +20,6 @@ import (
 	"concierge/agent/openai/fakeopenai"
 )
 
-// buildBinary builds the concierge binary into a temporary directory.
-func buildBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "concierge")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // serveBinary starts the binary with demo data on 127.0.0.1 and returns
 // its URL and the command.
 func serveBinary(t *testing.T, bin string, env []string, args ...string) (string, *exec.Cmd) {
@@ -76,11 +66,8 @@ func serveBinary(t *testing.T, bin string, env []string, args ...string) (string
 // stored, or 503 restarting — the process exits 0, and after a restart
 // every message retried with its key is answered and stored once.
 func TestShutdownAnswersEveryone(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds and runs the binary; skipped with -short")
-	}
 	const n = 50
-	bin := buildBinary(t)
+	bin := binary(t)
 	db := filepath.Join(t.TempDir(), "shutdown.db")
 	slow := fakeopenai.New(t)
 	slow.Handler(func(fakeopenai.ChatRequest) fakeopenai.Response {
