@@ -221,7 +221,21 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		lost, kept := t.lostNumbers(message, c.notes), t.covered(message, c.notes)
 		if lost || kept < coverage {
 			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns)) {
-				c.notes = c.notes[:0] // the rules kept too little of what was said: the traveler's words stand
+				// The rules kept too little of what was said: the traveler's
+				// words stand, joined to a rule's note on what they leave out
+				// ("I moved to Seattle last month, so flights should start
+				// from SEA now": the move and the airport, one thought).
+				dropped := droppedWords(message, ns)
+				for _, r := range c.notes {
+					i := slices.IndexFunc(ns, func(n memory.SaveNoteArgs) bool { return n.Scope == r.Scope })
+					if r.Scope != memory.ScopeDurable || i < 0 || sameTopic(ns[i], r) || !slices.ContainsFunc(longWords(r.Text), func(w string) bool { return dropped[w] }) {
+						continue // the traveler's words say it already, or it is a trip's
+					}
+					if merged, ok := joinNotes(r, ns[i], ""); ok {
+						ns[i] = merged
+					}
+				}
+				c.notes = c.notes[:0]
 				seen := map[string]bool{}
 				for _, n := range ns {
 					c.add(n, known, seen)
@@ -296,16 +310,23 @@ func (c *capture) join(prev, before int, joins string) int {
 	if joins == "" || prev < 0 || prev >= before || c.notes[prev].Scope != c.notes[before].Scope {
 		return before
 	}
-	p, n := c.notes[prev], c.notes[before]
-	kw := slices.Compact(slices.Concat(p.Keywords, n.Keywords))
-	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", " + joins + " " + strings.ToLower(n.Text[:1]) + n.Text[1:],
-		Keywords: kw[:min(3, len(kw))], Scope: p.Scope}
-	if checked, refusal := memory.CheckNote(merged, 0, 0, memory.Limits{}); refusal == nil {
-		c.notes[prev] = checked
+	if merged, ok := joinNotes(c.notes[prev], c.notes[before], joins); ok {
+		c.notes[prev] = merged
 		c.notes = c.notes[:before]
 		return prev
 	}
 	return before
+}
+
+// joinNotes makes one note of two of the same scope, the second joined by
+// joins ("so", "because") or by a comma alone; ok is false when the two do
+// not fit in one note.
+func joinNotes(p, n memory.SaveNoteArgs, joins string) (memory.SaveNoteArgs, bool) {
+	kw := slices.Compact(slices.Concat(p.Keywords, n.Keywords))
+	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", " + strings.TrimPrefix(joins+" ", " ") + strings.ToLower(n.Text[:1]) + n.Text[1:],
+		Keywords: kw[:min(3, len(kw))], Scope: p.Scope}
+	checked, refusal := memory.CheckNote(merged, 0, 0, memory.Limits{})
+	return checked, refusal == nil
 }
 
 // sameTopic reports whether a keyword of one note is in the other's text:
@@ -314,7 +335,9 @@ func (c *capture) join(prev, before int, joins string) int {
 func sameTopic(a, b memory.SaveNoteArgs) bool {
 	in := func(x, y memory.SaveNoteArgs) bool {
 		return slices.ContainsFunc(x.Keywords, func(k string) bool {
-			k = strings.TrimSuffix(k, "s")
+			if one := strings.TrimSuffix(k, "s"); len(one) >= 3 {
+				k = one // "rooms" is in "room"; "sas" stays "sas"
+			}
 			return len(k) >= 3 && strings.Contains(strings.ToLower(y.Text), k)
 		})
 	}
@@ -606,4 +629,33 @@ func (t *table) plain(s string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// droppedWords are the words of a message, four letters or more and
+// without a plural s, that no note holds: what the traveler's own words
+// left out.
+func droppedWords(message string, notes []memory.SaveNoteArgs) map[string]bool {
+	kept := map[string]bool{}
+	for _, n := range notes {
+		for _, w := range longWords(n.Text) {
+			kept[w] = true
+		}
+	}
+	out := map[string]bool{}
+	for _, w := range longWords(message) {
+		out[w] = !kept[w]
+	}
+	return out
+}
+
+// longWords are a text's lower-cased words of four letters or more, a
+// plural s taken off.
+func longWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if len(w) >= 4 {
+			out = append(out, strings.TrimSuffix(w, "s"))
+		}
+	}
+	return out
 }

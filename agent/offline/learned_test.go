@@ -127,6 +127,11 @@ func TestOwnWords(t *testing.T) {
 		{"need a hotel near the station, i have a meeting there at 9", ""},
 		{"wife's allergic to shellfish", ""},
 		{"went vegan in march", "Is vegan."},
+		// The traveler's words stand for what the rules left out, joined to
+		// the rules' lasting note on what the words leave out.
+		{"I live in Lyon; the closest airport is LYS.", "Lives in Lyon, the closest airport is LYS."},
+		{"I quit drinking in January — no wine pairings or minibar stuff for me anymore.", "Has quit drinking, no wine pairings or minibar stuff for them anymore."},
+		{"Could we push that later? I genuinely don't function before 10am, so no flights earlier than that, ever.", "Avoids flights earlier than that, does not function before 10am."},
 		{"I don't mind if it's an apartment or a hotel", ""},
 		{"honestly I'm easy, hotel or apartment, whichever is cheaper", ""},
 		{"heavy sleeper, blackout curtains pls", "Heavy sleeper, blackout curtains."},
