@@ -63,12 +63,14 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	// Any two of the three tell it.
 	tripTold := btoi(t.re["trip.dates"].MatchString(t.lex.until.ReplaceAllString(message, "")))+btoi(t.re["trip.party"].MatchString(message))+
 		btoi(slices.ContainsFunc(t.lex.Purposes, func(p string) bool { return strings.Contains(strings.ToLower(message), p) })) >= 2
+	parts := 0                                 // clauses in the message
 	starts := make([]int, 0, len(sentences)+1) // where each sentence's notes start: an item of a list the rules read nothing of is kept as said
 	for _, s := range sentences {
 		starts = append(starts, len(c.notes))
 		// "for the Lisbon trip", "for Havana, …" name this trip: read as "for this trip".
 		norm := t.namingTrip(t.normalise(s))
 		clauses := strings.Split(t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0"), "\x00")
+		parts += len(clauses)
 		var marker memory.Scope  // carried to the later clauses of the sentence
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
 		prev := -1               // the note the clause before left, for a clause that gives its reason or result
@@ -219,22 +221,14 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	}
 	if !c.sensitive && !c.private && !c.otherPerson && len(c.known) == 0 {
 		lost, kept := t.lostNumbers(message, c.notes), t.covered(message, c.notes)
-		if lost || kept < coverage {
-			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns)) {
-				// The rules kept too little of what was said: the traveler's
-				// words stand, joined to a rule's note on what they leave out
-				// ("I moved to Seattle last month, so flights should start
-				// from SEA now": the move and the airport, one thought).
-				dropped := droppedWords(message, ns)
-				for _, r := range c.notes {
-					i := slices.IndexFunc(ns, func(n memory.SaveNoteArgs) bool { return n.Scope == r.Scope })
-					if r.Scope != memory.ScopeDurable || i < 0 || sameTopic(ns[i], r) || !slices.ContainsFunc(longWords(r.Text), func(w string) bool { return dropped[w] }) {
-						continue // the traveler's words say it already, or it is a trip's
-					}
-					if merged, ok := joinNotes(r, ns[i], ""); ok {
-						ns[i] = merged
-					}
-				}
+		if lost || kept < coverage || parts > 1 && kept < partsCoverage {
+			// The rules kept too little of what was said: the traveler's
+			// words stand, joined to a rule's note on what they leave out
+			// ("I moved to Seattle last month, so flights should start from
+			// SEA now": the move and the airport, one thought). Of a message
+			// of several clauses whose rules kept a little more, only when
+			// each holds something the other lacks.
+			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns)) && (joinLeftOut(message, c.notes, ns) > 0 || lost || kept < coverage) {
 				c.notes = c.notes[:0]
 				seen := map[string]bool{}
 				for _, n := range ns {
@@ -323,7 +317,11 @@ func (c *capture) join(prev, before int, joins string) int {
 // not fit in one note.
 func joinNotes(p, n memory.SaveNoteArgs, joins string) (memory.SaveNoteArgs, bool) {
 	kw := slices.Compact(slices.Concat(p.Keywords, n.Keywords))
-	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", " + strings.TrimPrefix(joins+" ", " ") + strings.ToLower(n.Text[:1]) + n.Text[1:],
+	second := n.Text
+	if len(second) < 2 || !unicode.IsUpper(rune(second[1])) { // "BER is their airport now" keeps its code
+		second = strings.ToLower(second[:1]) + second[1:]
+	}
+	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", " + strings.TrimPrefix(joins+" ", " ") + second,
 		Keywords: kw[:min(3, len(kw))], Scope: p.Scope}
 	checked, refusal := memory.CheckNote(merged, 0, 0, memory.Limits{})
 	return checked, refusal == nil
@@ -629,6 +627,24 @@ func (t *table) plain(s string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// joinLeftOut joins to the traveler's own words (ns) each lasting rule note
+// on what they leave out, and returns how many it joined.
+func joinLeftOut(message string, ruled, ns []memory.SaveNoteArgs) int {
+	joined := 0
+	dropped := droppedWords(message, ns)
+	for _, r := range ruled {
+		i := slices.IndexFunc(ns, func(n memory.SaveNoteArgs) bool { return n.Scope == r.Scope })
+		if r.Scope != memory.ScopeDurable || i < 0 || sameTopic(ns[i], r) || !slices.ContainsFunc(longWords(r.Text), func(w string) bool { return dropped[w] }) {
+			continue // the traveler's words say it already, or it is a trip's
+		}
+		if merged, ok := joinNotes(r, ns[i], ""); ok {
+			ns[i] = merged
+			joined++
+		}
+	}
+	return joined
 }
 
 // droppedWords are the words of a message, four letters or more and

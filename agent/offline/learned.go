@@ -387,6 +387,11 @@ var gateOdds = 1.0
 // traveler's own. Both were set on the development sets.
 var tripOdds, coverage = 3.0, 0.5
 
+// partsCoverage is the share below which the rules' notes on a message of
+// several clauses give way to the traveler's words when each holds
+// something the other lacks (joinLeftOut).
+var partsCoverage = 0.75
+
 // refusedOdds is the confidence of the refused classifier above which the
 // learned reader keeps nothing of a message.
 var refusedOdds = 0.0

@@ -130,6 +130,7 @@ func TestOwnWords(t *testing.T) {
 		// The traveler's words stand for what the rules left out, joined to
 		// the rules' lasting note on what the words leave out.
 		{"I live in Lyon; the closest airport is LYS.", "Lives in Lyon, the closest airport is LYS."},
+		{"I moved to Berlin in June, so BER is my airport now.", "Lives in Berlin, BER is their airport now."},
 		{"I quit drinking in January — no wine pairings or minibar stuff for me anymore.", "Has quit drinking, no wine pairings or minibar stuff for them anymore."},
 		{"Could we push that later? I genuinely don't function before 10am, so no flights earlier than that, ever.", "Avoids flights earlier than that, does not function before 10am."},
 		{"I don't mind if it's an apartment or a hotel", ""},
