@@ -188,6 +188,11 @@ func (lx *lexicon) keepsMore(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs)
 	kept := func(d string) bool {
 		return slices.ContainsFunc(ruled, func(n memory.SaveNoteArgs) bool { return strings.Contains(strings.ToLower(n.Text), d) })
 	}
+	if slices.ContainsFunc(ruled, func(n memory.SaveNoteArgs) bool { // "«Lisbon» hotel budget: 400 euros…": the amount outweighs the name
+		return slices.ContainsFunc(reNumber.FindAllString(n.Text, -1), func(d string) bool { return !strings.Contains(g.Text, d) })
+	}) {
+		return false
+	}
 	for _, d := range lx.details.FindAllString(strings.ToLower(g.Text), -1) {
 		if !kept(d) {
 			return true

@@ -131,6 +131,11 @@ func TestOwnWords(t *testing.T) {
 		// the rules' lasting note on what the words leave out.
 		{"I live in Lyon; the closest airport is LYS.", "Lives in Lyon, the closest airport is LYS."},
 		{"I moved to Berlin in June, so BER is my airport now.", "Lives in Berlin, BER is their airport now."},
+		// A budget heading keeps its amount, whatever place names it.
+		{"Singapore hotel budget: 400 euros per night maximum.", "Budget is 400 euros per night on this trip."},
+		{"Lisbon hotel budget: 400 euros per night maximum.", "Budget is 400 euros per night on this trip."},
+		{"hotel budget 150 a night", "Budget is 150 a night on this trip."},
+		{"My usual hotel budget is 120 euros a night.", "Usual hotel budget is 120 euros a night."},
 		{"I quit drinking in January — no wine pairings or minibar stuff for me anymore.", "Has quit drinking, no wine pairings or minibar stuff for them anymore."},
 		{"Could we push that later? I genuinely don't function before 10am, so no flights earlier than that, ever.", "Avoids flights earlier than that, does not function before 10am."},
 		{"I don't mind if it's an apartment or a hotel", ""},
