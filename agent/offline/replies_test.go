@@ -411,6 +411,9 @@ func TestRemarkAsksForNoOptions(t *testing.T) {
 		"Paris hotel rooms are tiny, by the way": false,
 		"hotels in Paris":                        true,
 		"Paris hotels are pricey, any ideas?":    true,
+		"hotels are so pricey these days":        false,
+		"flights are a nightmare lately":         false,
+		"hotels are fine, find me one in Lisbon": true,
 	} {
 		r := complete(t, agent.Request{Instructions: priyaInstructions, Messages: []memory.Message{user(msg)}})
 		if got := strings.Contains(r.Content, "\n- "); got != list {
