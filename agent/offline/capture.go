@@ -221,7 +221,8 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	}
 	if !c.sensitive && !c.private && !c.otherPerson && len(c.known) == 0 {
 		lost, kept := t.lostNumbers(message, c.notes), t.covered(message, c.notes)
-		if lost || kept < coverage || parts > 1 && kept < partsCoverage {
+		durable := slices.ContainsFunc(c.notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeDurable }) // only a lasting note joins
+		if lost || kept < coverage || parts > 1 && kept < partsCoverage && durable {
 			// The rules kept too little of what was said: the traveler's
 			// words stand, joined to a rule's note on what they leave out
 			// ("I moved to Seattle last month, so flights should start from
