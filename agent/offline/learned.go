@@ -805,7 +805,16 @@ func (t *table) remark(c ownClause, who string) bool {
 	ws := c.ws
 	return who == "" && len(ws) > 2 && !slices.Contains(t.lex.People, ws[0]) && slices.ContainsFunc(ws[1:min(4, len(ws))], func(w string) bool {
 		return slices.Contains(t.lex.Remarks, w) || strings.HasPrefix(ws[0], "«") && slices.Contains(t.lex.PlaceRemarks, w)
-	}) && !t.lex.has(c.text, t.lex.HabitAdverbs, nil)
+	}) && !t.lex.has(c.text, t.lex.HabitAdverbs, nil) || who == "" && t.thingsRemark(ws)
+}
+
+// thingsRemark reports whether a clause says how things of a kind are
+// ("hotels are so pricey these days", "trains in «Italy» are always late"):
+// a plural travel noun, is or are, and no word of the traveler's.
+func (t *table) thingsRemark(ws []string) bool {
+	verb := slices.IndexFunc(ws[:min(4, len(ws))], func(w string) bool { return slices.Contains(t.lex.PlaceRemarks, w) })
+	return verb > 0 && verb+1 < len(ws) && strings.HasSuffix(ws[0], "s") && t.lex.travelThing(ws[:1]) &&
+		!slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(t.lex.Mine, w) })
 }
 
 // remarksOnly reports whether every clause of a message is a remark on the

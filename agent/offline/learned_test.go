@@ -131,6 +131,10 @@ func TestOwnWords(t *testing.T) {
 		// the rules' lasting note on what the words leave out.
 		{"I live in Lyon; the closest airport is LYS.", "Lives in Lyon, the closest airport is LYS."},
 		{"I moved to Berlin in June, so BER is my airport now.", "Lives in Berlin, BER is their airport now."},
+		// How things of a kind are is a remark on the world, not a note.
+		{"hotels are so pricey these days", ""},
+		{"trains in Italy are always late", ""},
+		{"hostels are not for us", "Hostels are not for them."},
 		// A budget heading keeps its amount, whatever place names it.
 		{"Singapore hotel budget: 400 euros per night maximum.", "Budget is 400 euros per night on this trip."},
 		{"Lisbon hotel budget: 400 euros per night maximum.", "Budget is 400 euros per night on this trip."},
