@@ -64,6 +64,19 @@ func TestBudgetNounIsNoLevel(t *testing.T) {
 	}
 }
 
+// TestPastDatesAreNoTripDates: the month of a move or of a past trip is
+// when it happened; the trip's dates are the first the message gives for
+// what is ahead.
+func TestPastDatesAreNoTripDates(t *testing.T) {
+	for say, want := range map[string]string{"I moved to Berlin in June, so BER is my airport now.": "", "we just moved to Oslo in March": "",
+		"We went to Rome last year in May, now Paris in June": "in June", "Lisbon in June with my wife": "in June"} {
+		tr := trip{}
+		if model.table.updateTrip(tr, say, ""); tr["dates"] != want {
+			t.Errorf("updateTrip(%q) took dates %q, want %q", say, tr["dates"], want)
+		}
+	}
+}
+
 // TestTuning scores the capture engine on the statements it is tuned
 // against (labelled/tuning_*.jsonl), one set at a time; the holdouts are
 // scored in agent/eval. tuning_en_3 was written blind to the rules and

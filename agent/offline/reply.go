@@ -176,7 +176,7 @@ func (t *table) heardIn(msg string) heard {
 		low := strings.ToLower(msg)
 		h := heard{msg: msg, moves: t.re["intents.new_destination"].MatchString(low), change: t.re["intents.change"].MatchString(low), purpose: t.purposeOf(low),
 			found: map[string]string{"to": t.place(t.re["trip.destination"], msg), "from": t.place(t.re["trip.origin"], msg),
-				"dates": t.tripDates(msg, t.re["trip.dates"].FindStringIndex(msg)), "budget": t.re["trip.budget"].FindString(msg)}}
+				"dates": t.tripDates(msg), "budget": t.re["trip.budget"].FindString(msg)}}
 		t.detailsIn(msg, h.found)
 		return h
 	})

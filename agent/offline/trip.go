@@ -266,18 +266,34 @@ func (t *table) fill(args map[string]any, tr trip, v *view) map[string]any {
 	return args
 }
 
-// tripDates is the dates a message gives at loc (trip.dates' match, or
-// nil), with the stay it puts in a month: "a long weekend in May", "a week
-// in June".
-func (t *table) tripDates(msg string, loc []int) string {
-	if loc == nil {
+// tripDates is the first dates a message gives (trip.dates) that are not
+// when something told in the past happened, with the stay it puts in a
+// month: "a long weekend in May", "a week in June".
+func (t *table) tripDates(msg string) string {
+	locs := t.re["trip.dates"].FindAllStringIndex(msg, -1)
+	i := slices.IndexFunc(locs, func(l []int) bool { return !t.toldBefore(msg[:l[0]]) })
+	if i < 0 {
 		return ""
 	}
+	loc := locs[i]
 	d := msg[loc[0]:loc[1]] + t.re["trip.month_after"].FindString(msg[loc[1]:])
 	if p := t.re["trip.stay_before"].FindString(msg[:loc[0]]); p != "" && strings.HasPrefix(strings.ToLower(d), "in ") {
 		d = p + d
 	}
 	return strings.TrimSpace(d)
+}
+
+// toldBefore reports whether the clause that runs up to a date tells the
+// past or a change ("I moved to Berlin in June"): the date is when it
+// happened, not the trip's.
+func (t *table) toldBefore(before string) bool {
+	if i := strings.LastIndexAny(before, ".!?;,"); i >= 0 {
+		before = before[i+1:]
+	}
+	low := strings.ToLower(before)
+	ws := strings.Fields(low)
+	subj := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) })
+	return t.re["past"].MatchString(low) || subj >= 0 && slices.ContainsFunc([]int{subj + 1, subj + 2}, func(i int) bool { return matchAt(ws, i, t.lex.changeKeys) != "" })
 }
 
 // isoDates reads "May", "3-9 May" or "May 3 to 9" as the first and last
