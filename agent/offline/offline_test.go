@@ -775,3 +775,14 @@ func TestDateSpans(t *testing.T) {
 		}
 	}
 }
+
+// TestMoveOverridesHomeCity: once the traveler says they moved, a trip
+// starts from the new city, not the profile's.
+func TestMoveOverridesHomeCity(t *testing.T) {
+	c := newChat(t, memory.State{Profile: memory.Profile{"name": "Priya", "home_city": "Pune"}})
+	c.say("I moved to Berlin in June, so BER is my airport now.")
+	reply := c.say("Planning Lisbon in May with my sister.")
+	if !strings.Contains(reply, "from: Berlin") || strings.Contains(reply, "Pune") {
+		t.Errorf("the trip after the move does not start from Berlin:\n%s", reply)
+	}
+}

@@ -3,6 +3,7 @@ package offline
 import (
 	"cmp"
 	"encoding/json"
+	"maps"
 	"regexp"
 	"strings"
 
@@ -38,7 +39,7 @@ type view struct {
 	tripAge     int    // the traveler's messages since that reply, the latest one included
 	lastRole    memory.Role
 	tools       map[string]bool
-	profile     map[string]any
+	profile     map[string]any // the <user_profile> block, with the fields this conversation overrides set to their new values
 	notes       []known
 	thisTurn    []call
 	priorCalls  int
@@ -107,10 +108,18 @@ func (t *table) read(req agent.Request) *view {
 	v.account = accountLanguage(req.Instructions)
 	lang := messageLanguage(v.latest, v.account)
 	v.vc, v.unsupported = cmp.Or(t.voices[lang], t.voices[langEN]), lang == langOther
-	v.profile = readProfile(req.Instructions)
 	v.notes = readMemories(req.Instructions)
 	v.trips = readTrips(req.Instructions)
 	v.overrides = readOverrides(req.Instructions)
+	v.profile = readProfile(req.Instructions)
+	if len(v.overrides) > 0 { // what this conversation said wins ("I moved to Berlin": trips start from Berlin)
+		v.profile = maps.Clone(v.profile)
+		for k, o := range v.overrides {
+			if _, ok := v.profile[k]; ok {
+				v.profile[k] = o[0]
+			}
+		}
+	}
 	for _, tc := range saves {
 		res, answered := results[tc.ID]
 		args, err := memory.ParseSaveNoteArgs(tc.Arguments)
