@@ -270,12 +270,18 @@ func (t *table) fill(args map[string]any, tr trip, v *view) map[string]any {
 // when something told in the past happened, with the stay it puts in a
 // month: "a long weekend in May", "a week in June".
 func (t *table) tripDates(msg string) string {
-	locs := t.re["trip.dates"].FindAllStringIndex(msg, -1)
-	i := slices.IndexFunc(locs, func(l []int) bool { return !t.toldBefore(msg[:l[0]]) })
-	if i < 0 {
+	loc := t.re["trip.dates"].FindStringIndex(msg)
+	if loc != nil && t.toldBefore(msg[:loc[0]]) { // the first is a past date: look further
+		locs := t.re["trip.dates"].FindAllStringIndex(msg, -1)
+		if i := slices.IndexFunc(locs, func(l []int) bool { return !t.toldBefore(msg[:l[0]]) }); i >= 0 {
+			loc = locs[i]
+		} else {
+			loc = nil
+		}
+	}
+	if loc == nil {
 		return ""
 	}
-	loc := locs[i]
 	d := msg[loc[0]:loc[1]] + t.re["trip.month_after"].FindString(msg[loc[1]:])
 	if p := t.re["trip.stay_before"].FindString(msg[:loc[0]]); p != "" && strings.HasPrefix(strings.ToLower(d), "in ") {
 		d = p + d
