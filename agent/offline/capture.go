@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"concierge/memory"
 	"concierge/memory/guard"
@@ -319,8 +320,9 @@ func (c *capture) join(prev, before int, joins string) int {
 func joinNotes(p, n memory.SaveNoteArgs, joins string) (memory.SaveNoteArgs, bool) {
 	kw := slices.Compact(slices.Concat(p.Keywords, n.Keywords))
 	second := n.Text
-	if len(second) < 2 || !unicode.IsUpper(rune(second[1])) { // "BER is their airport now" keeps its code
-		second = strings.ToLower(second[:1]) + second[1:]
+	first, size := utf8.DecodeRuneInString(second)
+	if next, _ := utf8.DecodeRuneInString(second[size:]); !unicode.IsUpper(next) { // "BER is their airport now" keeps its code
+		second = string(unicode.ToLower(first)) + second[size:] // by rune: "Über…" stays whole
 	}
 	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", " + strings.TrimPrefix(joins+" ", " ") + second,
 		Keywords: kw[:min(3, len(kw))], Scope: p.Scope}

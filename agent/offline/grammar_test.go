@@ -297,3 +297,18 @@ func TestAsidesQuestionsAndOrders(t *testing.T) {
 		{"I can't swim, what beaches are good?", "Cannot swim."},
 	})
 }
+
+// TestJoinNotes: a joined note lower-cases the second note's first letter
+// by rune, and leaves a code in capitals.
+func TestJoinNotes(t *testing.T) {
+	for _, c := range []struct{ a, b, joins, want string }{
+		{"Lives in Berlin.", "BER is their airport now.", "", "Lives in Berlin, BER is their airport now."},
+		{"Is a light sleeper.", "Quiet rooms matter.", "so", "Is a light sleeper, so quiet rooms matter."},
+		{"Is vegan.", "Über rides are fine.", "", "Is vegan, über rides are fine."},
+	} {
+		got, ok := joinNotes(memory.SaveNoteArgs{Text: c.a, Keywords: []string{"first"}, Scope: memory.ScopeDurable}, memory.SaveNoteArgs{Text: c.b, Keywords: []string{"second"}, Scope: memory.ScopeDurable}, c.joins)
+		if !ok || got.Text != c.want {
+			t.Errorf("joinNotes(%q, %q, %q) = %q %v, want %q", c.a, c.b, c.joins, got.Text, ok, c.want)
+		}
+	}
+}
