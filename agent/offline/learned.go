@@ -800,7 +800,8 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 // remark reports whether a clause naming no one is a remark on the world
 // ("airport lounges have gotten so crowded lately", "Paris hotel rooms are
 // tiny"): its verb is one of the lexicon's remarks, or it opens on a place
-// and its verb is one of place_remarks.
+// and its verb is one of place_remarks, or it says how things of a kind
+// are (thingsRemark).
 func (t *table) remark(c ownClause, who string) bool {
 	ws := c.ws
 	return who == "" && len(ws) > 2 && !slices.Contains(t.lex.People, ws[0]) && slices.ContainsFunc(ws[1:min(4, len(ws))], func(w string) bool {
