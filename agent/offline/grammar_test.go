@@ -65,14 +65,21 @@ func TestBudgetNounIsNoLevel(t *testing.T) {
 }
 
 // TestPastDatesAreNoTripDates: the month of a move or of a past trip is
-// when it happened; the trip's dates are the first the message gives for
-// what is ahead.
+// when it happened, and the place of a past trip or a change is no trip's;
+// the trip's dates and destination are the first the message gives of what
+// is ahead. A plan told in the past tense is ahead.
 func TestPastDatesAreNoTripDates(t *testing.T) {
-	for say, want := range map[string]string{"I moved to Berlin in June, so BER is my airport now.": "", "we just moved to Oslo in March": "",
-		"We went to Rome last year in May, now Paris in June": "in June", "Lisbon in June with my wife": "in June"} {
+	for say, want := range map[string][2]string{
+		"I moved to Berlin in June, so BER is my airport now.":  {"", ""},
+		"we just moved to Oslo in March":                        {"", ""},
+		"We went to Rome last year in May, now Paris in June":   {"Paris", "in June"},
+		"Lisbon in June with my wife":                           {"Lisbon", "in June"},
+		"I switched to Delta in April, flying to Boston in May": {"Boston", "in May"},
+		"we were thinking of Lisbon in October":                 {"Lisbon", "in October"},
+	} {
 		tr := trip{}
-		if model.table.updateTrip(tr, say, ""); tr["dates"] != want {
-			t.Errorf("updateTrip(%q) took dates %q, want %q", say, tr["dates"], want)
+		if model.table.updateTrip(tr, say, ""); tr["to"] != want[0] || tr["dates"] != want[1] {
+			t.Errorf("updateTrip(%q) took to %q dates %q, want %q and %q", say, tr["to"], tr["dates"], want[0], want[1])
 		}
 	}
 }

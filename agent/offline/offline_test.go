@@ -668,9 +668,9 @@ func TestVisaAnswerNamesTheTrip(t *testing.T) {
 		t.Errorf("visa answer = %q, want the entry rules for Portugal and US citizenship in words", reply)
 	}
 	c = newChat(t, st)
-	c.say("I'm going to Reykjavik in May")
-	if reply := c.say("Do I need a visa?"); !strings.Contains(reply, "Entry rules for Reykjavik") {
-		t.Errorf("visa answer = %q, want the entry rules for Reykjavik, a place the gazetteer does not know", reply)
+	c.say("I'm going to Ushuaia in May")
+	if reply := c.say("Do I need a visa?"); !strings.Contains(reply, "Entry rules for Ushuaia") {
+		t.Errorf("visa answer = %q, want the entry rules for Ushuaia, a place the gazetteer does not know", reply)
 	}
 	c = newChat(t, st)
 	c.say("Voy a Tokio en marzo.")

@@ -224,8 +224,8 @@ func (t *table) place(re *pattern, msg string) string {
 		for g+2 < len(at) && at[g] < 0 { // the first group the match filled
 			g += 2
 		}
-		if at[g] < 0 || t.re["trip.home"].MatchString(msg[:at[0]]) {
-			continue // "I live in Austin", "moved to Denver": home, not the trip
+		if at[g] < 0 || t.re["trip.home"].MatchString(msg[:at[0]]) || t.toldBefore(msg[:at[g+1]]) {
+			continue // "I live in Austin", "moved to Denver": home, not the trip; "we went to Rome last year", "I switched to Delta": the past, a change
 		}
 		var kept []string
 		for _, w := range strings.Fields(msg[at[g]:at[g+1]]) {

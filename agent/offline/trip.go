@@ -289,9 +289,10 @@ func (t *table) tripDates(msg string) string {
 	return strings.TrimSpace(d)
 }
 
-// toldBefore reports whether the clause that runs up to a date tells the
-// past or a change ("I moved to Berlin in June"): the date is when it
-// happened, not the trip's.
+// toldBefore reports whether the clause that runs up to a date or a place
+// tells the past or a change ("I moved to Berlin in June", "we went to
+// Rome last year"): the date is when it happened, the place no trip's. A
+// plan told in the past tense ("we were thinking of Lisbon") is ahead.
 func (t *table) toldBefore(before string) bool {
 	if i := strings.LastIndexAny(before, ".!?;,"); i >= 0 {
 		before = before[i+1:]
@@ -299,7 +300,7 @@ func (t *table) toldBefore(before string) bool {
 	low := strings.ToLower(before)
 	ws := strings.Fields(low)
 	subj := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) })
-	return t.re["past"].MatchString(low) || subj >= 0 && slices.ContainsFunc([]int{subj + 1, subj + 2}, func(i int) bool { return matchAt(ws, i, t.lex.changeKeys) != "" })
+	return t.re["past"].MatchString(low) && !t.re["trip.planning"].MatchString(low) || subj >= 0 && slices.ContainsFunc([]int{subj + 1, subj + 2}, func(i int) bool { return matchAt(ws, i, t.lex.changeKeys) != "" })
 }
 
 // isoDates reads "May", "3-9 May" or "May 3 to 9" as the first and last
