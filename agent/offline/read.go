@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -48,6 +49,7 @@ type view struct {
 	overrides   map[string][2]string // profile fields this conversation overrides: field → new, old
 	vc          *voice               // the language of the reply (lang.go; replies_*.yaml)
 	unsupported bool                 // the latest message is in a script the model does not read
+	remarks     func() bool          // the latest message only remarks on the world (remarksOnly), read at most once
 }
 
 // previousUser is the traveler's message before the latest one ("" for
@@ -108,6 +110,7 @@ func (t *table) read(req agent.Request) *view {
 	v.account = accountLanguage(req.Instructions)
 	lang := messageLanguage(v.latest, v.account)
 	v.vc, v.unsupported = cmp.Or(t.voices[lang], t.voices[langEN]), lang == langOther
+	v.remarks = sync.OnceValue(func() bool { return t.remarksOnly(v.latest) })
 	v.notes = readMemories(req.Instructions)
 	v.trips = readTrips(req.Instructions)
 	v.overrides = readOverrides(req.Instructions)

@@ -404,8 +404,8 @@ func TestPartyAndNeedsRuleOutOptions(t *testing.T) {
 }
 
 // TestRemarkAsksForNoOptions: a remark on a place names a topic without
-// asking for it, so it gets no list of options; the same words asked for
-// do.
+// asking for it, so it gets no list of options and no trip, and it is
+// answered as a remark; the same words asked for get options.
 func TestRemarkAsksForNoOptions(t *testing.T) {
 	for msg, list := range map[string]bool{
 		"Paris hotel rooms are tiny, by the way": false,
@@ -413,11 +413,16 @@ func TestRemarkAsksForNoOptions(t *testing.T) {
 		"Paris hotels are pricey, any ideas?":    true,
 		"hotels are so pricey these days":        false,
 		"flights are a nightmare lately":         false,
+		"trains in Italy are always late":        false,
 		"hotels are fine, find me one in Lisbon": true,
 	} {
 		r := complete(t, agent.Request{Instructions: priyaInstructions, Messages: []memory.Message{user(msg)}})
 		if got := strings.Contains(r.Content, "\n- "); got != list {
 			t.Errorf("%q: a list of options %v, want %v:\n%s", msg, got, list, r.Content)
+		}
+		remarked := strings.HasPrefix(r.Content, "Fair point") || strings.HasPrefix(r.Content, "True, that's")
+		if !list && (!remarked || strings.Contains(r.Content, "Tell me a little more") || strings.Contains(r.Content, "Trip so far")) {
+			t.Errorf("%q: a remark is answered as one, not with the generic invitation, and plans no trip:\n%s", msg, r.Content)
 		}
 	}
 }

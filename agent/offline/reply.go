@@ -328,8 +328,9 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	if len(c.notes)+len(c.known) > 0 && !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) {
 		tp = nil // "I'm vegetarian and I never fly red-eyes" tells, it does not ask for flights
 	}
-	if tp != nil && !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) && t.remarksOnly(v.latest) {
-		tp = nil // "Paris hotel rooms are tiny, by the way" asks for no hotels
+	remark := !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) && len(c.notes)+len(c.known) == 0 && v.remarks()
+	if remark {
+		tp = nil // "Paris hotel rooms are tiny, by the way" asks for no hotels: it is answered as a remark
 	}
 	if tp == nil && is("table") {
 		// "compare two of them in a table": the options are the ones the
@@ -366,6 +367,9 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 			question = t.askFresh(v, func(vc *voice) []string { return vc.topicNamed(tp.Name).Close }, pick, false)
 		}
 	case len(added) > 0 || (len(tr) > 0 && !is("thanks") && !is("greeting")):
+		if remark {
+			parts = append(parts, pick(r["remark"], nil))
+		}
 		if is("greeting") {
 			parts = append(parts, pick(r["hello"], nil))
 		}
@@ -381,7 +385,10 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	case is("thanks"):
 		parts = append(parts, pick(r["thanks"], nil))
 	case len(parts) == before && len(parts) == len(ack):
-		if len(ack) == 0 { // an acknowledgement is answer enough
+		switch {
+		case remark: // "hotels are so pricey these days": answered as said
+			parts = append(parts, pick(r["remark"], nil))
+		case len(ack) == 0: // an acknowledgement is answer enough
 			parts = append(parts, pick(r["fallback"], nil))
 		}
 		question = t.askOnce(v, tr, "to", pick)

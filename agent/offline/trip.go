@@ -140,8 +140,12 @@ func (t *table) purposeOf(low string) string {
 
 // readTrip reads the latest message into the trip in its language (the
 // rules for English, trip.go's inflected reading for Spanish and Russian):
-// what it added, and the purpose it names.
+// what it added, and the purpose it names. A remark on the world adds
+// nothing.
 func (t *table) readTrip(tr trip, v *view) (added []string, purpose string) {
+	if v.remarks() {
+		return nil, "" // "trains in Italy are always late" plans no trip to Italy
+	}
 	added, purpose = t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply)), t.heardIn(v.latest).purpose
 	if lang := v.vc.lang; (lang == langES || lang == langRU) && !v.unsupported {
 		probe := trip{} // "Mejor vamos a Lisboa": a destination named while going or changing plans is the new one
