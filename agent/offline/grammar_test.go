@@ -56,6 +56,7 @@ func TestUntilIsNotTripDates(t *testing.T) {
 // hotel", not in "budget is tight", where the trip's budget stays unknown.
 func TestBudgetNounIsNoLevel(t *testing.T) {
 	for say, want := range map[string]string{"budget is tight this time": "", "budget of 2k for Paris": "", "budget hotel in lisbon please": "budget", "never budget airlines": "",
+		"my usual hotel budget is 120 euros a night": "", "I usually spend 100 euros a night, but this time 200 euros a night": "200 euros a night",
 		"Trip budget: 5k all in": "5k all in", "budget: $3000 for the lot": "$3000", "hotel budget 150 a night": "150 a night", "we land at 11 at night": ""} {
 		tr := trip{}
 		if model.table.updateTrip(tr, say, ""); tr["budget"] != want {

@@ -176,7 +176,7 @@ func (t *table) heardIn(msg string) heard {
 		low := strings.ToLower(msg)
 		h := heard{msg: msg, moves: t.re["intents.new_destination"].MatchString(low), change: t.re["intents.change"].MatchString(low), purpose: t.purposeOf(low),
 			found: map[string]string{"to": t.place(t.re["trip.destination"], msg), "from": t.place(t.re["trip.origin"], msg),
-				"dates": t.tripDates(msg), "budget": t.re["trip.budget"].FindString(msg)}}
+				"dates": t.tripDates(msg), "budget": t.tripBudget(msg)}}
 		t.detailsIn(msg, h.found)
 		return h
 	})
@@ -196,8 +196,8 @@ func (t *table) detailsIn(msg string, found map[string]string) {
 			}
 		}
 	}
-	if w := t.re["trip.budget_words"].FindString(msg); found["budget"] == "" && !strings.Contains(w, " ") {
-		found["budget"] = strings.ToLower(w)
+	if loc := t.re["trip.budget_words"].FindStringIndex(msg); found["budget"] == "" && loc != nil && !strings.Contains(msg[loc[0]:loc[1]], " ") && !t.habitBefore(msg[:loc[0]]) {
+		found["budget"] = strings.ToLower(msg[loc[0]:loc[1]])
 	}
 	if d := found["dates"]; d != "" && !t.words["trip.months"][strings.Fields(d)[0]] {
 		found["dates"] = strings.ToLower(d[:1]) + d[1:] // "Next month" inside a sentence

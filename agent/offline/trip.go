@@ -293,6 +293,28 @@ func (t *table) tripDates(msg string) string {
 	return strings.TrimSpace(d)
 }
 
+// tripBudget is the first amount a message gives (trip.budget) that is not
+// a habit: "my usual hotel budget is 120 euros a night" is a lasting note,
+// not this trip's budget, and "I usually spend 100 a night, but this time
+// 200 a night" gives 200 a night.
+func (t *table) tripBudget(msg string) string {
+	for _, loc := range t.re["trip.budget"].FindAllStringIndex(msg, -1) {
+		if !t.habitBefore(msg[:loc[0]]) {
+			return msg[loc[0]:loc[1]]
+		}
+	}
+	return ""
+}
+
+// habitBefore reports whether the clause that runs up to an amount says
+// it is the usual one (trip.budget_habit).
+func (t *table) habitBefore(before string) bool {
+	if i := max(strings.LastIndexAny(before, ".!?;,"), strings.LastIndex(strings.ToLower(before), " but ")); i >= 0 {
+		before = before[i+1:]
+	}
+	return t.re["trip.budget_habit"].MatchString(before)
+}
+
 // toldBefore reports whether the clause that runs up to a date or a place
 // tells the past or a change ("I moved to Berlin in June", "we went to
 // Rome last year"): the date is when it happened, the place no trip's. A
