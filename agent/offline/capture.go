@@ -112,6 +112,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				firstPerson = false
 				continue
 			}
+			cl = t.along(cl)
 			if first, rest, ok := strings.Cut(cl, " "); ok && rest != "" && slices.Contains(t.lex.FeelingVerbs, first) && (i == 0 || firstPerson) {
 				cl = "i " + cl // "need a fridge in the room for my insulin": chat dropped the "I"
 			}
@@ -558,6 +559,39 @@ func (t *table) subject(cl string) string {
 		return "other"
 	}
 	return ""
+}
+
+// along reads a companion told as coming along as the traveler's own
+// party: "my sister usually comes along" is "i usually travel with my
+// sister", "the kids come with us on every trip" "i always travel with our
+// kids". Any other clause is returned as it is.
+func (t *table) along(cl string) string {
+	m := t.re["along"].FindStringSubmatchIndex(cl)
+	if m == nil {
+		return cl
+	}
+	group := func(name string) string {
+		i := 2 * t.re["along"].SubexpIndex(name)
+		if m[i] < 0 {
+			return ""
+		}
+		return cl[m[i]:m[i+1]]
+	}
+	adv, how, who := group("adv"), group("how"), group("who")
+	lasting := adv != "" || strings.Contains(how, "every") || strings.Contains(how, "all") || strings.Contains(how, "most")
+	if strings.Contains(cl[m[0]:m[1]], " coming ") && !lasting || slices.ContainsFunc([]string{"guide", "service", "assistance"}, func(w string) bool { return strings.Contains(who, w) }) {
+		return cl // "my mum is coming with us to Vienna": this trip's; a guide dog is an access need of its own
+	}
+	switch {
+	case strings.Contains(how, "most"):
+		adv = "usually"
+	case adv == "" && (strings.Contains(how, "every") || strings.Contains(how, "all")):
+		adv = "always"
+	}
+	if rest, ok := strings.CutPrefix(who, "the "); ok {
+		who = "our " + rest // "the kids": the traveler's
+	}
+	return strings.Join(strings.Fields("i "+adv+" travel with "+who), " ") + cl[m[1]:]
 }
 
 // reObjectOf ends the words before a person someone does something for or

@@ -65,6 +65,21 @@ func TestBudgetNounIsNoLevel(t *testing.T) {
 	}
 }
 
+// TestCompanionsComeAlong: a companion told as coming along is the
+// traveler's party; what a companion does on their own is not kept.
+func TestCompanionsComeAlong(t *testing.T) {
+	checkNoteTexts(t, []saying{
+		{"My sister usually comes along", "Travels with their sister."},
+		{"my husband always comes with me", "Travels with their husband."},
+		{"the kids always come with me, so family rooms or connecting rooms pls", "Travels with their kids."},
+		{"My elderly mother comes with me on most trips; she can't manage long walks, bless her", "Travels with their elderly mother."},
+		{"My mum never travels without her own pillow", ""},
+		{"my husband travels a lot for work", ""},
+		{"My mother-in-law is coming with us to Vienna in December and she's diabetic.", ""},
+		{"My service dog comes everywhere with me.", "Travels with a service dog."},
+	})
+}
+
 // TestPastDatesAreNoTripDates: the month of a move or of a past trip is
 // when it happened, and the place of a past trip or a change is no trip's;
 // the trip's dates and destination are the first the message gives of what

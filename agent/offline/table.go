@@ -157,13 +157,13 @@ type table struct {
 // fails to load instead of failing mid-conversation.
 var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless", "indifferent", "hypothetical", "pointing", "picks", "book_object", "vague_object", "near", "questions", "want_forms", "trip_wants", "trip_named", "trip_named_acts", "list_head",
 	"fillers", "choosing", "remember", "list_stop", "clause_breaks", "first_subject", "other_subject", "safety_notes", "private", "trip.destination", "trip.destination_lower",
-	"trip.origin", "trip.home", "trip_dated_week", "trip.dates", "trip.stay_before", "trip.month_after", "trip.party", "trip.budget", "trip.budget_words", "intents.change", "intents.new_destination"}
+	"trip.origin", "trip.home", "trip.planning", "trip_dated_week", "trip.dates", "trip.stay_before", "trip.month_after", "trip.party", "trip.budget", "trip.budget_habit", "trip.budget_words", "along", "intents.change", "intents.new_destination"}
 
 // intents, replies and placeholders every voice has, so a reply file
 // missing one fails to load.
 var (
 	voiceIntents = []string{"recall", "greeting", "thanks", "table", "food", "earlier", "question", "own", "start", "count"}
-	voiceReplies = []string{"hello", "greeting", "thanks", "fallback", "instruction", "sensitive", "private", "other_person", "acknowledge", "already_known", "saved", "saved_as", "saved_as_also", "saved_trip",
+	voiceReplies = []string{"hello", "greeting", "thanks", "fallback", "remark", "instruction", "sensitive", "private", "other_person", "acknowledge", "already_known", "saved", "saved_as", "saved_as_also", "saved_trip",
 		"refused", "safety", "trip_ready", "trip_next", "trip_ack", "prefs", "illustrative", "recall_empty", "recall_name_only", "recall_lead", "recall_trip",
 		"recall_close", "override", "earlier_found", "earlier_missing", "who_traveler", "who_assistant", "forgot", "forget_confirm", "forget_missing", "unsupported", "trip_line", "table_head"}
 )
