@@ -772,7 +772,7 @@ func (lx *lexicon) third(ws []string) string {
 // finish makes the note: a capitalised sentence of at most 180 characters
 // with one to three keywords from its object.
 func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) {
-	text = strings.TrimRight(strings.TrimSpace(text), " ,.;:")
+	text = strings.TrimRight(strings.TrimSpace(reSpacedPunct.ReplaceAllString(text, "$1")), " ,.;:") // "in «August» ," read back: "in August,"
 	for _, and := range []string{" and", " but", " or", " so"} { // "i'm a light sleeper and that's true…" cut at the clause
 		text = strings.TrimRight(strings.TrimSuffix(text, and), " ,")
 	}
@@ -787,6 +787,9 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 	}
 	return r, len(r.note.Keywords) > 0 // an object of only "the cheaper one" or "either" says nothing
 }
+
+// reSpacedPunct is a space before a comma or a full stop.
+var reSpacedPunct = regexp.MustCompile(` +([,.;:])`)
 
 // wantMarked reports whether a clause names what makes a want lasting or
 // this trip's ("for this trip I want…", "these days I'd rather…").

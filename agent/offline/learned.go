@@ -518,7 +518,7 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == ""
 	plain := plainNames.Replace(cl) // "lisbon in «May»": the month is a date, not a name
 	if t.re["hypothetical"].MatchString(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit ||
-		!habit && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
+		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
 		return true
 	}
 	if who != "first" {
@@ -527,6 +527,22 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	now := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "am" || ws[subj+1] == "are") && strings.HasSuffix(ws[subj+2], "ing")
 	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || now || t.lex.has(cl, t.lex.Passing, nil)
 }
+
+// tripDetailsOnly reports whether a clause tells nothing but where, when
+// and with whom ("barcelona in april, just me"): update_trip keeps those.
+func (t *table) tripDetailsOnly(cl string) bool {
+	if slices.ContainsFunc(strings.Fields(cl), func(w string) bool { return slices.Contains(t.lex.Negators, w) }) {
+		return false // "no early starts": a want
+	}
+	cl = reNamed.ReplaceAllString(cl, " ")
+	for _, k := range []string{"trip.dates", "trip.party"} {
+		cl = t.re[k].ReplaceAllString(cl, " ")
+	}
+	return !slices.ContainsFunc(t.contentWords(cl), func(w string) bool { return t.placeNamed(w) == nil && !t.words["trip.details"][w] })
+}
+
+// reNamed is a name normalise marked («Lisbon»).
+var reNamed = regexp.MustCompile(`«[^»]*»`)
 
 // opensOnPlace reports whether a clause opens on a place the gazetteer
 // knows ("«Porto's» food scene is so underrated"): without a subject, it

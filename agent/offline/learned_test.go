@@ -131,6 +131,12 @@ func TestOwnWords(t *testing.T) {
 		// the rules' lasting note on what the words leave out.
 		{"I live in Lyon; the closest airport is LYS.", "Lives in Lyon, the closest airport is LYS."},
 		{"I moved to Berlin in June, so BER is my airport now.", "Lives in Berlin, BER is their airport now."},
+		// A trip's wish is kept even beside its dates or party; where, when
+		// and with whom alone are update_trip's.
+		{"Given the heat in Seville in August, air conditioning is essential on this trip.", "Given the heat in Seville in August, air conditioning is essential on this trip."},
+		{"solo this time, hubby's staying home", "Solo this time, hubby's staying home."},
+		{"barcelona in april, just me", ""},
+		{"Thinking Prague, early December, just the two of us.", ""},
 		// How things of a kind are is a remark on the world, not a note.
 		{"hotels are so pricey these days", ""},
 		{"trains in Italy are always late", ""},
