@@ -154,19 +154,27 @@ func loadLabelled() ([]labelledSet, error) {
 	return sets, nil
 }
 
-// train builds the gate from labelled statements. Reading a statement
-// (its features and clauses) is most of the cost, so statements are read on
-// every core first and learned from in order after.
+// train builds the gate from labelled statements.
 func (t *table) train(sets ...labelledSet) *gate {
 	var items []labelled
 	for _, set := range sets {
 		items = append(items, set.items...)
 	}
-	type read struct {
-		feats   []string
-		clauses []ownClause
-	}
-	reads := make([]read, len(items))
+	return learnGate(items, t.readLabelled(items))
+}
+
+// labelledRead is what the gate learns from one statement: its features
+// and, for a statement that is not refused, its clauses.
+type labelledRead struct {
+	feats   []string
+	clauses []ownClause
+}
+
+// readLabelled reads statements on every core: reading is most of the
+// cost of training, and it does not depend on what is learned, so folds
+// that learn from different parts of one set read it once.
+func (t *table) readLabelled(items []labelled) []labelledRead {
+	reads := make([]labelledRead, len(items))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -180,6 +188,11 @@ func (t *table) train(sets ...labelledSet) *gate {
 		})
 	}
 	wg.Wait()
+	return reads
+}
+
+// learnGate learns the gate from statements in order, each with its read.
+func learnGate(items []labelled, reads []labelledRead) *gate {
 	g := &gate{note: newBayes(), trip: newBayes(), refused: newBayes(), clause: newBayes()}
 	for i, it := range items {
 		f, told := reads[i].feats, it.Label == "durable" || it.Label == "this_trip"

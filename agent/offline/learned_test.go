@@ -36,19 +36,22 @@ func scoreHeldOut(t *testing.T) map[string]*heldOut {
 	}
 	tb := *model.table
 	out := map[string]*heldOut{"all": {}, "unseen": {}, "dev": {}}
+	reads := make([][]labelledRead, len(sets)) // each statement read once, for every fold
+	for j, s := range sets {
+		reads[j] = tb.readLabelled(s.items)
+	}
 	const folds = 5
 	for k := range folds {
-		var train []labelledSet
-		for _, s := range sets {
-			fold := labelledSet{name: s.name}
+		var items []labelled
+		var read []labelledRead
+		for j, s := range sets {
 			for i, it := range s.items {
 				if i%folds != k {
-					fold.items = append(fold.items, it)
+					items, read = append(items, it), append(read, reads[j][i])
 				}
 			}
-			train = append(train, fold)
 		}
-		gate := tb.train(train...)
+		gate := learnGate(items, read)
 		for _, s := range sets {
 			for i, l := range s.items {
 				if i%folds != k || strings.HasPrefix(s.name, "sgd_") {
