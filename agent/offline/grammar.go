@@ -772,7 +772,8 @@ func (lx *lexicon) third(ws []string) string {
 // finish makes the note: a capitalised sentence of at most 180 characters
 // with one to three keywords from its object.
 func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) {
-	text = strings.TrimRight(strings.TrimSpace(reSpacedPunct.ReplaceAllString(text, "$1")), " ,.;:") // "in «August» ," read back: "in August,"
+	// "in «August» ," read back: "in August,"
+	text = strings.TrimRight(strings.TrimSpace(reSpacedPunct.ReplaceAllString(text, "$1")), " ,.;:")
 	for _, and := range []string{" and", " but", " or", " so"} { // "i'm a light sleeper and that's true…" cut at the clause
 		text = strings.TrimRight(strings.TrimSuffix(text, and), " ,")
 	}
