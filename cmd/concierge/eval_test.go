@@ -113,12 +113,14 @@ func TestEvalAgainstModelServer(t *testing.T) {
 }
 
 func TestEvalCompare(t *testing.T) {
-	card, _ := evalJSON(t, nil, "--compare", "recency,relevance", "--holdout", "en-9,ru")
+	// One holdout file shows each strategy's card scores it; TestEvalOffline
+	// scores them all.
+	card, _ := evalJSON(t, nil, "--compare", "recency,relevance", "--holdout", "en-9")
 	for _, s := range []string{"recency", "relevance"} {
 		sub, ok := card[s].(map[string]any)
 		if !ok {
 			t.Fatalf("no %s scorecard in %v", s, card)
 		}
-		checkScorecard(t, sub, "offline", []string{"en-9", "ru"})
+		checkScorecard(t, sub, "offline", []string{"en-9"})
 	}
 }
