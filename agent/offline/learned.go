@@ -537,7 +537,7 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	if who != "first" {
 		return false
 	}
-	now := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "am" || ws[subj+1] == "are") && strings.HasSuffix(ws[subj+2], "ing")
+	now := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "am" || ws[subj+1] == "are") && strings.HasSuffix(ws[subj+2], "ing") && ws[subj+2] != "willing" // "i am willing to pay" is no doing
 	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || now || t.lex.has(cl, t.lex.Passing, nil)
 }
 
@@ -792,8 +792,16 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 		whos[i] = t.subject(c.text)
 	}
 	mine := slices.Contains(whos, "first")
+	var cond []string // "if it's over 6 hours, i want premium economy": the condition, read with its main clause
 	for i, c := range clauses {
 		who := whos[i]
+		if matchAt(c.ws, 0, t.lex.Conditions) != "" && i+1 < len(clauses) && who != "other" && !c.asks && !t.re["hypothetical"].MatchString(strings.Join(c.ws[1:], " ")) {
+			cond = c.ws // "if i ever win the lottery" stays a hypothetical
+			continue
+		}
+		conditional := cond != nil
+		condWords := cond
+		cond = nil
 		if i > 0 && who == "" && c.begs && len(parts) > 0 || reTripOnly.MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
@@ -809,7 +817,7 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 		if c.asks || afterOther || t.re["questions"].MatchString(c.text) || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) {
 			continue
 		}
-		wants := trip || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
+		wants := trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
 			slices.ContainsFunc(t.lex.Needs, func(n string) bool { return strings.Contains(c.text, "my "+n) }) // "… for my insulin"
 		if t.keepsNothing(c.text, ws, who, trip, wants) {
 			continue
@@ -817,6 +825,9 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 		text, o, ok := t.lex.thirdClause(ws, wants)
 		if !ok {
 			text, o = plainNames.Replace(strings.Join(t.lex.plainThird(ws), " ")), ws
+		}
+		if conditional {
+			text, o = plainNames.Replace(strings.Join(t.lex.thirdAll(condWords), " "))+", "+text, slices.Concat(condWords, o)
 		}
 		marker := t.markerOf(c.text)
 		lasting := marker == memory.ScopeDurable || marker == "" && (who == "first" || t.lex.has(c.text, t.lex.HabitAdverbs, nil)) && !t.lex.has(c.text, t.lex.BareWants, nil) && !slices.Contains(t.lex.FeelingVerbs, ws[min(1, len(ws)-1)]) &&

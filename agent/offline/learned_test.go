@@ -140,6 +140,10 @@ func TestOwnWords(t *testing.T) {
 		{"solo this time, hubby's staying home", "Solo this time, hubby's staying home."},
 		{"barcelona in april, just me", ""},
 		{"Thinking Prague, early December, just the two of us.", ""},
+		// A want under a condition is a lasting rule of the traveler's; a
+		// hypothetical is not.
+		{"If it's over 6 hours, I want premium economy", "If it is over 6 hours, wants premium economy."},
+		{"if i ever go to japan, i want to see kyoto", ""},
 		// How things of a kind are is a remark on the world, not a note.
 		{"hotels are so pricey these days", ""},
 		{"trains in Italy are always late", ""},
