@@ -353,7 +353,11 @@ const tripSuffix = " on this trip."
 func scoped(n memory.SaveNoteArgs, scope memory.Scope) memory.SaveNoteArgs {
 	n.Scope = scope
 	if low := strings.ToLower(n.Text); scope == memory.ScopeThisTrip && !strings.Contains(low, "this trip") && !strings.Contains(low, "this time") {
-		n.Text = strings.TrimSuffix(n.Text, ".") + tripSuffix
+		text := strings.TrimSuffix(n.Text, ".")
+		for _, one := range []string{" for this one", " on this one"} { // "cap the flights at 600 for this one": the suffix says it
+			text = strings.TrimSuffix(text, one)
+		}
+		n.Text = text + tripSuffix
 	}
 	return n
 }

@@ -530,7 +530,7 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	// "we once missed a train" is the past, "we moved to Austin last year" a change
 	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == ""
 	plain := plainNames.Replace(cl) // "lisbon in «May»": the month is a date, not a name
-	if t.re["hypothetical"].MatchString(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit ||
+	if t.re["hypothetical"].MatchString(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit ||
 		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
 		return true
 	}

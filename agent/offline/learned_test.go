@@ -144,6 +144,10 @@ func TestOwnWords(t *testing.T) {
 		// hypothetical is not.
 		{"If it's over 6 hours, I want premium economy", "If it is over 6 hours, wants premium economy."},
 		{"if i ever go to japan, i want to see kyoto", ""},
+		// What the traveler tells the trip to leave out or hold to is its
+		// wish, in their words.
+		{"skip the hiking this time, sprained ankle", "Skip the hiking this time, sprained ankle."},
+		{"Cap the flights at 600 per person for this one", "Cap the flights at 600 per person on this trip."},
 		// How things of a kind are is a remark on the world, not a note.
 		{"hotels are so pricey these days", ""},
 		{"trains in Italy are always late", ""},
