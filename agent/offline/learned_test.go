@@ -148,6 +148,11 @@ func TestOwnWords(t *testing.T) {
 		// wish, in their words.
 		{"skip the hiking this time, sprained ankle", "Skip the hiking this time, sprained ankle."},
 		{"Cap the flights at 600 per person for this one", "Cap the flights at 600 per person on this trip."},
+		// A want after the place of the trip ("in porto", "during the
+		// Vienna stay", "for Japan this spring") is the trip's.
+		{"in porto i want a port wine tasting", "Wants a port wine tasting on this trip."},
+		{"For Japan this spring I'd love Kyoto timed with the cherry blossoms.", "Would love Kyoto timed with the cherry blossoms on this trip."},
+		{"in the morning i want coffee", ""},
 		// How things of a kind are is a remark on the world, not a note.
 		{"hotels are so pricey these days", ""},
 		{"trains in Italy are always late", ""},
