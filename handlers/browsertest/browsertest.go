@@ -1,4 +1,4 @@
-// Package browsertest starts real headless Chromium for browser tests. Tests
+// Package browsertest runs browser tests in real headless Chromium. Tests
 // skip with a clear message when Chromium is not installed, unless
 // CONCIERGE_TEST_BROWSER=1 (as CI sets it) makes them mandatory.
 package browsertest
@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,9 +31,19 @@ func Chromium() string {
 	return ""
 }
 
-// New starts a headless Chromium for the test and returns a browser context
-// (a tab) that is closed when the test ends. Every action on it is bounded
-// by timeout.
+// shared is the one headless Chromium of a test binary: starting one takes
+// about a second, and each test gets a browser context of its own in it
+// (cookies, storage and cache apart), as a fresh browser would give.
+var shared struct {
+	once   sync.Once
+	ctx    context.Context // the browser; no test acts on it directly
+	cancel context.CancelFunc
+	err    error
+}
+
+// New opens a tab for the test in a browser context of its own, in the test
+// binary's headless Chromium (started on first use), and closes it when the
+// test ends. Every action on it is bounded by timeout.
 func New(t *testing.T, timeout time.Duration) context.Context {
 	t.Helper()
 	bin := Chromium()
@@ -42,9 +53,28 @@ func New(t *testing.T, timeout time.Duration) context.Context {
 		}
 		t.Skipf("Chromium not installed: browser test skipped (apt-get install -y chromium, or set %s=1 to require it)", RequiredEnv)
 	}
+	shared.once.Do(func() { start(bin) })
+	if shared.err != nil {
+		t.Fatalf("start Chromium: %v", shared.err)
+	}
+	ctx, cancelCtx := chromedp.NewContext(shared.ctx, chromedp.WithNewBrowserContext())
+	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancelCtx() // closes the tab and disposes of its browser context
+	})
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("open a tab: %v", err)
+	}
+	return ctx
+}
+
+// start launches the shared Chromium. Its profile is a temporary directory
+// the allocator removes on Close; the kernel ends the browser if the test
+// binary dies first.
+func start(bin string) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(bin),
-		chromedp.UserDataDir(filepath.Join(t.TempDir(), "profile")),
 		chromedp.NoSandbox,
 		chromedp.DisableGPU,
 		chromedp.Flag("disable-quic", true),
@@ -54,17 +84,20 @@ func New(t *testing.T, timeout time.Duration) context.Context {
 		chromedp.WindowSize(1280, 900),
 	)
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancelCtx := chromedp.NewContext(allocCtx)
-	ctx, cancelTimeout := context.WithTimeout(ctx, timeout)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancelCtx()
+	ctx, cancelBrowser := chromedp.NewContext(allocCtx)
+	shared.ctx, shared.cancel = ctx, func() {
+		cancelBrowser()
 		cancelAlloc()
-	})
-	if err := chromedp.Do(ctx); err != nil {
-		t.Fatalf("start Chromium: %v", err)
 	}
-	return ctx
+	shared.err = chromedp.Do(ctx)
+}
+
+// Close ends the shared Chromium, if a test started it; a package's TestMain
+// calls it after its tests.
+func Close() {
+	if shared.cancel != nil {
+		shared.cancel()
+	}
 }
 
 // Screenshot saves a full-page PNG of the current page to dir/name.png when
