@@ -859,8 +859,18 @@ func (t *table) thingsRemark(ws []string) bool {
 }
 
 // remarksOnly reports whether every clause of a message is a remark on the
-// world: it tells nothing and asks for nothing.
+// world: it tells nothing and asks for nothing. A message that asks, or
+// names the traveler (mine), is none; most are, and they are not cut into
+// clauses.
 func (t *table) remarksOnly(message string) bool {
+	if strings.Contains(message, "?") {
+		return false
+	}
+	for w := range strings.FieldsSeq(message) {
+		if slices.Contains(t.lex.Mine, strings.ToLower(strings.Trim(w, ",.;:!'\"()"))) {
+			return false
+		}
+	}
 	clauses := t.clausesOf(message)
 	return len(clauses) > 0 && !slices.ContainsFunc(clauses, func(c ownClause) bool { return c.asks || c.begs || !t.remark(c, t.subject(c.text)) })
 }

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"regexp"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -49,7 +48,16 @@ type view struct {
 	overrides   map[string][2]string // profile fields this conversation overrides: field → new, old
 	vc          *voice               // the language of the reply (lang.go; replies_*.yaml)
 	unsupported bool                 // the latest message is in a script the model does not read
-	remarks     func() bool          // the latest message only remarks on the world (remarksOnly), read at most once
+	remarked    int8                 // whether the latest message only remarks on the world (remarks): 0 unread, 1 no, 2 yes
+}
+
+// remarks reports whether the latest message only remarks on the world
+// (remarksOnly), read at most once a call.
+func (t *table) remarks(v *view) bool {
+	if v.remarked == 0 {
+		v.remarked = 1 + int8(btoi(t.remarksOnly(v.latest)))
+	}
+	return v.remarked == 2
 }
 
 // previousUser is the traveler's message before the latest one ("" for
@@ -110,7 +118,6 @@ func (t *table) read(req agent.Request) *view {
 	v.account = accountLanguage(req.Instructions)
 	lang := messageLanguage(v.latest, v.account)
 	v.vc, v.unsupported = cmp.Or(t.voices[lang], t.voices[langEN]), lang == langOther
-	v.remarks = sync.OnceValue(func() bool { return t.remarksOnly(v.latest) })
 	v.notes = readMemories(req.Instructions)
 	v.trips = readTrips(req.Instructions)
 	v.overrides = readOverrides(req.Instructions)

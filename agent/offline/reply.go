@@ -328,7 +328,7 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	if len(c.notes)+len(c.known) > 0 && !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) {
 		tp = nil // "I'm vegetarian and I never fly red-eyes" tells, it does not ask for flights
 	}
-	remark := !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) && len(c.notes)+len(c.known) == 0 && v.remarks()
+	remark := !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) && len(c.notes)+len(c.known) == 0 && t.remarks(v)
 	if remark {
 		tp = nil // "Paris hotel rooms are tiny, by the way" asks for no hotels: it is answered as a remark
 	}

@@ -143,7 +143,7 @@ func (t *table) purposeOf(low string) string {
 // what it added, and the purpose it names. A remark on the world adds
 // nothing.
 func (t *table) readTrip(tr trip, v *view) (added []string, purpose string) {
-	if v.remarks() {
+	if t.remarks(v) {
 		return nil, "" // "trains in Italy are always late" plans no trip to Italy
 	}
 	added, purpose = t.updateTrip(tr, v.latest, t.askedSlot(v.prevReply)), t.heardIn(v.latest).purpose
