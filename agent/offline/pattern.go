@@ -206,8 +206,12 @@ func firsts(seq []*syntax.Regexp) []literal {
 		}
 		return all
 	case syntax.OpQuest:
-		a, b := firsts(with(x.Sub[0])), firsts(rest)
-		if a == nil || b == nil || len(a)+len(b) > maxFirsts {
+		a := firsts(with(x.Sub[0]))
+		if a == nil || len(a) > maxFirsts {
+			return nil // the rest is not read: a run of optional parts would read it once per choice
+		}
+		b := firsts(rest)
+		if b == nil || len(a)+len(b) > maxFirsts {
 			return nil
 		}
 		return append(a, b...)
