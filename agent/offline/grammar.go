@@ -815,6 +815,15 @@ func (lx *lexicon) second(text string) string {
 	if rest := ws[0][1:]; strings.ToLower(rest) == rest {
 		ws[0] = strings.ToLower(ws[0])
 	}
+	if at := slices.IndexFunc(ws, func(w string) bool { return strings.HasSuffix(w, ",") }); at > 0 && at+1 < len(ws) && matchAt(ws, 0, lx.Conditions) != "" {
+		cond := slices.Clone(ws[:at+1]) // "If it is over 6 hours, wants premium economy": the condition as said, then "you want …"
+		for i, w := range cond {
+			if bare := strings.TrimRight(w, ","); lx.Yours[bare] != "" {
+				cond[i] = lx.Yours[bare] + w[len(bare):]
+			}
+		}
+		return strings.Join(cond, " ") + " " + lx.second(strings.Join(ws[at+1:], " "))
+	}
 	first := slices.IndexFunc(ws, func(w string) bool { // the word after any adverb: a verb when the note says what the traveler does
 		return !slices.Contains(lx.Adverbs, w) && !slices.Contains(lx.HabitAdverbs, w) && !slices.Contains(lx.Negators, w)
 	})

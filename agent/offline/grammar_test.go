@@ -178,6 +178,8 @@ func TestSecondPerson(t *testing.T) {
 		"Prefers trains and rarely flies.":                         "you prefer trains and rarely fly",
 		"Their back cannot take economy that long.":                "your back cannot take economy that long",
 		"Kids are 4 and 7, always needs a cot.":                    "kids are 4 and 7, always needs a cot",
+		"If it is over 6 hours, wants premium economy.":            "if it is over 6 hours, you want premium economy",
+		"When they fly long haul, needs an aisle seat.":            "when you fly long haul, you need an aisle seat",
 	} {
 		if got := model.table.lex.second(note); got != want {
 			t.Errorf("second(%q) = %q, want %q", note, got, want)
