@@ -488,6 +488,7 @@ func TestAccessTable(t *testing.T) {
 
 	for _, rt := range routes {
 		t.Run(rt.method+" "+rt.path, func(t *testing.T) {
+			t.Parallel() // every cell seeds its own users and world: routes run side by side
 			api := strings.HasPrefix(rt.path, "/api/") || rt.path == "/metrics"
 			anonWant := http.StatusSeeOther
 			if api {
