@@ -52,10 +52,11 @@ type view struct {
 }
 
 // remarks reports whether the latest message only remarks on the world
-// (remarksOnly), read at most once a call.
+// (remarksOnly), read at most once a call. Remarks are read in English, the
+// lexicon's language: a message in another is none.
 func (t *table) remarks(v *view) bool {
 	if v.remarked == 0 {
-		v.remarked = 1 + int8(btoi(t.remarksOnly(v.latest)))
+		v.remarked = 1 + int8(btoi(v.vc.lang == langEN && t.remarksOnly(v.latest)))
 	}
 	return v.remarked == 2
 }
