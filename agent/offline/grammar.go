@@ -772,7 +772,9 @@ func (lx *lexicon) third(ws []string) string {
 // finish makes the note: a capitalised sentence of at most 180 characters
 // with one to three keywords from its object.
 func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) {
-	// "in «August» ," read back: "in August,"
+	// "in «August» ," read back: "in August,"; "with their dog 🐶 pet
+	// friendly places" without the picture
+	text = strings.Join(strings.Fields(strings.Map(noEmoji, text)), " ")
 	text = strings.TrimRight(strings.TrimSpace(reSpacedPunct.ReplaceAllString(text, "$1")), " ,.;:")
 	for _, and := range []string{" and", " but", " or", " so"} { // "i'm a light sleeper and that's true…" cut at the clause
 		text = strings.TrimRight(strings.TrimSuffix(text, and), " ,")
@@ -787,6 +789,15 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 		}
 	}
 	return r, len(r.note.Keywords) > 0 // an object of only "the cheaper one" or "either" says nothing
+}
+
+// noEmoji drops a picture (a symbol from the dingbats up, and the joiner
+// and variation selector that build one); a degree sign or a currency stays.
+func noEmoji(r rune) rune {
+	if r == '\u200d' || r == '\ufe0f' || r >= 0x2600 && unicode.Is(unicode.So, r) {
+		return -1
+	}
+	return r
 }
 
 // reSpacedPunct is a space before a comma or a full stop.

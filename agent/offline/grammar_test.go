@@ -74,6 +74,7 @@ func TestCompanionsComeAlong(t *testing.T) {
 		{"the kids always come with me, so family rooms or connecting rooms pls", "Travels with their kids."},
 		{"My elderly mother comes with me on most trips; she can't manage long walks, bless her", "Travels with their elderly mother."},
 		{"My mum never travels without her own pillow", ""},
+		{"the dog comes everywhere with me 🐶 pet friendly places only", "Always travels with their dog pet friendly places only."},
 		{"my husband travels a lot for work", ""},
 		{"My mother-in-law is coming with us to Vienna in December and she's diabetic.", ""},
 		{"My service dog comes everywhere with me.", "Travels with a service dog."},
