@@ -52,8 +52,8 @@ func TestLogsCarryNoText(t *testing.T) {
 	if !strings.Contains(out, `"session_id"`) {
 		t.Fatalf("the logs have no turn lines at all; is logging wired? %q", out[:min(len(out), 300)])
 	}
-	// The card as typed and as digits: a bare "4111" turns up by chance in
-	// a timestamp's nanoseconds ("…12.441113621Z"), about one run in twenty.
+	// The card as typed and as digits: a bare "4111" can turn up by chance
+	// in a timestamp's nanoseconds ("…12.441113621Z").
 	for _, secret := range []string{"zanzibar", "4111 1111", "4111111111111111", "quokkaland", "allergic", "phone call"} {
 		if i := strings.Index(strings.ToLower(out), secret); i >= 0 {
 			t.Errorf("the logs contain %q: …%s…", secret, out[max(0, i-200):min(len(out), i+100)])
