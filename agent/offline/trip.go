@@ -309,10 +309,17 @@ func (t *table) tripBudget(msg string) string {
 // habitBefore reports whether the clause that runs up to an amount says
 // it is the usual one (trip.budget_habit).
 func (t *table) habitBefore(before string) bool {
-	if i := max(strings.LastIndexAny(before, ".!?;,"), strings.LastIndex(strings.ToLower(before), " but ")); i >= 0 {
-		before = before[i+1:]
+	before = clauseUpTo(before)
+	if i := strings.LastIndex(strings.ToLower(before), " but "); i >= 0 {
+		before = before[i:] // "I usually spend 100 a night, but this time…"
 	}
 	return t.re["trip.budget_habit"].MatchString(before)
+}
+
+// clauseUpTo is the clause that runs up to the end of before: the words
+// after its last stop or comma.
+func clauseUpTo(before string) string {
+	return before[strings.LastIndexAny(before, ".!?;,")+1:]
 }
 
 // toldBefore reports whether the clause that runs up to a date or a place
@@ -320,10 +327,7 @@ func (t *table) habitBefore(before string) bool {
 // Rome last year"): the date is when it happened, the place no trip's. A
 // plan told in the past tense ("we were thinking of Lisbon") is ahead.
 func (t *table) toldBefore(before string) bool {
-	if i := strings.LastIndexAny(before, ".!?;,"); i >= 0 {
-		before = before[i+1:]
-	}
-	low := strings.ToLower(before)
+	low := strings.ToLower(clauseUpTo(before))
 	ws := strings.Fields(low)
 	subj := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) })
 	return t.re["past"].MatchString(low) && !t.re["trip.planning"].MatchString(low) || subj >= 0 && slices.ContainsFunc([]int{subj + 1, subj + 2}, func(i int) bool { return matchAt(ws, i, t.lex.changeKeys) != "" })
