@@ -171,8 +171,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
 				// "…, I soak every night": a reason told after a note is no second
-				// note, unless it is a state or names a travel thing.
-				aside := notes > 0 && !strings.HasPrefix(g.note.Text, "Is ") && !t.lex.travelThing(strings.Fields(strings.ToLower(g.note.Text)))
+				// note, unless it is a state, names a travel thing, or is marked
+				// for a scope no note before it has ("…, and for this trip …").
+				aside := notes > 0 && (marker == "" || slices.ContainsFunc(c.notes[:notes], func(n memory.SaveNoteArgs) bool { return n.Scope == marker })) && !strings.HasPrefix(g.note.Text, "Is ") && !t.lex.travelThing(strings.Fields(strings.ToLower(g.note.Text)))
 				if read && !aside && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && (!g.want || marked) && wordsLost(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]
 					for _, n := range ruled { // the traveler's words, the rules' keywords

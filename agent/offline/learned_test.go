@@ -290,6 +290,10 @@ func TestLastingBesideTheTrip(t *testing.T) {
 		"never driving abroad, so for the Norway one we'll need trains or a driver":      {"durable: never driving abroad", "this_trip: trains"},
 		"still no beef obvs but for cape town i want a proper braai night":               {"this_trip: braai night"},
 		"Planning Lisbon for the first week of May, me and my wife, and I'm vegetarian.": {"durable: vegetarian"},
+		// A clause marked for the trip is its own clause, and no aside to the note before it.
+		"I always need an aisle seat, and for our anniversary weekend in Bali we'd like a private pool": {"durable: aisle", "this_trip: private pool"},
+		"I never eat pork, and for the stag weekend in Riga we'd like a steakhouse":                     {"durable: pork", "this_trip: steakhouse"},
+		"I'm allergic to shellfish; for the Hanoi leg I'd love a street food tour":                      {"durable: shellfish", "this_trip: street food tour"},
 	} {
 		notes := model.table.capture(say, nil).notes
 		var got []string
