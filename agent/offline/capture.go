@@ -119,7 +119,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
 			if who := t.subject(cl); who != "first" && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && t.ownBudget(cl)) {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing; "trip budget 5k all in" is theirs
-			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0]) && t.lex.travelThing(ws) {
+			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && (joins == "so" || slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0])) && t.lex.travelThing(ws) {
 				firstPerson, wanted, cl = true, true, "this trip, "+cl
 			} else if who != "" {
 				firstPerson = who == "first"
@@ -326,7 +326,11 @@ func joinNotes(p, n memory.SaveNoteArgs, joins string) (memory.SaveNoteArgs, boo
 	if next, _ := utf8.DecodeRuneInString(second[size:]); !unicode.IsUpper(next) { // "BER is their airport now" keeps its code
 		second = string(unicode.ToLower(first)) + second[size:] // by rune: "Über…" stays whole
 	}
-	merged := memory.SaveNoteArgs{Text: strings.TrimSuffix(p.Text, ".") + ", " + strings.TrimPrefix(joins+" ", " ") + second,
+	head := strings.TrimSuffix(p.Text, ".")
+	if strings.HasSuffix(second, tripSuffix) {
+		head = strings.TrimSuffix(head, strings.TrimSuffix(tripSuffix, ".")) // the trip is said once, at the end
+	}
+	merged := memory.SaveNoteArgs{Text: head + ", " + strings.TrimPrefix(joins+" ", " ") + second,
 		Keywords: kw[:min(3, len(kw))], Scope: p.Scope}
 	checked, refusal := memory.CheckNote(merged, 0, 0, memory.Limits{})
 	return checked, refusal == nil

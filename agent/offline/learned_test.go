@@ -274,6 +274,7 @@ func TestTripWishes(t *testing.T) {
 		{"for work I need a desk in the room", ""},
 		{"for dinner i want something light", ""},
 		{"In Las Vegas I want to go on the 13th", ""},
+		{"my dad's coming this time and his hip is bad, so ground floor rooms", "Wants a ground-floor room on this trip."},
 	})
 }
 
