@@ -87,7 +87,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			} else if cond != "" {
 				cl = cond + bare
 				bare, cond = t.stripFillers(cl), ""
-			} else if k := matchAt(strings.Fields(bare), 0, t.lex.Conditions); k != "" && i+1 < len(clauses) && t.subject(cl) != "other" {
+			} else if k := matchAt(strings.Fields(bare), 0, t.lex.Conditions); k != "" && i+1 < len(clauses) && t.subject(cl) != "other" && !t.lex.conditionHolds(bare) {
 				cond = strings.Trim(bare, ",") + " "
 				continue
 			}

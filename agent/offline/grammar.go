@@ -352,6 +352,8 @@ func (lx *lexicon) conditional(r reading, ws []string) (reading, bool) {
 	}
 	if next := slices.IndexFunc(ws[end+1:], isFirst); end <= 2 && next >= 0 && next < 6 { // the condition has its own subject
 		end += 1 + next
+	} else if end <= 2 {
+		return r, false // "if i won the lottery id fly private": the only subject is the condition's
 	}
 	main, cond := ws[end+1:], ws[:end]
 	if len(main) < 2 || slices.ContainsFunc(main, func(w string) bool {

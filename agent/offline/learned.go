@@ -655,6 +655,12 @@ func (lx *lexicon) thirdClause(ws []string, wants bool) (string, []string, bool)
 	for i := range ws {
 		ws[i] = strings.Trim(ws[i], ",;:!?")
 	}
+	if matchAt(ws, 0, lx.Conditions) != "" { // "when i fly long haul i always book an aisle": the condition stays
+		if r, ok := lx.conditional(reading{}, ws); ok {
+			return lowerFirst(strings.TrimSuffix(r.note.Text, ".")), ws, true
+		}
+		return "", nil, false
+	}
 	subj := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(lx.First, w) || slices.Contains(lx.Possessive, w) })
 	if subj < 0 || subj > 3 || subj+2 > len(ws) {
 		return "", nil, false
@@ -795,7 +801,7 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 	var cond []string // "if it's over 6 hours, i want premium economy": the condition, read with its main clause
 	for i, c := range clauses {
 		who := whos[i]
-		if matchAt(c.ws, 0, t.lex.Conditions) != "" && i+1 < len(clauses) && who != "other" && !c.asks && !t.re["hypothetical"].MatchString(strings.Join(c.ws[1:], " ")) {
+		if matchAt(c.ws, 0, t.lex.Conditions) != "" && i+1 < len(clauses) && who != "other" && !c.asks && !t.re["hypothetical"].MatchString(strings.Join(c.ws[1:], " ")) && !t.lex.conditionHolds(c.text) {
 			cond = c.ws // "if i ever win the lottery" stays a hypothetical
 			continue
 		}

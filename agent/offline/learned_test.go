@@ -130,6 +130,12 @@ func TestOwnWords(t *testing.T) {
 		{"need a hotel near the station, i have a meeting there at 9", ""},
 		{"wife's allergic to shellfish", ""},
 		{"went vegan in march", "Is vegan."},
+		// A condition keeps its place in the note; a condition with no main
+		// clause of its own is a hypothetical.
+		{"When I fly long haul I always book an aisle", "Always books an aisle when they fly long haul."},
+		{"when i travel for work i stay near the office, and the rest is up to you", "Stays near the office when they travel for work."},
+		{"if i won the lottery id fly private everywhere haha", ""},
+		{"if i travel for work, always a hotel near the office", ""},
 		// The traveler's words stand for what the rules left out, joined to
 		// the rules' lasting note on what the words leave out.
 		{"I live in Lyon; the closest airport is LYS.", "Lives in Lyon, the closest airport is LYS."},
