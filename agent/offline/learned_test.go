@@ -130,6 +130,8 @@ func TestOwnWords(t *testing.T) {
 		{"need a hotel near the station, i have a meeting there at 9", ""},
 		{"wife's allergic to shellfish", ""},
 		{"went vegan in march", "Is vegan."},
+		{"We relocated to Porto in the autumn.", "Lives in Porto."},
+		{"moved to Leeds in the new year", "Lives in Leeds."},
 		// A condition keeps its place in the note; a condition with no main
 		// clause of its own is a hypothetical.
 		{"When I fly long haul I always book an aisle", "Always books an aisle when they fly long haul."},
