@@ -225,7 +225,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 	if !c.sensitive && !c.private && !c.otherPerson && len(c.known) == 0 {
 		lost, kept := t.lostNumbers(message, c.notes), t.covered(message, c.notes)
 		durable := slices.ContainsFunc(c.notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeDurable }) // only a lasting note joins
-		if lost || kept < coverage || parts > 1 && kept < partsCoverage && durable {
+		if lost || kept < coverage || parts > 1 && kept < partsCoverage {
 			// The rules kept too little of what was said: the traveler's
 			// words stand, joined to a rule's note on what they leave out
 			// ("I moved to Seattle last month, so flights should start from
@@ -237,6 +237,15 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				seen := map[string]bool{}
 				for _, n := range ns {
 					c.add(n, known, seen)
+				}
+			} else if parts > 1 && kept < partsCoverage && len(c.notes) > 0 && !durable {
+				// The rules kept only the trip's wish: what lasts beside it
+				// stands in the traveler's words ("Hilton person usually, but
+				// for the anniversary trip we want something small").
+				for _, n := range ns {
+					if n.Scope == memory.ScopeDurable && !slices.ContainsFunc(c.notes, func(r memory.SaveNoteArgs) bool { return sameTopic(r, n) }) {
+						c.add(n, known, seen)
+					}
 				}
 			}
 		}

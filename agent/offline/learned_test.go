@@ -303,6 +303,9 @@ func TestLastingBesideTheTrip(t *testing.T) {
 		"I always need an aisle seat, and for our anniversary weekend in Bali we'd like a private pool": {"durable: aisle", "this_trip: private pool"},
 		"I never eat pork, and for the stag weekend in Riga we'd like a steakhouse":                     {"durable: pork", "this_trip: steakhouse"},
 		"I'm allergic to shellfish; for the Hanoi leg I'd love a street food tour":                      {"durable: shellfish", "this_trip: street food tour"},
+		// What lasts beside a trip's wish the rules read is kept in the traveler's words.
+		"Normally a city person, but on the Norway one we want fjords and hiking":   {"this_trip: fjords", "durable: city person"},
+		"I always fly economy, but for the anniversary trip we want business class": {"durable: flies economy", "this_trip: business class"},
 	} {
 		notes := model.table.capture(say, nil).notes
 		var got []string
