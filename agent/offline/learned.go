@@ -679,9 +679,11 @@ func (lx *lexicon) thirdClause(ws []string, wants bool) (string, []string, bool)
 		strings.HasSuffix(v, "ed") || lx.Verbs[v] == "" && slices.Contains(lx.NotVerbs, v) || lx.Verbs[v] == "is" && len(after) > 0 && strings.HasSuffix(after[0], "ing") {
 		return "", nil, false
 	}
-	if lx.Verbs[v] != "" {
+	switch {
+	case slices.ContainsFunc(lead, func(w string) bool { return w == "does" || w == "cannot" }): // "does not have", "cannot drive"
+	case lx.Verbs[v] != "":
 		v = lx.Verbs[v]
-	} else if len(lead) < 2 || lead[0] != "does" {
+	default:
 		v = thirdPerson(v)
 	}
 	if len(after) == 0 {

@@ -261,6 +261,20 @@ func TestPlainThird(t *testing.T) {
 	}
 }
 
+// TestThirdClause: after "does not" or "cannot" the verb stays as it is.
+func TestThirdClause(t *testing.T) {
+	for _, c := range []struct{ ws, want string }{
+		{"i do not have a car", "does not have a car"},
+		{"i cannot drive stick", "cannot drive stick"},
+		{"we never have time for breakfast", "never has time for breakfast"},
+		{"i usually carry a tripod", "usually carries a tripod"},
+	} {
+		if got, _, _ := model.table.lex.thirdClause(strings.Fields(c.ws), true); got != c.want {
+			t.Errorf("thirdClause(%q) = %q, want %q", c.ws, got, c.want)
+		}
+	}
+}
+
 // TestTripWishes: a wish for a trip the opening words name, however they
 // name it, is that trip's note, in the third person; an opening that names
 // a person, a habit or a booking is no trip.
