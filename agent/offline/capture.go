@@ -117,7 +117,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				cl = "i " + cl // "need a fridge in the room for my insulin": chat dropped the "I"
 			}
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
-			if who := t.subject(cl); who != "first" && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && t.ownBudget(cl)) {
+			if who := t.subject(cl); who != "first" && !t.othersFirst(cl) && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && t.ownBudget(cl)) {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing; "trip budget 5k all in" is theirs
 			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && (joins == "so" || slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0])) && t.lex.travelThing(ws) {
 				firstPerson, wanted, cl = true, true, "this trip, "+cl
@@ -580,6 +580,13 @@ func (t *table) subject(cl string) string {
 		return "other"
 	}
 	return ""
+}
+
+// othersFirst reports whether a clause opens on someone else ("my wife's
+// favourite hotel is the Ritz"): what it judges is theirs.
+func (t *table) othersFirst(cl string) bool {
+	loc := t.lex.others.FindStringIndex(cl)
+	return loc != nil && loc[0] == 0
 }
 
 // along reads a companion told as coming along as the traveler's own

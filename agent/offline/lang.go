@@ -66,7 +66,7 @@ func messageLanguage(text, fallback string) string {
 		return langES
 	}
 	es, en := 0, 0
-	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' }) {
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && r != '\'' && r != '/' }) { // "w/o" is no Spanish "o"
 		switch {
 		case spanishMarks[w]:
 			es++

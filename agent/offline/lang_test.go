@@ -29,6 +29,7 @@ func TestMessageLanguageShort(t *testing.T) {
 		"Me too.":                          langEN,
 		"I live in Valencia.":              langEN,
 		"Uso silla de ruedas.":             langES,
+		"no hotels w/o aircon":             langEN,
 	} {
 		if got := messageLanguage(text, ""); got != want {
 			t.Errorf("messageLanguage(%q) = %q, want %q", text, got, want)

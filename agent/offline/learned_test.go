@@ -132,6 +132,9 @@ func TestOwnWords(t *testing.T) {
 		{"went vegan in march", "Is vegan."},
 		{"We relocated to Porto in the autumn.", "Lives in Porto."},
 		{"moved to Leeds in the new year", "Lives in Leeds."},
+		{"usually travel w my wife", "Usually travels with their wife."},
+		{"no hotels w/o aircon", "No hotels without aircon."},
+		{"My husband's favourite airline is Emirates", ""},
 		// A condition keeps its place in the note; a condition with no main
 		// clause of its own is a hypothetical.
 		{"When I fly long haul I always book an aisle", "Always books an aisle when they fly long haul."},
