@@ -174,7 +174,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				// note, unless it is a state, names a travel thing, or is marked
 				// for a scope no note before it has ("…, and for this trip …").
 				aside := notes > 0 && (marker == "" || slices.ContainsFunc(c.notes[:notes], func(n memory.SaveNoteArgs) bool { return n.Scope == marker })) && !strings.HasPrefix(g.note.Text, "Is ") && !t.lex.travelThing(strings.Fields(strings.ToLower(g.note.Text)))
-				if read && !aside && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && (!g.want || marked) && wordsLost(g.note, ruled))) {
+				if read && !aside && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && (!g.want || marked) && wordsLost(g.note, ruled) || !strings.Contains(cl, ",") && saysAll(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]
 					for _, n := range ruled { // the traveler's words, the rules' keywords
 						g.note.Keywords = slices.Compact(slices.Concat(n.Keywords, g.note.Keywords))

@@ -885,6 +885,19 @@ func wordsLost(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
 	})
 }
 
+// saysAll reports whether the reader's one note says what several rule
+// notes on one topic split ("Prefers apartments with a kitchen." for
+// "Likes staying in apartments." and "Likes having a kitchen."): the rule
+// notes share their first keyword, the topic, and each has another in the
+// reader's words. Notes on two topics (a diet and an allergy) stay two.
+func saysAll(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
+	text := strings.ReplaceAll(strings.ToLower(g.Text), " ", "")
+	return len(ruled) > 1 && !slices.ContainsFunc(ruled, func(n memory.SaveNoteArgs) bool {
+		return len(n.Keywords) < 2 || n.Keywords[0] != ruled[0].Keywords[0] ||
+			!slices.ContainsFunc(n.Keywords[1:], func(k string) bool { return strings.Contains(text, strings.TrimSuffix(k, "s")) })
+	})
+}
+
 // frontedIn reports whether a clause with no subject judges a thing ("a
 // bathtub is a must"), wants one a marker opens ("this time, a sauna") or
 // opens with a state ("not a fan of hostels"): the

@@ -135,6 +135,11 @@ func TestOwnWords(t *testing.T) {
 		{"usually travel w my wife", "Usually travels with their wife."},
 		{"no hotels w/o aircon", "No hotels without aircon."},
 		{"My husband's favourite airline is Emirates", ""},
+		// One reading that says what several rule notes on one topic split stands.
+		{"we like apartments with a kitchen and a balcony", "Likes apartments with a kitchen and a balcony."},
+		{"I like a window seat near the front", "Likes a window seat near the front."},
+		{"I prefer boutique hotels with a pool", "Prefers boutique hotels with a pool."},
+		{"not a morning person, honestly", "Is not a morning person."},
 		// A condition keeps its place in the note; a condition with no main
 		// clause of its own is a hypothetical.
 		{"When I fly long haul I always book an aisle", "Always books an aisle when they fly long haul."},
