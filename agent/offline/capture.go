@@ -232,11 +232,12 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// SEA now": the move and the airport, one thought). Of a message
 			// of several clauses whose rules kept a little more, only when
 			// each holds something the other lacks.
-			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns)) && (joinLeftOut(message, c.notes, ns) > 0 || lost || kept < coverage) {
+			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns)) && (joinLeftOut(message, c.notes, ns) > 0 || lost || kept < coverage || holdsAll(ns, c.notes)) {
+				ruled := slices.Clone(c.notes)
 				c.notes = c.notes[:0]
 				seen := map[string]bool{}
 				for _, n := range ns {
-					c.add(n, known, seen)
+					c.add(withTopics(n, ruled), known, seen)
 				}
 			} else if parts > 1 && kept < partsCoverage && len(c.notes) > 0 && !durable {
 				// The rules kept only the trip's wish: what lasts beside it
@@ -692,6 +693,38 @@ func (t *table) plain(s string) string {
 		}
 	}
 	return strings.Join(out, " ")
+}
+
+// withTopics gives a note in the traveler's words the keywords of each
+// rule note whose topic word it holds: "Travels light, just a backpack."
+// is found as a carry-on habit.
+func withTopics(n memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) memory.SaveNoteArgs {
+	var kw []string
+	for _, r := range ruled {
+		if r.Scope == n.Scope && holds(n, r) {
+			kw = append(kw, r.Keywords...)
+		}
+	}
+	kw = slices.Compact(slices.Concat(kw, n.Keywords))
+	n.Keywords = kw[:min(3, len(kw))]
+	return n
+}
+
+// holds reports whether a note's words hold a rule note's topic word, a
+// keyword after its first.
+func holds(n, r memory.SaveNoteArgs) bool {
+	text := strings.ReplaceAll(strings.ToLower(n.Text), " ", "")
+	return slices.ContainsFunc(r.Keywords[min(1, len(r.Keywords)):], func(k string) bool { return strings.Contains(text, strings.TrimSuffix(k, "s")) })
+}
+
+// holdsAll reports whether the traveler's own words (ns) hold each rule
+// note's topic word: they say what the rules said, and more ("I need a
+// room with a walk-in shower, I can't use a bathtub" over "Cannot use a
+// bathtub.").
+func holdsAll(ns, ruled []memory.SaveNoteArgs) bool {
+	return len(ruled) > 0 && !slices.ContainsFunc(ruled, func(r memory.SaveNoteArgs) bool {
+		return !slices.ContainsFunc(ns, func(n memory.SaveNoteArgs) bool { return n.Scope == r.Scope && holds(n, r) })
+	})
 }
 
 // joinLeftOut joins to the traveler's own words (ns) each lasting rule note

@@ -140,6 +140,8 @@ func TestOwnWords(t *testing.T) {
 		{"I like a window seat near the front", "Likes a window seat near the front."},
 		{"I prefer boutique hotels with a pool", "Prefers boutique hotels with a pool."},
 		{"not a morning person, honestly", "Is not a morning person."},
+		// The traveler's words that hold what the rules said, and more, stand.
+		{"I always check a suitcase, I can't pack light.", "Always checks a suitcase, cannot pack light."},
 		// A condition keeps its place in the note; a condition with no main
 		// clause of its own is a hypothetical.
 		{"When I fly long haul I always book an aisle", "Always books an aisle when they fly long haul."},
