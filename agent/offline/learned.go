@@ -538,7 +538,7 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 		return false
 	}
 	now := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "am" || ws[subj+1] == "are") && strings.HasSuffix(ws[subj+2], "ing") && ws[subj+2] != "willing" // "i am willing to pay" is no doing
-	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || now || t.lex.has(cl, t.lex.Passing, nil)
+	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || now && !trip || t.lex.has(cl, t.lex.Passing, nil) // "this time i am checking a bag": the named trip's plan
 }
 
 // tripDetailsOnly reports whether a clause tells nothing but where, when
@@ -676,7 +676,7 @@ func (lx *lexicon) thirdClause(ws []string, wants bool) (string, []string, bool)
 	v, after := rest[j], rest[j+1:]
 	negated := slices.ContainsFunc(lead, func(w string) bool { return slices.Contains(lx.Negators, w) })
 	if !wants && !negated && (matchAt(rest, j, slices.Concat(lx.Tastes, lx.Dropped, lx.BareWants)) != "" || v == "will" || v == "would") || v == "can" ||
-		strings.HasSuffix(v, "ed") || lx.Verbs[v] == "" && slices.Contains(lx.NotVerbs, v) || lx.Verbs[v] == "is" && len(after) > 0 && strings.HasSuffix(after[0], "ing") {
+		strings.HasSuffix(v, "ed") || lx.Verbs[v] == "" && slices.Contains(lx.NotVerbs, v) || !wants && lx.Verbs[v] == "is" && len(after) > 0 && strings.HasSuffix(after[0], "ing") {
 		return "", nil, false
 	}
 	switch {
@@ -844,7 +844,7 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 		}
 		marker := t.markerOf(c.text)
 		lasting := marker == memory.ScopeDurable || marker == "" && (who == "first" || t.lex.has(c.text, t.lex.HabitAdverbs, nil)) && !t.lex.has(c.text, t.lex.BareWants, nil) && !slices.Contains(t.lex.FeelingVerbs, ws[min(1, len(ws)-1)]) &&
-			!slices.ContainsFunc(ws, func(w string) bool { return w == "will" || w == "gonna" }) && t.gate.trip.odds(c.feats) < -tripOdds // no plan, and the trip classifier is sure it is no trip's
+			!slices.ContainsFunc(ws, func(w string) bool { return w == "will" || w == "gonna" }) && !reDoing.MatchString(c.text) && t.gate.trip.odds(c.feats) < -tripOdds // no plan or doing, and the trip classifier is sure it is no trip's
 		parts = append(parts, ownPart{text, o, lasting})
 	}
 	return parts
@@ -918,6 +918,10 @@ func (t *table) reasons(clauses []ownClause) []int {
 	}
 	return out
 }
+
+// reDoing is what the traveler is doing now or soon ("i am nursing a back
+// strain", "we are travelling with the cat"): nothing lasting.
+var reDoing = regexp.MustCompile(`\b(?:i|we) (?:am|are) (?:\S+ )?[a-z]+ing\b`)
 
 // reSo opens a clause that follows from the one before.
 var reSo = regexp.MustCompile(`^[\x00,\s]*(?:and\s+)?so\b`)

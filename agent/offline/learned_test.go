@@ -307,6 +307,9 @@ func TestTripWishes(t *testing.T) {
 		{"for dinner i want something light", ""},
 		{"In Las Vegas I want to go on the 13th", ""},
 		{"my dad's coming this time and his hip is bad, so ground floor rooms", "Wants a ground-floor room on this trip."},
+		// What the traveler is doing on the named trip is its plan, never a lasting fact.
+		{"On this trip I'm checking two bags, I'm bringing my diving gear", "Is checking two bags, is bringing their diving gear on this trip."},
+		{"I'm sitting at the gate right now", ""},
 	})
 }
 
