@@ -912,6 +912,8 @@ func (t *table) reasons(clauses []ownClause) []int {
 		case c.asks || t.lex.has(c.text, t.lex.BareWants, nil) || t.re["questions"].MatchString(c.text):
 		case slices.ContainsFunc(c.ws, func(w string) bool { return slices.Contains(t.lex.Needs, strings.Trim(w, ",.!")) }):
 			out = append(out, i)
+		case i > 0 && len(c.ws) <= 3 && slices.Contains(t.lex.Negators, c.ws[0]): // "need a private bathroom, no shared": the want admits no other
+			out = append(out, i)
 		case who == "first" && !t.keepsNothing(c.text, c.ws, who, false, false):
 			out = append(out, i)
 		}

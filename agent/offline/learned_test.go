@@ -128,6 +128,7 @@ func TestOwnWords(t *testing.T) {
 		{"we never fly, so trains please", "Never flies."},
 		{"need a pool at the hotel, i swim every morning", "Needs a pool at the hotel, swims every morning."},
 		{"need a hotel near the station, i have a meeting there at 9", ""},
+		{"need a private room, no dorms", "Needs a private room, no dorms."},
 		{"wife's allergic to shellfish", ""},
 		{"went vegan in march", "Is vegan."},
 		{"We relocated to Porto in the autumn.", "Lives in Porto."},
