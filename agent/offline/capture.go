@@ -153,7 +153,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				g.negative && t.lex.has(cl, t.lex.ForGood, nil) // "I don't want to fly with them again"
 			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
-				c.add(scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
+				c.add(t.lex.scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
 				continue
 			}
 			if t.re["indifferent"].MatchString(cl) {
@@ -183,7 +183,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 					if g.bare && choosing {
 						g.scope = memory.ScopeThisTrip
 					}
-					c.add(scoped(g.note, cmp.Or(scope, g.scope, memory.ScopeDurable)), known, seen)
+					c.add(t.lex.scoped(g.note, cmp.Or(scope, g.scope, memory.ScopeDurable)), known, seen)
 				}
 			}
 			c.notes = slices.Concat(c.notes[:before], slices.DeleteFunc(c.notes[before:], func(n memory.SaveNoteArgs) bool {
@@ -216,7 +216,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				}
 				if r, ok := t.lex.finish(reading{}, text, ws); ok {
 					r.note.Keywords = t.lex.keywordsOf(ws, r.note.Keywords)
-					c.add(scoped(r.note, scope), known, seen)
+					c.add(t.lex.scoped(r.note, scope), known, seen)
 				}
 			}
 		}
@@ -365,12 +365,16 @@ func sameTopic(a, b memory.SaveNoteArgs) bool {
 const tripSuffix = " on this trip."
 
 // scoped gives a clause reader's note its scope, saying so in a trip note.
-func scoped(n memory.SaveNoteArgs, scope memory.Scope) memory.SaveNoteArgs {
+// A marker that names the trip as "this one" gives way to the suffix ("cap
+// the flights at 600 for this one").
+func (lx *lexicon) scoped(n memory.SaveNoteArgs, scope memory.Scope) memory.SaveNoteArgs {
 	n.Scope = scope
 	if low := strings.ToLower(n.Text); scope == memory.ScopeThisTrip && !strings.Contains(low, "this trip") && !strings.Contains(low, "this time") {
 		text := strings.TrimSuffix(n.Text, ".")
-		for _, one := range []string{" for this one", " on this one"} { // "cap the flights at 600 for this one": the suffix says it
-			text = strings.TrimSuffix(text, one)
+		for _, m := range lx.Wanted.Markers {
+			if strings.HasSuffix(m, " this one") {
+				text = strings.TrimSuffix(text, " "+m)
+			}
 		}
 		n.Text = text + tripSuffix
 	}
@@ -608,7 +612,7 @@ func (t *table) along(cl string) string {
 	}
 	adv, how, who := group("adv"), group("how"), group("who")
 	lasting := adv != "" || strings.Contains(how, "every") || strings.Contains(how, "all") || strings.Contains(how, "most")
-	if strings.Contains(cl[m[0]:m[1]], " coming ") && !lasting || slices.ContainsFunc([]string{"guide", "service", "assistance"}, func(w string) bool { return strings.Contains(who, w) }) {
+	if strings.Contains(cl[m[0]:m[1]], " coming ") && !lasting || slices.ContainsFunc(strings.Fields(who), func(w string) bool { return t.words["along_aids"][w] }) {
 		return cl // "my mum is coming with us to Vienna": this trip's; a guide dog is an access need of its own
 	}
 	switch {

@@ -450,7 +450,7 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 		}
 		if r, ok := t.lex.finish(reading{}, text, obj); text != "" && ok {
 			r.note.Keywords = t.lex.keywordsOf(obj, r.note.Keywords)
-			notes = append(notes, scoped(r.note, scopes[i]))
+			notes = append(notes, t.lex.scoped(r.note, scopes[i]))
 		}
 	}
 	return notes
@@ -537,8 +537,8 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	if who != "first" {
 		return false
 	}
-	now := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "am" || ws[subj+1] == "are") && strings.HasSuffix(ws[subj+2], "ing") && ws[subj+2] != "willing" // "i am willing to pay" is no doing
-	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || now && !trip || t.lex.has(cl, t.lex.Passing, nil) // "this time i am checking a bag": the named trip's plan
+	now := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "am" || ws[subj+1] == "are") && strings.HasSuffix(ws[subj+2], "ing") && !t.words["not_doing"][ws[subj+2]] // "i am willing to pay" is no doing
+	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || now && !trip || t.lex.has(cl, t.lex.Passing, nil)  // "this time i am checking a bag": the named trip's plan
 }
 
 // tripDetailsOnly reports whether a clause tells nothing but where, when
