@@ -664,7 +664,7 @@ var reName = regexp.MustCompile(`\b(?:(?:[A-HJ-Z][\p{L}'&.-]*|I[\p{L}&.-][\p{L}'
 // first word) as «Name» with their casing kept, so no lower-case rule
 // matches inside the name of a place or business.
 func (t *table) normalise(s string) string {
-	s = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`).Replace(s)
+	s = plainMarks.Replace(s)
 	var b strings.Builder
 	last, start := 0, len(s)-len(strings.TrimLeft(s, " \"'("))
 	for _, loc := range reName.FindAllStringIndex(s, -1) {
@@ -686,6 +686,10 @@ func (t *table) normalise(s string) string {
 	b.WriteString(t.plain(s[last:]))
 	return strings.Join(strings.Fields(b.String()), " ")
 }
+
+// plainMarks are the typographic quotes normalise reads as plain ones, and
+// a temperature's unit, which is no name.
+var plainMarks = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", `"`, "°C", "°c", "°F", "°f")
 
 // plain lowercases text outside names, expands contractions and drops
 // intensifiers.

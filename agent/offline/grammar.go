@@ -778,6 +778,7 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 	// friendly places" without the picture
 	text = strings.Join(strings.Fields(strings.Map(noEmoji, text)), " ")
 	text = strings.TrimRight(strings.TrimSpace(reSpacedPunct.ReplaceAllString(text, "$1")), " ,.;:")
+	text = reDegrees.ReplaceAllStringFunc(text, strings.ToUpper) // "25°c": read in lower case, written as a temperature
 	for _, and := range []string{" and", " but", " or", " so"} { // "i'm a light sleeper and that's true…" cut at the clause
 		text = strings.TrimRight(strings.TrimSuffix(text, and), " ,")
 	}
@@ -801,6 +802,9 @@ func noEmoji(r rune) rune {
 	}
 	return r
 }
+
+// reDegrees is a temperature's unit.
+var reDegrees = regexp.MustCompile(`°[cf]\b`)
 
 // reSpacedPunct is a space before a comma or a full stop.
 var reSpacedPunct = regexp.MustCompile(` +([,.;:])`)

@@ -725,12 +725,7 @@ type ownClause struct {
 func (t *table) clausesOf(message string) []ownClause {
 	var out []ownClause
 	for _, s := range reSentence.FindAllString(message, -1) {
-		norm := t.namingTrip(t.normalise(strings.Map(func(r rune) rune {
-			if unicode.Is(unicode.So, r) { // emoji
-				return -1
-			}
-			return r
-		}, s)))
+		norm := t.namingTrip(t.normalise(strings.Map(noEmoji, s))) // "25°C" keeps its degree sign
 		asks := strings.HasSuffix(strings.TrimSpace(s), "?")
 		joined := t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0")
 		seps := reJoined.FindAllString(joined, -1)
