@@ -312,6 +312,7 @@ func TestTripWishes(t *testing.T) {
 		// What the traveler is doing on the named trip is its plan, never a lasting fact.
 		{"On this trip I'm checking two bags, I'm bringing my diving gear", "Is checking two bags, is bringing their diving gear on this trip."},
 		{"I'm sitting at the gate right now", ""},
+		{"on this trip we need 3 rooms", "Needs 3 rooms on this trip."},
 	})
 }
 
