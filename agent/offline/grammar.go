@@ -792,7 +792,7 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 		}
 	}
 	for i := 1; i < len(obj) && len(r.note.Keywords) == 0; i++ { // "2 rooms": a counted thing, generic as it is, says something
-		if k := keyword(obj[i]); len(k) > 2 && k == obj[i] && reNumber.MatchString(obj[i-1]) {
+		if k := keyword(obj[i]); len(k) > 2 && k == obj[i] && reNumber.MatchString(obj[i-1]) && lx.travelThing(obj[i:i+1]) {
 			r.note.Keywords = append(r.note.Keywords, k)
 		}
 	}
