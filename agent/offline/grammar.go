@@ -791,7 +791,7 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 			r.note.Keywords = append(r.note.Keywords, k)
 		}
 	}
-	for i := 1; i < len(obj) && len(r.note.Keywords) == 0; i++ { // "2 rooms": a counted thing, generic as it is, says something
+	for i := 1; i < len(obj) && len(r.note.Keywords) == 0; i++ { // "2 rooms": a counted travel thing, generic as it is, says something
 		if k := keyword(obj[i]); len(k) > 2 && k == obj[i] && reNumber.MatchString(obj[i-1]) && lx.travelThing(obj[i:i+1]) {
 			r.note.Keywords = append(r.note.Keywords, k)
 		}
