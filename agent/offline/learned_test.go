@@ -129,6 +129,7 @@ func TestOwnWords(t *testing.T) {
 		{"need a pool at the hotel, i swim every morning", "Needs a pool at the hotel, swims every morning."},
 		{"need a hotel near the station, i have a meeting there at 9", ""},
 		{"need a private room, no dorms", "Needs a private room, no dorms."},
+		{"I need a shower chair in the bathroom", "Needs a shower chair in the bathroom."},
 		{"I need the room at 18°C or cooler, I sleep badly when it's warm", "Needs the room at 18°C or cooler, sleeps badly when it is warm."},
 		{"wife's allergic to shellfish", ""},
 		{"went vegan in march", "Is vegan."},
