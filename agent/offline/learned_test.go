@@ -314,6 +314,9 @@ func TestTripWishes(t *testing.T) {
 		{"On this trip I'm checking two bags, I'm bringing my diving gear", "Is checking two bags, is bringing their diving gear on this trip."},
 		{"I'm sitting at the gate right now", ""},
 		{"on this trip we need 3 rooms", "Needs 3 rooms on this trip."},
+		{"For Rome in May I want a cooking class", "Wants a cooking class on this trip."},
+		{"In Oslo in winter we'd like a hotel with a sauna", "Would like a hotel with a sauna on this trip."},
+		{"For Utah we'll actually need a jeep", "Will actually need a jeep on this trip."},
 	})
 }
 
