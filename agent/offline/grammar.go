@@ -173,12 +173,24 @@ type reading struct {
 func matchAt(ws []string, i int, keys []string) string {
 	best := ""
 	for _, k := range keys {
-		kw := strings.Fields(k)
-		if len(k) > len(best) && i+len(kw) <= len(ws) && slices.Equal(ws[i:i+len(kw)], kw) {
+		if len(k) > len(best) && phraseAt(ws, i, k) {
 			best = k
 		}
 	}
 	return best
+}
+
+// phraseAt reports whether the words of a phrase are the words from i on.
+// It splits nothing: matchAt runs it for every key of a list on every word.
+func phraseAt(ws []string, i int, phrase string) bool {
+	n := 0
+	for w := range strings.FieldsSeq(phrase) {
+		if i+n >= len(ws) || ws[i+n] != w {
+			return false
+		}
+		n++
+	}
+	return n > 0
 }
 
 // keepsMore reports whether the reader's note keeps a condition or an
