@@ -117,8 +117,10 @@ type lexicon struct {
 	bare    *regexp.Regexp // "wife's allergic to shellfish": chat drops the "my"
 
 	// changeKeys and cueKeys are the keys of Changes and Cues, listed once
-	// at load for matchAt (every clause is matched against them).
+	// at load for matchAt (every clause is matched against them);
+	// changeFirst holds the first word of each change.
 	changeKeys, cueKeys []string
+	changeFirst         map[string]bool
 }
 
 func loadLexicon(raw []byte) (*lexicon, error) {
@@ -140,6 +142,10 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 		return nil, fmt.Errorf("offline lexicon: details: %w", err)
 	}
 	lx.changeKeys, lx.cueKeys = slices.Sorted(maps.Keys(lx.Changes)), slices.Sorted(maps.Keys(lx.Cues))
+	lx.changeFirst = map[string]bool{}
+	for _, k := range lx.changeKeys {
+		lx.changeFirst[strings.Fields(k)[0]] = true
+	}
 	lx.base = maps.Clone(lx.Second)
 	for b, third := range lx.Cues {
 		if !strings.Contains(third, " ") && !strings.Contains(b, " ") && third != b {

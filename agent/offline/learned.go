@@ -826,7 +826,7 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 			continue
 		}
 		text, o, ok := t.lex.thirdClause(ws, wants)
-		if !strings.ContainsAny(c.text, ",()") {
+		if !strings.ContainsAny(c.text, ",()") && slices.ContainsFunc(ws, func(w string) bool { return t.lex.changeFirst[w] }) {
 			if g, read := t.lex.read(c.text, true, false); read && g.change && (strings.HasPrefix(g.note.Text, "Lives ") || strings.HasPrefix(g.note.Text, "Is ")) {
 				text, o, ok = lowerFirst(strings.TrimSuffix(g.note.Text, ".")), ws, true // "moved to denver in the spring": where they live now
 			}
