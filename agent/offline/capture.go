@@ -726,9 +726,8 @@ func holds(n, r memory.SaveNoteArgs) bool {
 }
 
 // holdsAll reports whether the traveler's own words (ns) hold each rule
-// note's topic word: they say what the rules said, and more ("I need a
-// room with a walk-in shower, I can't use a bathtub" over "Cannot use a
-// bathtub.").
+// note's topic word: they say what the rules said, and more ("Always checks
+// a suitcase, cannot pack light." over "Always checks a suitcase.").
 func holdsAll(ns, ruled []memory.SaveNoteArgs) bool {
 	return len(ruled) > 0 && !slices.ContainsFunc(ruled, func(r memory.SaveNoteArgs) bool {
 		return !slices.ContainsFunc(ns, func(n memory.SaveNoteArgs) bool { return n.Scope == r.Scope && holds(n, r) })
