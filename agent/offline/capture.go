@@ -119,7 +119,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
 			if who := t.subject(cl); who != "first" && !t.othersFirst(cl) && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && t.ownBudget(cl)) {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing; "trip budget 5k all in" is theirs
-			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && (joins == "so" || slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0])) && t.lex.travelThing(ws) {
+			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && (joins == "so" || fronted == memory.ScopeThisTrip || slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0])) && t.lex.travelThing(ws) {
 				firstPerson, wanted, cl = true, true, "this trip, "+cl
 			} else if who != "" {
 				firstPerson = who == "first"

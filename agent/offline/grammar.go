@@ -91,6 +91,7 @@ type lexicon struct {
 	NotVerbs      []string          `yaml:"not_verbs"`
 	Objects       []string          `yaml:"objects"`       // what follows an imperative's verb ("skip the wine pairings", "book me …")
 	FeelingVerbs  []string          `yaml:"feeling_verbs"` // verbs no one orders with: "want a balcony" dropped its "I"
+	Compounds     []string          `yaml:"compounds"`     // things named with a cue's word: "travel insurance" is no "I travel"
 	Companions    []string          `yaml:"companions"`    // verbs that make a party a habit: "(I) travel with my 2 kids"
 	Chatter       map[string]bool   `yaml:"chatter"`       // what ends a chat message and says nothing ("pls", "haha")
 	Asking        []string          `yaml:"asking"`        // the chatter that makes a later clause a request ("so trains please")

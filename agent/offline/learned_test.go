@@ -317,6 +317,8 @@ func TestTripWishes(t *testing.T) {
 		{"For Rome in May I want a cooking class", "Wants a cooking class on this trip."},
 		{"In Oslo in winter we'd like a hotel with a sauna", "Would like a hotel with a sauna on this trip."},
 		{"For Utah we'll actually need a jeep", "Will actually need a jeep on this trip."},
+		{"just this time: window seat, please", "Wants a window seat on this trip."},
+		{"Only this trip: travel insurance with ski cover", "Travel insurance with ski cover on this trip."},
 	})
 }
 
