@@ -319,6 +319,8 @@ func TestTripWishes(t *testing.T) {
 		{"For Utah we'll actually need a jeep", "Will actually need a jeep on this trip."},
 		{"just this time: window seat, please", "Wants a window seat on this trip."},
 		{"Only this trip: travel insurance with ski cover", "Travel insurance with ski cover on this trip."},
+		{"For Kyoto a tea ceremony is a must", "Wants a tea ceremony on this trip."},
+		{"for work a desk is a must", "For work a desk is a must."},
 	})
 }
 
