@@ -321,6 +321,7 @@ func TestTripWishes(t *testing.T) {
 		{"Only this trip: travel insurance with ski cover", "Travel insurance with ski cover on this trip."},
 		{"For Kyoto a tea ceremony is a must", "Wants a tea ceremony on this trip."},
 		{"for work a desk is a must", "For work a desk is a must."},
+		{"In Lisbon we are hoping to see fado", "Is hoping to see fado on this trip."},
 	})
 }
 
