@@ -343,6 +343,7 @@ func TestLastingBesideTheTrip(t *testing.T) {
 		"I never eat pork, and for the stag weekend in Riga we'd like a steakhouse":                     {"durable: pork", "this_trip: steakhouse"},
 		"I'm allergic to shellfish; for the Hanoi leg I'd love a street food tour":                      {"durable: shellfish", "this_trip: street food tour"},
 		// What lasts beside a trip's wish the rules read is kept in the traveler's words.
+		"I'm gluten free, and in Naples I'd rather skip the pizza tour":             {"durable: gluten", "this_trip: pizza tour"},
 		"Normally a city person, but on the Norway one we want fjords and hiking":   {"this_trip: fjords", "durable: city person"},
 		"I always fly economy, but for the anniversary trip we want business class": {"durable: flies economy", "this_trip: business class"},
 	} {
