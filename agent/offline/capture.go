@@ -684,8 +684,13 @@ func (t *table) normalise(s string) string {
 		last = loc[0] + len(name)
 	}
 	b.WriteString(t.plain(s[last:]))
-	return strings.Join(strings.Fields(b.String()), " ")
+	return reFrontedReason.ReplaceAllString(strings.Join(strings.Fields(b.String()), " "), "$3$4 $1 $2$5")
 }
+
+// reFrontedReason is a reason told before its subject ("because of my back
+// i always need extra legroom"); normalise moves it to the end of its
+// clause, so that "because" is no filler and "my back" no subject.
+var reFrontedReason = regexp.MustCompile(`^(because of|due to|what with) ((?:my|our) [^,;]+?),? ((?:i|we) [a-z]+)\b([^,;.!?]*)(.*)$`)
 
 // plainMarks are the typographic quotes normalise reads as plain ones, and
 // a temperature's unit, which is no name.

@@ -130,6 +130,9 @@ func TestOwnWords(t *testing.T) {
 		{"need a hotel near the station, i have a meeting there at 9", ""},
 		{"need a private room, no dorms", "Needs a private room, no dorms."},
 		{"I need a shower chair in the bathroom", "Needs a shower chair in the bathroom."},
+		// A reason told before its subject is no subject.
+		{"Due to my knees, I avoid stairs", "Avoids stairs due to their knees."},
+		{"because of my job i travel a lot", "Travels a lot because of their job."},
 		{"I need the room at 18°C or cooler, I sleep badly when it's warm", "Needs the room at 18°C or cooler, sleeps badly when it is warm."},
 		{"wife's allergic to shellfish", ""},
 		{"went vegan in march", "Is vegan."},
