@@ -701,7 +701,7 @@ func (lx *lexicon) lead(ws []string) ([]string, int) {
 		switch w := ws[j]; {
 		case w == "do" && j+1 < len(ws) && ws[j+1] == "not":
 			lead, j = append(lead, "does", "not"), j+1
-		case w == "do":
+		case w == "do" && !slices.Contains(lead, "cannot"): // "i do love a spa"; not "i cannot do stairs"
 		case slices.Contains(lx.Adverbs, w) || slices.Contains(lx.HabitAdverbs, w) || slices.Contains(lx.Negators, w):
 			lead = append(lead, w)
 		default:
@@ -812,6 +812,13 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 		if (who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || who != "other" && len(ws) > 1 && slices.Contains(t.lex.FeelingVerbs, ws[0])) && matchAt(ws, 0, t.lex.Compounds) == "" {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin": chat drops the "I"
 		}
+		if m := reToAssistant.FindStringSubmatch(strings.Join(ws, " ")); m != nil {
+			rest := strings.Fields(m[2])
+			if slices.Contains([]string{"on", "in", "at", "near", "next", "with", "through"}, rest[0]) {
+				continue // "never book me on one", "don't put me in a middle seat": the rules read what it avoids
+			}
+			ws, who = slices.Concat([]string{"i"}, strings.Fields(m[1]), []string{"want"}, rest), "first" // "always book me a non-smoking room": "i always want …"
+		}
 		afterOther = afterOther && who == "" || who == "other" // "my husband snores, so two beds": the beds are his
 		if !mine && t.remark(c, who) {
 			continue // a remark on the world, in a message that says nothing of the traveler
@@ -915,6 +922,11 @@ func (t *table) reasons(clauses []ownClause) []int {
 	}
 	return out
 }
+
+// reToAssistant is an order to the assistant about the traveler ("never
+// book me on one", "always book me a non-smoking room"). Kept as said it
+// would be an instruction; ownParts words it as what the traveler wants.
+var reToAssistant = regexp.MustCompile(`^(?:please )?(never|do not|always)(?: ever)? (?:book|put|seat|give|get|find) (?:me|us) (.+)$`)
 
 // reDoing is what the traveler is doing now or soon ("i am nursing a back
 // strain", "we are travelling with the cat"): nothing lasting.

@@ -130,7 +130,11 @@ func TestOwnWords(t *testing.T) {
 		{"need a hotel near the station, i have a meeting there at 9", ""},
 		{"need a private room, no dorms", "Needs a private room, no dorms."},
 		{"I need a shower chair in the bathroom", "Needs a shower chair in the bathroom."},
+		// An order to the assistant about the traveler is worded as their want.
+		{"always book me a room with a desk, I work evenings", "Always wants a room with a desk, works evenings."},
+		{"I hate cruises. Never book me on one.", "Hates cruises."},
 		// A reason told before its subject is no subject.
+		{"I need a hotel with a lift, I can't do stairs", "Needs a hotel with a lift, cannot do stairs."},
 		{"Due to my knees, I avoid stairs", "Avoids stairs due to their knees."},
 		{"because of my job i travel a lot", "Travels a lot because of their job."},
 		{"I need the room at 18°C or cooler, I sleep badly when it's warm", "Needs the room at 18°C or cooler, sleeps badly when it is warm."},
@@ -282,6 +286,7 @@ func TestThirdClause(t *testing.T) {
 	for _, c := range []struct{ ws, want string }{
 		{"i do not have a car", "does not have a car"},
 		{"i cannot drive stick", "cannot drive stick"},
+		{"i cannot do stairs", "cannot do stairs"},
 		{"we never have time for breakfast", "never has time for breakfast"},
 		{"i usually carry a tripod", "usually carries a tripod"},
 	} {
