@@ -919,10 +919,8 @@ func wordsLost(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
 // notes share their first keyword, the topic, and each has another in the
 // reader's words. Notes on two topics (a diet and an allergy) stay two.
 func saysAll(g memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) bool {
-	text := strings.ReplaceAll(strings.ToLower(g.Text), " ", "")
 	return len(ruled) > 1 && !slices.ContainsFunc(ruled, func(n memory.SaveNoteArgs) bool {
-		return len(n.Keywords) < 2 || n.Keywords[0] != ruled[0].Keywords[0] ||
-			!slices.ContainsFunc(n.Keywords[1:], func(k string) bool { return strings.Contains(text, strings.TrimSuffix(k, "s")) })
+		return len(n.Keywords) < 2 || n.Keywords[0] != ruled[0].Keywords[0] || !holds(g, n)
 	})
 }
 
