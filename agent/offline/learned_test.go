@@ -427,3 +427,15 @@ func TestTrainedGateIsCurrent(t *testing.T) {
 		t.Errorf("the table did not load the stored gate")
 	}
 }
+
+// TestReasonWordIsNoKeyword: the word that joins a reason ("because",
+// "due") is no keyword of the note.
+func TestReasonWordIsNoKeyword(t *testing.T) {
+	for _, say := range []string{"because of my job i travel a lot", "Due to my knees, I avoid stairs"} {
+		for _, n := range model.table.capture(say, nil).notes {
+			if slices.Contains(n.Keywords, "because") || slices.Contains(n.Keywords, "due") {
+				t.Errorf("capture(%q) keywords %v", say, n.Keywords)
+			}
+		}
+	}
+}
