@@ -75,6 +75,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		var marker memory.Scope  // carried to the later clauses of the sentence
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
 		prev := -1               // the note the clause before left, for a clause that gives its reason or result
+		need := false            // the clause before was a want its sentence's reason makes lasting
 		cond := ""               // "if the flight is over 6 hours, I always book …": a condition read with its main clause
 		// An item of the traveler's own list ("- aisle seat") is theirs.
 		firstPerson := listed && !strings.HasSuffix(strings.TrimSpace(s), ":")
@@ -149,8 +150,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// sentence scopes it ("for this trip, I need a car").
 			// A need whose sentence tells a lasting reason ("carpet sets off my
 			// asthma, I need hard floors") is lasting.
-			marked := wanted || t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && slices.ContainsFunc(t.lex.Needs, func(w string) bool { return strings.Contains(norm, "my "+w) }) ||
-				g.negative && t.lex.has(cl, t.lex.ForGood, nil) // "I don't want to fly with them again"
+			marked := wanted || t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && t.lex.lastingNeed(norm) ||
+				g.negative && t.lex.has(cl, t.lex.ForGood, nil) || // "I don't want to fly with them again"
+				matchAt(strings.Fields(cl), 0, t.lex.Subordinators) != "" // "since my hip operation I need a lift": a habit's need
 			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(t.lex.scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
@@ -180,7 +182,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 						g.note.Keywords = slices.Compact(slices.Concat(n.Keywords, g.note.Keywords))
 					}
 					g.note.Keywords = g.note.Keywords[:min(3, len(g.note.Keywords))]
-					if g.bare && choosing {
+					if g.bare && choosing && !t.lex.lastingNeed(norm) { // "…, I can't do stairs" beside a request is why it lasts
 						g.scope = memory.ScopeThisTrip
 					}
 					c.add(t.lex.scoped(g.note, cmp.Or(scope, g.scope, memory.ScopeDurable)), known, seen)
@@ -189,7 +191,11 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			c.notes = slices.Concat(c.notes[:before], slices.DeleteFunc(c.notes[before:], func(n memory.SaveNoteArgs) bool {
 				return slices.ContainsFunc(c.notes[:before], func(p memory.SaveNoteArgs) bool { return sameTopic(p, n) }) // "…, I can't pack light": told again
 			}))
-			prev = c.join(prev, before, joins)
+			// "I need a hotel with a lift, I can't do stairs": the reason
+			// that makes the need lasting is said with it.
+			reason := need && t.lex.has(cl, t.lex.Reasons, t.lex.NotReasons)
+			need = read && g.want && scope == "" && t.lex.lastingNeed(norm)
+			prev = c.join(prev, before, joins, joins != "" || reason)
 		}
 	}
 	feats := sync.OnceValue(func() []string { return t.features(message) }) // the learned reader's, read at most once
@@ -307,15 +313,17 @@ func (t *table) applyRules(cl, sentence string, marker memory.Scope, bareWant bo
 // join makes one note of a clause's note and the one before it when the
 // clause gives a result or a reason ("I'm a light sleeper, so quiet rooms
 // matter"): one thought, one note. before is how many notes there were
-// before the clause; it returns the note a later clause may join.
-func (c *capture) join(prev, before int, joins string) int {
+// before the clause; joined says the clause joins the one before (by
+// joins, or by a comma when it is a reason); it returns the note a later
+// clause may join.
+func (c *capture) join(prev, before int, joins string, joined bool) int {
 	switch {
 	case len(c.notes) == before:
 		return -1
 	case len(c.notes) > before+1:
 		return len(c.notes) - 1
 	}
-	if joins == "" || prev < 0 || prev >= before || c.notes[prev].Scope != c.notes[before].Scope {
+	if !joined || prev < 0 || prev >= before || c.notes[prev].Scope != c.notes[before].Scope {
 		return before
 	}
 	if merged, ok := joinNotes(c.notes[prev], c.notes[before], joins); ok {
@@ -518,8 +526,8 @@ func (t *table) namingTrip(norm string) string {
 func (t *table) nameTrip(norm string) string {
 	if slices.ContainsFunc(occasionWords, func(w string) bool { return strings.Contains(norm, w) }) { // most sentences have none
 		norm = t.re["trip_occasions"].ReplaceAllStringFunc(norm, func(m string) string {
-			if t.re["trip_dated_week"].MatchString(m) {
-				return m // "for the first week of May" dates the trip, it names no occasion
+			if t.re["trip_dated_week"].MatchString(m) || t.re["trip_other"].MatchString(m) {
+				return m // "for the first week of May" dates the trip, it names no occasion; "on the last trip" was another
 			}
 			return "for this trip" + m[len(strings.TrimRight(m, ",:")):]
 		})
@@ -684,7 +692,8 @@ func (t *table) normalise(s string) string {
 		last = loc[0] + len(name)
 	}
 	b.WriteString(t.plain(s[last:]))
-	return reFrontedReason.ReplaceAllString(strings.Join(strings.Fields(b.String()), " "), "$3$4 $1 $2$5")
+	s = reFrontedReason.ReplaceAllString(strings.Join(strings.Fields(b.String()), " "), "$3$4 $1 $2$5")
+	return t.lex.habit.ReplaceAllString(s, "$1$2 usually ") // "as a rule i book …": "i usually book …"
 }
 
 // reFrontedReason is a reason told before its subject ("because of my back

@@ -32,7 +32,9 @@ type lexicon struct {
 	Doings         []string          `yaml:"doings"`
 	Identities     []string          `yaml:"identities"`
 	SelfIntro      []string          `yaml:"self_intro"`
+	HabitOpeners   []string          `yaml:"habit_openers"`
 	Subordinators  []string          `yaml:"subordinators"`
+	Counts         []string          `yaml:"counts"`
 	TimeWords      []string          `yaml:"time_words"`
 	BareWants      []string          `yaml:"bare_wants"`
 	Preferring     []string          `yaml:"preferring"`
@@ -63,6 +65,7 @@ type lexicon struct {
 		Markers []string `yaml:"markers"`
 		Ends    []string `yaml:"ends"`
 		Keeps   []string `yaml:"keeps"`
+		Told    []string `yaml:"told"` // a verb that makes the words a report, not a want ("hotel this time was awful")
 	} `yaml:"wanted"`
 	Pronouns      map[string]string `yaml:"pronouns"`
 	Verbs         map[string]string `yaml:"verbs"`
@@ -76,6 +79,8 @@ type lexicon struct {
 	Details       string            `yaml:"details"`
 	NoteNegations []string          `yaml:"note_negations"`
 	Needs         []string          `yaml:"needs"`
+	Reasons       []string          `yaml:"lasting_reasons"`
+	NotReasons    []string          `yaml:"not_lasting_reasons"`
 	Access        []string          `yaml:"access"`
 	Remarks       []string          `yaml:"remarks"`
 	PlaceRemarks  []string          `yaml:"place_remarks"`
@@ -114,6 +119,7 @@ type lexicon struct {
 	expand  *strings.Replacer // contractions, in the file's order
 	details *regexp.Regexp
 	until   *regexp.Regexp
+	habit   *regexp.Regexp // a habit opener before the subject: "as a rule, i …"
 	others  *regexp.Regexp // "my wife", "our kids'": a possessive that names another person
 	bare    *regexp.Regexp // "wife's allergic to shellfish": chat drops the "my"
 
@@ -155,6 +161,9 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	}
 	if lx.until, err = regexp.Compile(`(?i)\b(?:` + strings.Join(lx.Until, "|") + `)\b[^,.;!?]*`); err != nil {
 		return nil, fmt.Errorf("offline lexicon: until: %w", err)
+	}
+	if lx.habit, err = regexp.Compile(`(^|[,;:] )(?:` + strings.Join(lx.HabitOpeners, "|") + `),? (i|we) `); err != nil {
+		return nil, fmt.Errorf("offline lexicon: habit_openers: %w", err)
 	}
 	if lx.others, err = regexp.Compile(`^(?:` + strings.Join(lx.Possessive, "|") + `) (?:\S+ )?(?:` + strings.Join(lx.People, "|") + `)(?:'s|')?(?:$|[^\p{L}'])`); err != nil {
 		return nil, fmt.Errorf("offline lexicon: people: %w", err)
@@ -277,7 +286,11 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 		return r, false
 	}
 	isFirst := func(w string) bool { return slices.Contains(lx.First, w) }
-	subj := slices.IndexFunc(ws[:min(len(ws), 5)], isFirst)
+	front := 5 // how far the subject may be; a fronted topic may run longer ("for anything over 8 hours in the air I …")
+	if slices.Contains(lx.Wanted.Keeps, ws[0]) {
+		front = 10
+	}
+	subj := slices.IndexFunc(ws[:min(len(ws), front)], isFirst)
 	switch {
 	case matchAt(ws, 0, lx.Conditions) != "" && slices.ContainsFunc(ws, isFirst):
 		got, ok = lx.conditional(r, ws)
@@ -317,7 +330,8 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 	if got, ok := lx.requirement(r, ws); ok && subj < 0 {
 		return got, ok
 	}
-	if subj < 0 && (marked || r.marked && (ws[0] == "a" || ws[0] == "an" || lx.travelThing(ws[:1]))) { // "hotel near the venue this time"
+	if subj < 0 && (marked || r.marked && (ws[0] == "a" || ws[0] == "an" || lx.travelThing(ws[:1]) || lx.travelThing(ws[:2]) && ws[0] != "the" && !slices.Contains(lx.Deictic, ws[0]) && !slices.Contains(lx.Possessive, ws[0]))) {
+		// "hotel near the venue this time", "premium economy this time"; not "the dog … this time"
 		return lx.wanted(r, ws)
 	}
 	return lx.verdict(r, ws, carried)
@@ -461,7 +475,9 @@ func (lx *lexicon) wanted(r reading, ws []string) (reading, bool) {
 	if end := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(lx.Wanted.Ends, w) }); end >= 0 {
 		ws = ws[:end]
 	}
-	if len(ws) < 1 || slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) }) {
+	if len(ws) < 1 || slices.ContainsFunc(ws, func(w string) bool {
+		return slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) || slices.Contains(lx.Wanted.Told, w)
+	}) {
 		return r, false
 	}
 	note := lx.Wanted.Note
@@ -699,6 +715,8 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			words := slices.Clone(ws)
 			if aux1 == "" && (i == 0 || ws[i-1] != "not") { // the cue is the first verb: conjugate it
 				words = slices.Concat(ws[:i], strings.Fields(cmp.Or(verb, lx.Cues[k])), obj)
+			} else if aux1 == "do" && !negative { // "i do love a good spa": the "do" only stresses it
+				words = slices.Concat(slices.DeleteFunc(slices.Clone(ws[:i]), func(w string) bool { return w == "do" }), strings.Fields(cmp.Or(verb, lx.Cues[k])), obj)
 			}
 			r.negative = negative
 			if negative && !slices.ContainsFunc(obj, func(w string) bool { return len(w) > 2 && !lx.stop[w] }) {
@@ -811,7 +829,7 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 		}
 	}
 	for i := 1; i < len(obj) && len(r.note.Keywords) == 0; i++ { // "2 rooms": a counted travel thing, generic as it is, says something
-		if k := keyword(obj[i]); len(k) > 2 && k == obj[i] && reNumber.MatchString(obj[i-1]) && lx.travelThing(obj[i:i+1]) {
+		if k := keyword(obj[i]); len(k) > 2 && k == obj[i] && (reNumber.MatchString(obj[i-1]) || slices.Contains(lx.Counts, obj[i-1])) && lx.travelThing(obj[i:i+1]) {
 			r.note.Keywords = append(r.note.Keywords, k)
 		}
 	}
@@ -832,6 +850,13 @@ var reDegrees = regexp.MustCompile(`°[cf]\b`)
 
 // reSpacedPunct is a space before a comma or a full stop.
 var reSpacedPunct = regexp.MustCompile(` +([,.;:])`)
+
+// lastingNeed reports whether a want's sentence tells why it lasts: a
+// body or health need of the traveler's ("… for my insulin") or a lasting
+// reason beside it ("…, can't sleep in the heat").
+func (lx *lexicon) lastingNeed(norm string) bool {
+	return slices.ContainsFunc(lx.Needs, func(w string) bool { return strings.Contains(norm, "my "+w) }) || lx.has(norm, lx.Reasons, nil) && !lx.has(norm, lx.NotReasons, nil)
+}
 
 // wantMarked reports whether a clause names what makes a want lasting or
 // this trip's ("for this trip I want…", "these days I'd rather…").

@@ -701,7 +701,8 @@ func (lx *lexicon) lead(ws []string) ([]string, int) {
 		switch w := ws[j]; {
 		case w == "do" && j+1 < len(ws) && ws[j+1] == "not":
 			lead, j = append(lead, "does", "not"), j+1
-		case w == "do" && !slices.Contains(lead, "cannot"): // "i do love a spa"; not "i cannot do stairs"
+		case w == "do" && !slices.Contains(lead, "cannot") && j+1 < len(ws) && (lx.Cues[ws[j+1]] != "" || lx.Verbs[ws[j+1]] != ""):
+			// "i do love a spa"; not "i cannot do stairs" or "i do yoga"
 		case slices.Contains(lx.Adverbs, w) || slices.Contains(lx.HabitAdverbs, w) || slices.Contains(lx.Negators, w):
 			lead = append(lead, w)
 		default:

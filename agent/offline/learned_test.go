@@ -326,7 +326,7 @@ func TestTripWishes(t *testing.T) {
 		{"In Oslo in winter we'd like a hotel with a sauna", "Would like a hotel with a sauna on this trip."},
 		{"For Utah we'll actually need a jeep", "Will actually need a jeep on this trip."},
 		{"just this time: window seat, please", "Wants a window seat on this trip."},
-		{"Only this trip: travel insurance with ski cover", "Travel insurance with ski cover on this trip."},
+		{"Only this trip: travel insurance with ski cover", "Wants travel insurance with ski cover on this trip."},
 		{"For Kyoto a tea ceremony is a must", "Wants a tea ceremony on this trip."},
 		{"for work a desk is a must", "For work a desk is a must."},
 		{"In Lisbon we are hoping to see fado", "Is hoping to see fado on this trip."},
@@ -438,4 +438,36 @@ func TestReasonWordIsNoKeyword(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestHabitsNeedsAndFragments: a habit told with a fronted phrase, a need
+// told with why it lasts, a trip's want told as a bare fragment, and the
+// wording of an emphatic or a plain "do".
+func TestHabitsNeedsAndFragments(t *testing.T) {
+	checkNoteTexts(t, []saying{
+		// A fronted habit phrase is a habit adverb.
+		{"As a rule I don't book anything non-refundable, plans change too much", "Usually does not book anything non-refundable."},
+		{"In general I like to arrive the day before any important meeting.", "Usually likes to arrive the day before any important meeting."},
+		// A fronted topic may run long before its subject.
+		{"For anything over 8 hours in the air I want premium economy at the very least.", "Wants premium economy at the least for anything over 8 hours in the air."},
+		// A need is lasting when its sentence says why: a health need, a
+		// lasting inability, or a fronted "since my …". The inability is
+		// said with the need.
+		{"Since my hip operation I need a ground floor room or a lift", "Needs a ground floor room or a lift."},
+		{"need a fridge for my meds", "Needs a fridge for their meds."},
+		{"I need a room with a walk-in shower, I can't use a bathtub.", "Needs a room with a walk-in shower, cannot use a bathtub."},
+		{"i need a kettle in the room, can't function without my morning tea", "Needs a kettle in the room."},
+		{"we need a hotel with a pool, cannot wait", ""},
+		// A trip's want as a fragment, and a count in words.
+		{"Premium economy this time, the business fares are ridiculous right now.", "Wants premium economy on this trip."},
+		{"Quiet hotel outside the centre this time, we had enough noise on the last trip.", "Wants quiet hotel outside the centre on this trip."},
+		{"This trip we need two rooms, not one, our teenager is bringing a friend.", "Needs two rooms on this trip."},
+		{"Hotel this time was awful", ""},
+		{"The dog isn't coming this time, so pet-friendly doesn't matter for this booking.", ""},
+		// "next weekend" is no "next week" and "end"; "the last trip" is no trip's name.
+		{"Next weekend in Edinburgh we'd like a pub with live folk music one evening", "Would like a pub with live folk music one evening on this trip."},
+		// "do" stresses a cue; before a noun it is the verb.
+		{"i do love a good spa", "Loves a good spa."},
+		{"I do yoga every morning", "Does yoga every morning."},
+	})
 }
