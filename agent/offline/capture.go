@@ -710,7 +710,7 @@ var plainMarks = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", 
 func (t *table) plain(s string) string {
 	var out []string
 	for _, w := range strings.Fields(t.lex.expand.Replace(" " + strings.ToLower(s) + " ")) { // spaces: "im", "dont" as whole words
-		if !t.words["intensifiers"][strings.Trim(w, ",.;:!?")] {
+		if !t.words["intensifiers"][strings.Trim(w, ",.;:!?")] || len(out) > 0 && out[len(out)-1] == "too" { // "too much" is a limit
 			out = append(out, w)
 		}
 	}

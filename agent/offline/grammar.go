@@ -35,6 +35,7 @@ type lexicon struct {
 	HabitOpeners   []string          `yaml:"habit_openers"`
 	Subordinators  []string          `yaml:"subordinators"`
 	Counts         []string          `yaml:"counts"`
+	Limits         []string          `yaml:"limits"`
 	TimeWords      []string          `yaml:"time_words"`
 	BareWants      []string          `yaml:"bare_wants"`
 	Preferring     []string          `yaml:"preferring"`
@@ -268,14 +269,20 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 			ws = rest
 		}
 	}
+	limit := -1 // "long layovers, anything over 3 hours is too much": the limit is said after a comma
 	for i := range ws { // the object ends at a reason or a request, not at an amount that follows it ("a minivan, seven seats")
-		if i > 1 && (matchAt(ws, i, lx.ObjectStops) != "" || strings.HasSuffix(ws[i-1], ",") && !lx.amount(ws[i:])) {
+		if i > 1 && strings.HasSuffix(ws[i-1], ",") && limit < 0 && !lx.amount(ws[i:]) && lx.limit(ws[i:]) && slices.ContainsFunc(ws[:i], func(w string) bool { return slices.Contains(lx.First, w) }) {
+			limit = i - 1
+		}
+		if i > 1 && (matchAt(ws, i, lx.ObjectStops) != "" || strings.HasSuffix(ws[i-1], ",") && !lx.amount(ws[i:]) && limit != i-1) {
 			ws = ws[:i]
 			break
 		}
 	}
 	for i := range ws {
-		ws[i] = strings.Trim(ws[i], ",;:!?")
+		if ws[i] = strings.Trim(ws[i], ",;:!?"); i == limit {
+			ws[i] += ","
+		}
 	}
 	for i := 1; i < len(ws); i++ { // a scope marker is not part of the object ("a lake view on this one")
 		if k := matchAt(ws, i, lx.Wanted.Markers); k != "" && !slices.Contains(lx.HabitAdverbs, k) {
@@ -357,6 +364,14 @@ func (lx *lexicon) requirement(r reading, ws []string) (reading, bool) {
 
 // amount reports whether the words are a short verbless detail that opens
 // with a number or a limit ("about 80 euros a night", "seven seats").
+// limit reports whether the words after a comma set a limit on what came
+// before ("long layovers, anything over 3 hours is too much"): a few words,
+// about no one, with a number or one of the lexicon's limits.
+func (lx *lexicon) limit(ws []string) bool {
+	return len(ws) <= 8 && !slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(lx.First, w) || strings.HasSuffix(w, ",") }) &&
+		(slices.ContainsFunc(ws, func(w string) bool { return reNumber.MatchString(w) }) || slices.ContainsFunc(lx.Limits, func(l string) bool { return matchAt(ws, 0, []string{l}) != "" || slices.Contains(ws[1:], l) }))
+}
+
 func (lx *lexicon) amount(ws []string) bool {
 	return len(ws) > 0 && len(ws) <= 6 && (lx.details.MatchString(ws[0]) || slices.Contains([]string{"about", "around", "roughly"}, ws[0])) && !slices.ContainsFunc(ws, func(w string) bool {
 		return strings.HasSuffix(w, ",") || slices.Contains(lx.First, w) || slices.Contains(lx.Copulas, w) || lx.Cues[w] != "" || lx.Verbs[w] != ""

@@ -608,7 +608,7 @@ func (t *table) contentWords(s string) []string {
 }
 
 // lostNumbers reports whether a message holds a number ("3h max", "$80")
-// that none of the notes keeps.
+// or a limit ("away from the lift") that none of the notes keeps.
 func (t *table) lostNumbers(message string, notes []memory.SaveNoteArgs) bool {
 	if len(notes) == 0 {
 		return false
@@ -616,8 +616,11 @@ func (t *table) lostNumbers(message string, notes []memory.SaveNoteArgs) bool {
 	for _, k := range []string{"trip.dates", "trip.party"} { // the trip records those
 		message = t.re[k].ReplaceAllString(message, " ")
 	}
-	return slices.ContainsFunc(reNumber.FindAllString(message, -1), func(d string) bool {
-		return !slices.ContainsFunc(notes, func(n memory.SaveNoteArgs) bool { return strings.Contains(n.Text, d) })
+	lost := func(d string) bool {
+		return !slices.ContainsFunc(notes, func(n memory.SaveNoteArgs) bool { return strings.Contains(strings.ToLower(n.Text), d) })
+	}
+	return slices.ContainsFunc(reNumber.FindAllString(message, -1), lost) || slices.ContainsFunc(t.lex.Limits, func(l string) bool {
+		return t.lex.has(strings.ToLower(message), []string{l}, nil) && lost(l) // "away from the lift", "under four hours"
 	})
 }
 

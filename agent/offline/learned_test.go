@@ -466,6 +466,13 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"The dog isn't coming this time, so pet-friendly doesn't matter for this booking.", ""},
 		// "next weekend" is no "next week" and "end"; "the last trip" is no trip's name.
 		{"Next weekend in Edinburgh we'd like a pub with live folk music one evening", "Would like a pub with live folk music one evening on this trip."},
+		// A limit said after a comma stays with the note; a canned note that
+		// drops one gives way to the traveler's words (the issue's "a quiet
+		// room away from the lift").
+		{"I really dislike long layovers, anything over 3 hours is too much.", "Dislikes long layovers, anything over 3 hours is too much."},
+		{"I prefer a quiet room on a high floor, away from the lift", "Prefers a quiet room on a high floor, away from the lift."},
+		{"keep this one cheap pls, max 80 a night", ""},
+		{"i'm a light packer, one backpack for 2 weeks", "Is a light packer one backpack for 2 weeks."},
 		// "do" stresses a cue; before a noun it is the verb.
 		{"i do love a good spa", "Loves a good spa."},
 		{"I do yoga every morning", "Does yoga every morning."},
