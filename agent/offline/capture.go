@@ -583,8 +583,8 @@ func (t *table) subject(cl string) string {
 			other = nil // "this trip is a surprise for my gf": she is not who the clause is about
 		}
 	}
-	if t.lex.bare.MatchString(cl) {
-		first, other = nil, []int{0, 0} // "wife's allergic to shellfish": someone else's
+	if t.lex.bare.MatchString(cl) || first == nil && strings.HasPrefix(cl, "«") && t.lex.named.MatchString(cl) {
+		first, other = nil, []int{0, 0} // "wife's allergic to shellfish", "«Sarah» does not eat pork": someone else's
 	}
 	switch {
 	case first != nil && (other == nil || first[0] <= other[0]):
@@ -679,8 +679,8 @@ func (t *table) normalise(s string) string {
 		name := strings.TrimRight(s[loc[0]:loc[1]], " .,")
 		if loc[0] == start {
 			first, rest, two := strings.Cut(name, " ")
-			if low := strings.ToLower(name); !two && (t.placeIndex[low] == nil || slices.Contains(t.lex.WordPlaces, low)) {
-				continue // a capitalised first word is just a first word, unless it is a place ("Paris hotel rooms are tiny")
+			if low := strings.ToLower(name); !two && (t.placeIndex[low] == nil || slices.Contains(t.lex.WordPlaces, low)) && !t.personNamed(low, s[loc[1]:]) {
+				continue // a capitalised first word is just a first word, unless it is a place ("Paris hotel rooms are tiny") or a person ("Sarah doesn't eat pork")
 			}
 			if t.words["openers"][strings.ToLower(first)] { // "For Havana, …": the name is Havana
 				b.WriteString(t.plain(s[last:loc[0]+len(first)]) + " «" + rest + "» ")
@@ -694,6 +694,17 @@ func (t *table) normalise(s string) string {
 	b.WriteString(t.plain(s[last:]))
 	s = reFrontedReason.ReplaceAllString(strings.Join(strings.Fields(b.String()), " "), "$3$4 $1 $2$5")
 	return t.lex.habit.ReplaceAllString(s, "$1$2 usually ") // "as a rule i book …": "i usually book …"
+}
+
+// personNamed reports whether a capitalised first word the lexicon does not
+// know is followed by a verb in the third person: "Sarah doesn't eat pork",
+// "Arjun is allergic to cats" are about someone else.
+func (t *table) personNamed(low, rest string) bool {
+	if t.lex.stop[low] || t.lex.Cues[low] != "" || t.lex.travelThing([]string{low}) || t.placeIndex[low] != nil {
+		return false
+	}
+	next, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(rest)), " ")
+	return slices.Contains(t.lex.ThirdVerbs, next)
 }
 
 // reFrontedReason is a reason told before its subject ("because of my back

@@ -35,6 +35,7 @@ type lexicon struct {
 	HabitOpeners   []string          `yaml:"habit_openers"`
 	Subordinators  []string          `yaml:"subordinators"`
 	Counts         []string          `yaml:"counts"`
+	ThirdVerbs     []string          `yaml:"third_verbs"`
 	Limits         []string          `yaml:"limits"`
 	TimeWords      []string          `yaml:"time_words"`
 	BareWants      []string          `yaml:"bare_wants"`
@@ -123,6 +124,7 @@ type lexicon struct {
 	habit   *regexp.Regexp // a habit opener before the subject: "as a rule, i …"
 	others  *regexp.Regexp // "my wife", "our kids'": a possessive that names another person
 	bare    *regexp.Regexp // "wife's allergic to shellfish": chat drops the "my"
+	named   *regexp.Regexp // "«Sarah» does not eat pork": a named person is the subject
 
 	// changeKeys and cueKeys are the keys of Changes and Cues, listed once
 	// at load for matchAt (every clause is matched against them);
@@ -168,6 +170,9 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	}
 	if lx.others, err = regexp.Compile(`^(?:` + strings.Join(lx.Possessive, "|") + `) (?:\S+ )?(?:` + strings.Join(lx.People, "|") + `)(?:'s|')?(?:$|[^\p{L}'])`); err != nil {
 		return nil, fmt.Errorf("offline lexicon: people: %w", err)
+	}
+	if lx.named, err = regexp.Compile(`^«[^»]+» (?:` + strings.Join(lx.ThirdVerbs, "|") + `)\b`); err != nil {
+		return nil, fmt.Errorf("offline lexicon: third_verbs: %w", err)
 	}
 	lx.bare, err = regexp.Compile(`^(?:(?:the )?(?:` + strings.Join(lx.People, "|") + `)'s|the (?:` + strings.Join(lx.People, "|") + `)|` + strings.Join(lx.Kin, "|") + `)(?:$|[^\p{L}'])`)
 	return lx, err
@@ -269,7 +274,7 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 			ws = rest
 		}
 	}
-	limit := -1 // "long layovers, anything over 3 hours is too much": the limit is said after a comma
+	limit := -1         // "long layovers, anything over 3 hours is too much": the limit is said after a comma
 	for i := range ws { // the object ends at a reason or a request, not at an amount that follows it ("a minivan, seven seats")
 		if i > 1 && strings.HasSuffix(ws[i-1], ",") && limit < 0 && !lx.amount(ws[i:]) && lx.limit(ws[i:]) && slices.ContainsFunc(ws[:i], func(w string) bool { return slices.Contains(lx.First, w) }) {
 			limit = i - 1

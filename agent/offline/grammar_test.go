@@ -245,6 +245,14 @@ func TestSpecialCategoriesAreNotKept(t *testing.T) {
 // TestSubject: "my" and "our" are the traveler's unless a person word of
 // the lexicon follows them, which makes the clause someone else's fact.
 func TestSubject(t *testing.T) {
+	// A capitalised first word the lexicon does not know, before a verb in
+	// the third person, is a person; before "is" it may be anything.
+	checkNoteTexts(t, []saying{
+		{"Sarah doesn't eat pork", ""},
+		{"Rahul hates flying", ""},
+		{"Home is Toronto", "Is based in Toronto."},
+		{"Noise is a big deal for me", "Cares about noise."},
+	})
 	for cl, want := range map[string]string{
 		"my budget is 200 dollars a night":     "first",
 		"birdwatching is my big hobby":         "first",
@@ -256,6 +264,8 @@ func TestSubject(t *testing.T) {
 		"my wife and i like quiet hotels":      "first",
 		"she hates flying":                     "other",
 		"quiet hotels are a must":              "",
+		"«Sarah» does not eat pork":            "other",
+		"«Hilton» is my go-to":                 "first",
 	} {
 		if got := model.table.subject(cl); got != want {
 			t.Errorf("subject(%q) = %q, want %q", cl, got, want)
