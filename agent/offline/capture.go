@@ -141,7 +141,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			if tripWant {
 				scope = memory.ScopeThisTrip
 			}
-			if remembered && scope != memory.ScopeThisTrip {
+			if remembered && t.markerOf(cl) != memory.ScopeThisTrip { // "keep this one cheap, and remember I never fly Ryanair"
 				scope = memory.ScopeDurable
 			}
 			request := t.isRequest(cl)
@@ -528,6 +528,9 @@ func (t *table) nameTrip(norm string) string {
 		norm = t.re["trip_occasions"].ReplaceAllStringFunc(norm, func(m string) string {
 			if t.re["trip_dated_week"].MatchString(m) || t.re["trip_other"].MatchString(m) {
 				return m // "for the first week of May" dates the trip, it names no occasion; "on the last trip" was another
+			}
+			if (strings.HasPrefix(m, "our ") || strings.HasPrefix(m, "my ")) && t.lex.has(norm, t.lex.HabitAdverbs, nil) {
+				return m // "our trip budget is always about 2k": their trips, not this one
 			}
 			return "for this trip" + m[len(strings.TrimRight(m, ",:")):]
 		})

@@ -325,7 +325,7 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 		}
 	case slices.Contains(lx.Possessive, ws[0]):
 		got, ok = lx.attribute(r, ws)
-	case matchAt(ws, 0, lx.TripAttributes) != "": // "budget for the weekend is 300 quid": chat drops the "my"
+	case matchAt(ws, 0, lx.TripAttributes) != "" && !lx.travelThing(ws[1:2]): // "budget for the weekend is 300 quid": chat drops the "my"; not "budget airlines"
 		got, ok = lx.attribute(r, slices.Concat([]string{"my"}, ws))
 	case strings.Contains(matchAt(ws, 0, lx.States), " ") || lx.identity(ws, 0) || matchAt(ws, 0, lx.States) != "" && slices.Contains([]string{"to", "of", "about", "with"}, ws[1]):
 		// "not a fan of hostels", "not a big drinker", "allergic to cats": chat drops the "I am"
@@ -531,8 +531,8 @@ func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool)
 		}
 		return r, false
 	}
-	if !carried && !slices.ContainsFunc(pred, func(w string) bool { return slices.Contains(lx.Mine, w) || slices.Contains(lx.Outright, w) }) {
-		return r, false
+	if !carried && !slices.ContainsFunc(pred, func(w string) bool { return slices.Contains(lx.Mine, w) || slices.Contains(lx.Outright, w) }) && !lx.has(strings.Join(pred, " "), lx.Limits, nil) {
+		return r, false // "Swiss trains are always on time" is a remark; "budget airlines are fine for anything under 2 hours" a stance
 	}
 	if len(pred) > 2 && strings.ContainsAny(ws[0], "0123456789") && slices.Contains(lx.Possessive, pred[1]) && matchAt(pred, 2, lx.Attributes)+matchAt(pred, 3, lx.Attributes) != "" {
 		return lx.finish(r, lx.third(pred[2:])+" "+ws[j]+" "+lx.third(ws[:j]), pred[2:]) // "120 CHF a night is my hotel limit"
@@ -727,7 +727,7 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			}
 			// An unmarked "I prefer a small car" picks one thing for this
 			// booking; "I prefer morning flights" states a taste.
-			r.bare = !lasting && !negative && !r.want && !everywhere && !kind
+			r.bare = !lasting && !negative && !r.want && !everywhere && !kind && aux1 != "can" // "i can only drive automatic" is no pick
 			if r.bare && (slices.Contains([]string{"the", "this", "that", "some"}, obj[0]) || unicode.IsDigit(rune(obj[0][0])) || len(obj) > 10) {
 				return r, false
 			}

@@ -473,6 +473,14 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I prefer a quiet room on a high floor, away from the lift", "Prefers a quiet room on a high floor, away from the lift."},
 		{"keep this one cheap pls, max 80 a night", ""},
 		{"i'm a light packer, one backpack for 2 weeks", "Is a light packer one backpack for 2 weeks."},
+		// What lasts beside this trip's wish is not the trip's: a "remember",
+		// an ability, a habit said of "our trips".
+		{"Keep this one under 900 dollars total, and remember I never fly Ryanair.", "Budget is under 900 dollars total on this trip. | Avoids flying Ryanair."},
+		{"book me a car in nice pls - oh and i can only drive automatic", "Can only drive automatic."},
+		{"our trip budget is always about 2k per person for a week, roughly", "Trip budget is always about 2k per person for a week roughly."},
+		// "budget airlines" is no budget; a verdict with a limit is a stance.
+		{"budget airlines are fine for anything under 2 hours", "Is fine with budget airlines for anything under 2 hours."},
+		{"Swiss trains are always on time", ""},
 		// "do" stresses a cue; before a noun it is the verb.
 		{"i do love a good spa", "Loves a good spa."},
 		{"I do yoga every morning", "Does yoga every morning."},
