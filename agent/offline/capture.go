@@ -109,7 +109,15 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 					fronted = m
 				}
 			}
-			if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
+			asked := false // a thing asked for this trip
+			if m := t.re["trip_ask"].FindStringSubmatch(cl); m != nil && (marker == memory.ScopeThisTrip || fronted == memory.ScopeThisTrip) {
+				asked = true
+				// "could we rent bikes this time?", "can we do an aisle seat
+				// this time?": asked for this trip, it is the trip's wish.
+				if cl = "i want " + m[2]; m[1] != "" { // "i want to rent bikes"
+					cl = "i want to " + m[1] + " " + m[2]
+				}
+			} else if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
 				firstPerson = false
 				continue
 			}
@@ -150,7 +158,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// sentence scopes it ("for this trip, I need a car").
 			// A need whose sentence tells a lasting reason ("carpet sets off my
 			// asthma, I need hard floors") is lasting.
-			marked := wanted || t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && t.lex.lastingNeed(norm) ||
+			marked := wanted || asked || t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && t.lex.lastingNeed(norm) ||
 				g.negative && t.lex.has(cl, t.lex.ForGood, nil) || // "I don't want to fly with them again"
 				matchAt(strings.Fields(cl), 0, t.lex.Subordinators) != "" // "since my hip operation I need a lift": a habit's need
 			read = read && (!request || marked)

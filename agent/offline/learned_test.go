@@ -481,6 +481,13 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// "budget airlines" is no budget; a verdict with a limit is a stance.
 		{"budget airlines are fine for anything under 2 hours", "Is fine with budget airlines for anything under 2 hours."},
 		{"Swiss trains are always on time", ""},
+		// A thing asked for this trip is the trip's wish; asked with no
+		// trip named, or of the assistant, it is a request.
+		{"Could it be a twin room this time? We're travelling as friends.", "Wants a twin room on this trip."},
+		{"This time can we do a speedboat transfer instead of a seaplane? 🚤", "Wants a speedboat transfer instead of a seaplane on this trip."},
+		{"Could we rent bikes for the whole stay this time?", "Wants to rent bikes for the whole stay on this trip."},
+		{"can we do dinner at 8?", ""},
+		{"could you book the Ritz this time?", ""},
 		// "do" stresses a cue; before a noun it is the verb.
 		{"i do love a good spa", "Loves a good spa."},
 		{"I do yoga every morning", "Does yoga every morning."},
