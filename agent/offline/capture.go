@@ -174,8 +174,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				continue
 			}
 			// "I need a hotel that accepts service dogs": a request, but a
-			// constraint rule's need is lasting.
-			needs := request && t.re["want_forms"].MatchString(cl) && strings.Contains(cl, " need ")
+			// constraint rule's need is lasting; so is a standing rule's
+			// ("show prices in AUD please").
+			needs := request && (t.re["want_forms"].MatchString(cl) && strings.Contains(cl, " need ") || slices.ContainsFunc(t.rules, func(r rule) bool { return r.Standing && r.re.MatchString(cl) }))
 			if scope != "" || !request || needs {
 				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
@@ -462,6 +463,10 @@ func transform(v, how string) string {
 		for i, w := range words {
 			words[i] = strings.ToUpper(w[:1]) + w[1:]
 		}
+	case "code": // "aud" is written AUD; "euros" stays a word
+		if len(words) == 1 && len(words[0]) == 3 && strings.Trim(words[0], "abcdefghijklmnopqrstuvwxyz") == "" {
+			words[0] = strings.ToUpper(words[0])
+		}
 	}
 	return strings.Join(words, " ")
 }
@@ -688,6 +693,9 @@ func (t *table) normalise(s string) string {
 	last, start := 0, len(s)-len(strings.TrimLeft(s, " \"'("))
 	for _, loc := range reName.FindAllStringIndex(s, -1) {
 		name := strings.TrimRight(s[loc[0]:loc[1]], " .,")
+		if slices.Contains(t.lex.Acronyms, strings.ToLower(name)) {
+			continue // "prices in AUD": a currency, not a name
+		}
 		if loc[0] == start {
 			first, rest, two := strings.Cut(name, " ")
 			if low := strings.ToLower(name); !two && (t.placeIndex[low] == nil || slices.Contains(t.lex.WordPlaces, low)) && !t.personNamed(low, s[loc[1]:]) {

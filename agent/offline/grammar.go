@@ -35,6 +35,7 @@ type lexicon struct {
 	HabitOpeners   []string          `yaml:"habit_openers"`
 	Subordinators  []string          `yaml:"subordinators"`
 	Counts         []string          `yaml:"counts"`
+	Acronyms       []string          `yaml:"acronyms"`
 	ThirdVerbs     []string          `yaml:"third_verbs"`
 	Limits         []string          `yaml:"limits"`
 	TimeWords      []string          `yaml:"time_words"`
@@ -294,6 +295,9 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 			ws = slices.Delete(ws, i, i+len(strings.Fields(k)))
 		}
 	}
+	if matchAt(ws, 0, lx.States) != "" && (len(ws) == 1 || matchAt(ws, 1, lx.ObjectStops) != "") { // "coeliac, so …": chat drops the "I am"
+		return lx.predicate(r, []string{"am", ws[0]}, false)
+	}
 	if len(ws) < 2 {
 		return r, false
 	}
@@ -531,7 +535,7 @@ func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool)
 		}
 		return r, false
 	}
-	if !carried && !slices.ContainsFunc(pred, func(w string) bool { return slices.Contains(lx.Mine, w) || slices.Contains(lx.Outright, w) }) && !lx.has(strings.Join(pred, " "), lx.Limits, nil) {
+	if said := strings.Join(pred, " "); !carried && !slices.ContainsFunc(pred, func(w string) bool { return slices.Contains(lx.Mine, w) }) && !lx.has(said, lx.Outright, nil) && !lx.has(said, lx.Limits, nil) {
 		return r, false // "Swiss trains are always on time" is a remark; "budget airlines are fine for anything under 2 hours" a stance
 	}
 	if len(pred) > 2 && strings.ContainsAny(ws[0], "0123456789") && slices.Contains(lx.Possessive, pred[1]) && matchAt(pred, 2, lx.Attributes)+matchAt(pred, 3, lx.Attributes) != "" {

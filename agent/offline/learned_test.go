@@ -488,6 +488,13 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"Could we rent bikes for the whole stay this time?", "Wants to rent bikes for the whole stay on this trip."},
 		{"can we do dinner at 8?", ""},
 		{"could you book the Ritz this time?", ""},
+		// Shapes of chat: a state without "I am", a verdict in two words, a
+		// currency code, a need with what happens without it.
+		{"coeliac so everything has to be gluten free", "Has coeliac disease and needs gluten-free food."},
+		{"Vegan. Strictly.", "Is vegan."},
+		{"spicy food is not my friend, keep recommendations mild", "Avoids spicy food."},
+		{"show prices in AUD please, the conversions do my head in", "Prefers prices in AUD."},
+		{"i need blackout curtains or i wake up at dawn", "Needs blackout curtains or they wake up at dawn."},
 		// "do" stresses a cue; before a noun it is the verb.
 		{"i do love a good spa", "Loves a good spa."},
 		{"I do yoga every morning", "Does yoga every morning."},

@@ -110,6 +110,7 @@ type ruleFile struct {
 	Keywords                                          []string
 	Scope                                             memory.Scope
 	Constraint                                        bool
+	Standing                                          bool // holds when asked for too: "show prices in AUD please" is how they always want them
 	Fallback                                          bool // counts only when no rule before it read the clause
 	Negatable                                         *bool
 }
