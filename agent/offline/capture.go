@@ -76,12 +76,15 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		var fronted memory.Scope // a clause that is only a marker ("for this trip, …")
 		prev := -1               // the note the clause before left, for a clause that gives its reason or result
 		need := false            // the clause before was a want its sentence's reason makes lasting
+		short := false           // the clause is short: after it, it may have only named the trip ("this one's a work trip")
 		cond := ""               // "if the flight is over 6 hours, I always book …": a condition read with its main clause
 		// An item of the traveler's own list ("- aisle seat") is theirs.
 		firstPerson := listed && !strings.HasSuffix(strings.TrimSpace(s), ":")
 		indifferent := false
 		for i, cl := range clauses {
 			bare := t.stripFillers(cl) // once a clause: it is a regexp pass
+			named := short // the clause before only named the trip
+			short = len(strings.Fields(bare)) <= 6
 			if cond != "" && t.re["questions"].MatchString(bare) {
 				cond = "" // "if it rains tomorrow can we do something indoors": a question
 				continue
@@ -158,7 +161,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// sentence scopes it ("for this trip, I need a car").
 			// A need whose sentence tells a lasting reason ("carpet sets off my
 			// asthma, I need hard floors") is lasting.
-			marked := wanted || asked || t.lex.wantMarked(cl) || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && t.lex.lastingNeed(norm) ||
+			// "this one's a work trip so I need a printer": the clause before
+			// only named the trip.
+			marked := wanted || asked || t.lex.wantMarked(cl) || joins == "so" && marker == memory.ScopeThisTrip && named || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && t.lex.lastingNeed(norm) ||
 				g.negative && t.lex.has(cl, t.lex.ForGood, nil) || // "I don't want to fly with them again"
 				matchAt(strings.Fields(cl), 0, t.lex.Subordinators) != "" // "since my hip operation I need a lift": a habit's need
 			read = read && (!request || marked)
@@ -542,8 +547,9 @@ func (t *table) nameTrip(norm string) string {
 			if t.re["trip_dated_week"].MatchString(m) || t.re["trip_other"].MatchString(m) {
 				return m // "for the first week of May" dates the trip, it names no occasion; "on the last trip" was another
 			}
-			if (strings.HasPrefix(m, "our ") || strings.HasPrefix(m, "my ")) && t.lex.has(norm, t.lex.HabitAdverbs, nil) {
-				return m // "our trip budget is always about 2k": their trips, not this one
+			if after, _, _ := strings.Cut(norm[strings.Index(norm, m)+len(m):], ","); (strings.Contains(" "+m, " our ") || strings.Contains(" "+m, " my ")) &&
+				(t.lex.has(after, t.lex.HabitAdverbs, nil) || t.re["durable_markers"].MatchString(after)) {
+				return m // "our trip budget is always about 2k", "on our one big holiday each year": their trips, not this one
 			}
 			return "for this trip" + m[len(strings.TrimRight(m, ",:")):]
 		})

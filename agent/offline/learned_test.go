@@ -495,6 +495,17 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"spicy food is not my friend, keep recommendations mild", "Avoids spicy food."},
 		{"show prices in AUD please, the conversions do my head in", "Prefers prices in AUD."},
 		{"i need blackout curtains or i wake up at dawn", "Needs blackout curtains or they wake up at dawn."},
+		// More ways of naming the trip, and a want said after the clause
+		// that named it.
+		{"for lisbon i want a place w a view", "Wants a place with a view on this trip."},
+		{"for the japan leg, get us jr passes", "Wants jr passes on this trip."},
+		{"On the Lisbon stretch we want to stay in Alfama", "Wants to stay in Alfama on this trip."},
+		{"for the val d'isere ski trip we need ski-in ski-out, non negotiable", "Needs ski-in ski-out, non negotiable on this trip."},
+		{"all inclusive this time, no planning", "Wants all inclusive on this trip."},
+		{"this one's a work trip so I need a printer nearby or a business centre", "Needs a printer nearby or a business centre on this trip."},
+		{"get me a taxi", ""},
+		{"We tend to spend about £3k on our one big holiday each year, that's our norm", "Tends to spend about £3k on their one big holiday each year."},
+		{"These days I'd rather sit by the window.", "Prefers window seats."},
 		// "do" stresses a cue; before a noun it is the verb.
 		{"i do love a good spa", "Loves a good spa."},
 		{"I do yoga every morning", "Does yoga every morning."},
