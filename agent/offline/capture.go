@@ -83,7 +83,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		indifferent := false
 		for i, cl := range clauses {
 			bare := t.stripFillers(cl) // once a clause: it is a regexp pass
-			named := short // the clause before only named the trip
+			named := short             // the clause before only named the trip
 			short = len(strings.Fields(bare)) <= 6
 			if cond != "" && t.re["questions"].MatchString(bare) {
 				cond = "" // "if it rains tomorrow can we do something indoors": a question
@@ -189,7 +189,8 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				// "…, I soak every night": a reason told after a note is no second
 				// note, unless it is a state, names a travel thing, or is marked
 				// for a scope no note before it has ("…, and for this trip …").
-				aside := notes > 0 && (marker == "" || slices.ContainsFunc(c.notes[:notes], func(n memory.SaveNoteArgs) bool { return n.Scope == marker })) && !strings.HasPrefix(g.note.Text, "Is ") && !t.lex.travelThing(strings.Fields(strings.ToLower(g.note.Text)))
+				aside := notes > 0 && (marker == "" || slices.ContainsFunc(c.notes[:notes], func(n memory.SaveNoteArgs) bool { return n.Scope == marker })) && !strings.HasPrefix(g.note.Text, "Is ") &&
+					(!t.lex.travelThing(strings.Fields(strings.ToLower(g.note.Text))) || marker == memory.ScopeThisTrip && strings.HasPrefix(g.note.Text, "Has ")) // "…, we've got an early departure": why this trip wants it
 				if read && !aside && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && (!g.want || marked) && wordsLost(g.note, ruled) || !strings.Contains(cl, ",") && saysAll(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]
 					for _, n := range ruled { // the traveler's words, the rules' keywords

@@ -506,6 +506,10 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"get me a taxi", ""},
 		{"We tend to spend about £3k on our one big holiday each year, that's our norm", "Tends to spend about £3k on their one big holiday each year."},
 		{"These days I'd rather sit by the window.", "Prefers window seats."},
+		// Why this trip wants a thing is no note of its own.
+		{"This time let's go business class, I have a big presentation the morning I land.", "Wants business class on this trip."},
+		{"We want a hotel near the train station this time, we've got an early departure.", "Wants a hotel near the train station on this trip."},
+		{"Near the train station for this trip ideally, I've got day trips planned.", "Near the train station ideally on this trip."},
 		// "do" stresses a cue; before a noun it is the verb.
 		{"i do love a good spa", "Loves a good spa."},
 		{"I do yoga every morning", "Does yoga every morning."},
