@@ -333,7 +333,15 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 		got, ok = lx.attribute(r, slices.Concat([]string{"my"}, ws))
 	case strings.Contains(matchAt(ws, 0, lx.States), " ") || lx.identity(ws, 0) || matchAt(ws, 0, lx.States) != "" && slices.Contains([]string{"to", "of", "about", "with"}, ws[1]):
 		// "not a fan of hostels", "not a big drinker", "allergic to cats": chat drops the "I am"
-		got, ok = lx.predicate(r, slices.Concat([]string{"am"}, ws), false)
+		am := []string{"am"}
+		if lx.identity(ws, 0) && ws[0] != "a" && ws[0] != "an" && ws[0] != "not" { // "big hiker": and the "a"
+			article := "a"
+			if strings.ContainsAny(ws[0][:1], "aeiou") {
+				article = "an"
+			}
+			am = append(am, article)
+		}
+		got, ok = lx.predicate(r, slices.Concat(am, ws), false)
 	case matchAt(ws, 0, lx.Dropped) != "" || lx.droppedChange(ws): // "love a good spa hotel", "moved to Berlin": chat drops the "I"
 		got, ok = lx.predicate(r, ws, false)
 	case len(ws) > 2 && matchAt(ws, 0, lx.HabitAdverbs) != "" && lx.Cues[ws[1]] != "" && ws[2] != "me" && ws[2] != "us":
@@ -579,7 +587,8 @@ func (lx *lexicon) identity(ws []string, i int) bool {
 		i++
 	}
 	n := len(ws)
-	return n > i+1 && n <= i+4 && (ws[i] == "a" || ws[i] == "an") && slices.Contains(lx.Identities, ws[n-1])
+	bare := n == i+2 && ws[i] != "the" && !slices.Contains(lx.Possessive, ws[i]) && !slices.Contains(lx.Deictic, ws[i]) // "big hiker": chat drops the "a"
+	return n > i+1 && n <= i+4 && (ws[i] == "a" || ws[i] == "an" || bare) && slices.Contains(lx.Identities, ws[n-1])
 }
 
 // attribute reads "my budget for flights is usually under 800 euros".

@@ -510,6 +510,11 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"This time let's go business class, I have a big presentation the morning I land.", "Wants business class on this trip."},
 		{"We want a hotel near the train station this time, we've got an early departure.", "Wants a hotel near the train station on this trip."},
 		{"Near the train station for this trip ideally, I've got day trips planned.", "Near the train station ideally on this trip."},
+		// Who the traveler is, said without "I am a", beside a trip's wish.
+		{"Big hiker, and in Patagonia I want at least two full-day treks", "Is a big hiker. | Wants at least two full-day treks on this trip."},
+		{"early riser, so on the safari let's do the dawn game drives every day", "Is an early riser. | Wants to do the dawn game drives every day on this trip."},
+		{"the hiker is my brother", ""},
+		{"been living in Singapore for two years now", "Lives in Singapore."},
 		// "do" stresses a cue; before a noun it is the verb.
 		{"i do love a good spa", "Loves a good spa."},
 		{"I do yoga every morning", "Does yoga every morning."},
