@@ -35,6 +35,7 @@ type lexicon struct {
 	HabitOpeners   []string          `yaml:"habit_openers"`
 	Subordinators  []string          `yaml:"subordinators"`
 	Counts         []string          `yaml:"counts"`
+	BareIdentities []string          `yaml:"bare_identities"`
 	Acronyms       []string          `yaml:"acronyms"`
 	ThirdVerbs     []string          `yaml:"third_verbs"`
 	Limits         []string          `yaml:"limits"`
@@ -587,7 +588,7 @@ func (lx *lexicon) identity(ws []string, i int) bool {
 		i++
 	}
 	n := len(ws)
-	bare := n == i+2 && ws[i] != "the" && !slices.Contains(lx.Possessive, ws[i]) && !slices.Contains(lx.Deictic, ws[i]) // "big hiker": chat drops the "a"
+	bare := n == i+2 && slices.Contains(lx.BareIdentities, ws[i]) // "big hiker": chat drops the "a"
 	return n > i+1 && n <= i+4 && (ws[i] == "a" || ws[i] == "an" || bare) && slices.Contains(lx.Identities, ws[n-1])
 }
 
