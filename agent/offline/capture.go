@@ -113,7 +113,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				}
 			}
 			asked := false // a thing asked for this trip
-			if m := t.re["trip_ask"].FindStringSubmatch(cl); m != nil && (marker == memory.ScopeThisTrip || fronted == memory.ScopeThisTrip) {
+			if m := t.tripAsk(cl, marker == memory.ScopeThisTrip || fronted == memory.ScopeThisTrip); m != nil {
 				asked = true
 				// "could we rent bikes this time?", "can we do an aisle seat
 				// this time?": asked for this trip, it is the trip's wish.
@@ -273,6 +273,15 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 		}
 	}
 	return c
+}
+
+// tripAsk reads a thing asked for this trip (trip_ask) in a clause the trip
+// scopes (scoped); nil otherwise.
+func (t *table) tripAsk(cl string, scoped bool) []string {
+	if !scoped {
+		return nil
+	}
+	return t.re["trip_ask"].FindStringSubmatch(cl)
 }
 
 // ownBudget reports whether a clause without a subject states a budget
@@ -719,6 +728,9 @@ func (t *table) normalise(s string) string {
 	}
 	b.WriteString(t.plain(s[last:]))
 	s = reFrontedReason.ReplaceAllString(strings.Join(strings.Fields(b.String()), " "), "$3$4 $1 $2$5")
+	if !slices.ContainsFunc(t.lex.habitWords, func(w string) bool { return strings.Contains(s, w) }) {
+		return s // most sentences have no habit opener: the regexp is not run
+	}
 	return t.lex.habit.ReplaceAllString(s, "$1$2 usually ") // "as a rule i book …": "i usually book …"
 }
 

@@ -118,15 +118,16 @@ type lexicon struct {
 		Verbless bool     `yaml:"verbless"`
 	} `yaml:"stances"`
 
-	stop    map[string]bool
-	base    map[string]string // a third-person verb's form after "you": flies → fly
-	expand  *strings.Replacer // contractions, in the file's order
-	details *regexp.Regexp
-	until   *regexp.Regexp
-	habit   *regexp.Regexp // a habit opener before the subject: "as a rule, i …"
-	others  *regexp.Regexp // "my wife", "our kids'": a possessive that names another person
-	bare    *regexp.Regexp // "wife's allergic to shellfish": chat drops the "my"
-	named   *regexp.Regexp // "«Sarah» does not eat pork": a named person is the subject
+	stop       map[string]bool
+	base       map[string]string // a third-person verb's form after "you": flies → fly
+	expand     *strings.Replacer // contractions, in the file's order
+	details    *regexp.Regexp
+	until      *regexp.Regexp
+	habit      *regexp.Regexp // a habit opener before the subject: "as a rule, i …"
+	habitWords []string       // the last word of each habit opener: a sentence without one has none
+	others     *regexp.Regexp // "my wife", "our kids'": a possessive that names another person
+	bare       *regexp.Regexp // "wife's allergic to shellfish": chat drops the "my"
+	named      *regexp.Regexp // "«Sarah» does not eat pork": a named person is the subject
 
 	// changeKeys and cueKeys are the keys of Changes and Cues, listed once
 	// at load for matchAt (every clause is matched against them);
@@ -166,6 +167,9 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	}
 	if lx.until, err = regexp.Compile(`(?i)\b(?:` + strings.Join(lx.Until, "|") + `)\b[^,.;!?]*`); err != nil {
 		return nil, fmt.Errorf("offline lexicon: until: %w", err)
+	}
+	for _, o := range lx.HabitOpeners {
+		lx.habitWords = append(lx.habitWords, slices.MaxFunc(strings.Fields(o), func(a, b string) int { return len(a) - len(b) }))
 	}
 	if lx.habit, err = regexp.Compile(`(^|[,;:] )(?:` + strings.Join(lx.HabitOpeners, "|") + `),? (i|we) `); err != nil {
 		return nil, fmt.Errorf("offline lexicon: habit_openers: %w", err)
@@ -544,8 +548,10 @@ func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool)
 		}
 		return r, false
 	}
-	if said := strings.Join(pred, " "); !carried && !slices.ContainsFunc(pred, func(w string) bool { return slices.Contains(lx.Mine, w) }) && !lx.has(said, lx.Outright, nil) && !lx.has(said, lx.Limits, nil) {
-		return r, false // "Swiss trains are always on time" is a remark; "budget airlines are fine for anything under 2 hours" a stance
+	if !carried && !slices.ContainsFunc(pred, func(w string) bool { return slices.Contains(lx.Mine, w) }) {
+		if said := strings.Join(pred, " "); !lx.has(said, lx.Outright, nil) && !lx.has(said, lx.Limits, nil) && !reNumber.MatchString(said) {
+			return r, false // "Swiss trains are always on time" is a remark; "budget airlines are fine for anything under 2 hours" a stance
+		}
 	}
 	if len(pred) > 2 && strings.ContainsAny(ws[0], "0123456789") && slices.Contains(lx.Possessive, pred[1]) && matchAt(pred, 2, lx.Attributes)+matchAt(pred, 3, lx.Attributes) != "" {
 		return lx.finish(r, lx.third(pred[2:])+" "+ws[j]+" "+lx.third(ws[:j]), pred[2:]) // "120 CHF a night is my hotel limit"

@@ -616,11 +616,16 @@ func (t *table) lostNumbers(message string, notes []memory.SaveNoteArgs) bool {
 	for _, k := range []string{"trip.dates", "trip.party"} { // the trip records those
 		message = t.re[k].ReplaceAllString(message, " ")
 	}
-	lost := func(d string) bool {
-		return !slices.ContainsFunc(notes, func(n memory.SaveNoteArgs) bool { return strings.Contains(strings.ToLower(n.Text), d) })
+	kept := make([]string, len(notes)) // the notes in lower case, once
+	for i, n := range notes {
+		kept[i] = strings.ToLower(n.Text)
 	}
+	lost := func(d string) bool {
+		return !slices.ContainsFunc(kept, func(n string) bool { return strings.Contains(n, d) })
+	}
+	said := strings.ToLower(message)
 	return slices.ContainsFunc(reNumber.FindAllString(message, -1), lost) || slices.ContainsFunc(t.lex.Limits, func(l string) bool {
-		return t.lex.has(strings.ToLower(message), []string{l}, nil) && lost(l) // "away from the lift", "under four hours"
+		return strings.Contains(said, l) && lost(l) && t.lex.has(said, []string{l}, nil) // "away from the lift", "under four hours"
 	})
 }
 
