@@ -35,6 +35,7 @@ type lexicon struct {
 	HabitOpeners   []string          `yaml:"habit_openers"`
 	Subordinators  []string          `yaml:"subordinators"`
 	Counts         []string          `yaml:"counts"`
+	Bookings       []string          `yaml:"bookings"`
 	BareIdentities []string          `yaml:"bare_identities"`
 	Acronyms       []string          `yaml:"acronyms"`
 	ThirdVerbs     []string          `yaml:"third_verbs"`
@@ -711,13 +712,14 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 		}
 		if k != "" && !auxHere && i+len(strings.Fields(k)) < len(ws) {
 			obj := ws[i+len(strings.Fields(k)):]
-			// A bare want, "would rather" or "like to <verb>" asks for
-			// something now; only a marker makes it lasting.
+			// A bare want, "would rather", "will like to <verb>" or "like to
+			// book" asks for something now; only a marker makes it lasting.
+			// "I like to <verb>" is otherwise a habit ("I like to arrive early").
 			// "don't want" turns down an offer; only "never" makes a want lasting.
 			// A need for a lasting reason ("a fridge for my insulin") and a
 			// comparison ("rather take the ferry than fly") are tastes.
-			r.want = !lasting && (slices.Contains(lx.BareWants, k) || aux1 == "would" || aux1 == "will" && k == "need" ||
-				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love")) &&
+			r.want = !lasting && (slices.Contains(lx.BareWants, k) || aux1 == "would" || aux1 == "will" && (k == "need" || obj[0] == "to") ||
+				len(obj) > 1 && obj[0] == "to" && (k == "like" || k == "love") && slices.Contains(lx.Bookings, obj[1])) &&
 				!slices.ContainsFunc(obj, func(w string) bool {
 					return slices.Contains(lx.Needs, w) && obj[0] != "to" || w == "than" && k == "would rather"
 				})
@@ -823,11 +825,13 @@ func (lx *lexicon) trimTime(ws []string) []string {
 func (lx *lexicon) third(ws []string) string {
 	out := make([]string, 0, len(ws))
 	verbDone, second := false, false // second: a verb after "and" takes the third person too ("… and never eats honey")
+	infinitive := false              // the first verb is followed by "to": what follows "and" is a second infinitive
 	for i, w := range ws {
 		if second && !strings.Contains(lx.Cues[w], " ") && lx.Cues[w] != "" {
 			w, second = lx.Cues[w], false
 		} else {
-			second = w == "and" && slices.ContainsFunc(out, func(o string) bool { return lx.base[o] != "" || lx.Verbs[o] != "" }) || second && (slices.Contains(lx.Adverbs, w) || slices.Contains(lx.Negators, w))
+			second = w == "and" && slices.ContainsFunc(out, func(o string) bool { return lx.base[o] != "" || lx.Verbs[o] != "" }) && !infinitive || // not "likes to lean on the wall and sleep"
+				second && (slices.Contains(lx.Adverbs, w) || slices.Contains(lx.Negators, w))
 		}
 		afterThey := i > 0 && lx.Pronouns[ws[i-1]] == "they" // "or i do not sleep": "or they do not sleep", not "they does"
 		if v, ok := lx.TheyVerbs[w]; ok && afterThey {
@@ -843,6 +847,7 @@ func (lx *lexicon) third(ws []string) string {
 		if lx.Cues[w] != "" || slices.Contains(lx.Adverbs, w) {
 			verbDone = verbDone || lx.Cues[w] != ""
 		}
+		infinitive = infinitive || w == "to" && len(out) > 0 && (lx.base[out[len(out)-1]] != "" || lx.Cues[out[len(out)-1]] != "")
 		out = append(out, w)
 	}
 	return strings.NewReplacer("«", "", "»", "").Replace(strings.Join(out, " "))

@@ -515,6 +515,12 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"early riser, so on the safari let's do the dawn game drives every day", "Is an early riser. | Wants to do the dawn game drives every day on this trip."},
 		{"the hiker is my brother", ""},
 		{"been living in Singapore for two years now", "Lives in Singapore."},
+		// "I like to …" is a habit of doing, not a request; "and" after its
+		// infinitive joins a second infinitive.
+		{"I like to be at the airport three hours before departure, I hate rushing.", "Likes to be at the airport three hours before departure."},
+		{"i get anxious on long flights so i like to break anything over 10h with a stopover", "Likes to break anything over 10h with a stopover."},
+		{"I love to hike and swim", "Loves to hike and swim."},
+		{"i never drink and never eat honey", "Never drinks and never eats honey."},
 		// "do" stresses a cue; before a noun it is the verb.
 		{"i do love a good spa", "Loves a good spa."},
 		{"I do yoga every morning", "Does yoga every morning."},
