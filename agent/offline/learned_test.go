@@ -521,6 +521,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"i get anxious on long flights so i like to break anything over 10h with a stopover", "Likes to break anything over 10h with a stopover."},
 		{"I love to hike and swim", "Loves to hike and swim."},
 		{"i never drink and never eat honey", "Never drinks and never eats honey."},
+		{"Wi-Fi has to be at least 50 Mbps, I upload video for work.", "Needs wi-fi to be at least 50 Mbps."},
 		// "do" stresses a cue; before a noun it is the verb.
 		{"i do love a good spa", "Loves a good spa."},
 		{"I do yoga every morning", "Does yoga every morning."},
