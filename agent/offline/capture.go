@@ -208,7 +208,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			}))
 			// "I need a hotel with a lift, I can't do stairs": the reason
 			// that makes the need lasting is said with it.
-			reason := need && t.lex.has(cl, t.lex.Reasons, t.lex.NotReasons)
+			reason := need && t.lex.has(cl, t.lex.Reasons, nil) && !t.lex.has(cl, t.lex.NotReasons, nil)
 			need = read && g.want && scope == "" && t.lex.lastingNeed(norm)
 			prev = c.join(prev, before, joins, joins != "" || reason)
 		}
@@ -735,8 +735,8 @@ func (t *table) normalise(s string) string {
 }
 
 // personNamed reports whether a capitalised first word the lexicon does not
-// know is followed by a verb in the third person: "Sarah doesn't eat pork",
-// "Arjun is allergic to cats" are about someone else.
+// know is followed by a verb in the third person: "Sarah doesn't eat pork"
+// is about someone else.
 func (t *table) personNamed(low, rest string) bool {
 	if t.lex.stop[low] || t.lex.Cues[low] != "" || t.lex.travelThing([]string{low}) || t.placeIndex[low] != nil {
 		return false

@@ -125,7 +125,7 @@ type lexicon struct {
 	details    *regexp.Regexp
 	until      *regexp.Regexp
 	habit      *regexp.Regexp // a habit opener before the subject: "as a rule, i …"
-	habitWords []string       // the last word of each habit opener: a sentence without one has none
+	habitWords []string       // the longest word of each habit opener: a sentence without one has none
 	others     *regexp.Regexp // "my wife", "our kids'": a possessive that names another person
 	bare       *regexp.Regexp // "wife's allergic to shellfish": chat drops the "my"
 	named      *regexp.Regexp // "«Sarah» does not eat pork": a named person is the subject
