@@ -129,7 +129,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				cl = "i " + cl // "need a fridge in the room for my insulin": chat dropped the "I"
 			}
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
-			if who := t.subject(cl); who != "first" && !t.othersFirst(cl) && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && t.ownBudget(cl)) {
+			if who := t.subject(cl); who != "first" && !t.othersFirst(cl) && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && (t.ownBudget(cl) || t.standing(cl))) {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing; "trip budget 5k all in" is theirs
 			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && (joins == "so" || fronted == memory.ScopeThisTrip || slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0])) && t.lex.travelThing(ws) {
 				firstPerson, wanted, cl = true, true, "this trip, "+cl
@@ -181,7 +181,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// "I need a hotel that accepts service dogs": a request, but a
 			// constraint rule's need is lasting; so is a standing rule's
 			// ("show prices in AUD please").
-			needs := request && (t.re["want_forms"].MatchString(cl) && strings.Contains(cl, " need ") || slices.ContainsFunc(t.rules, func(r rule) bool { return r.Standing && r.re.MatchString(cl) }))
+			needs := request && (t.re["want_forms"].MatchString(cl) && strings.Contains(cl, " need ") || t.standing(cl))
 			if scope != "" || !request || needs {
 				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
@@ -282,6 +282,12 @@ func (t *table) tripAsk(cl string, scoped bool) []string {
 		return nil
 	}
 	return t.re["trip_ask"].FindStringSubmatch(cl)
+}
+
+// standing reports whether a rule that holds when asked for reads the
+// clause ("show prices in GBP pls"): how they always want it, and theirs.
+func (t *table) standing(cl string) bool {
+	return slices.ContainsFunc(t.rules, func(r rule) bool { return r.Standing && r.re.MatchString(cl) })
 }
 
 // ownBudget reports whether a clause without a subject states a budget

@@ -897,10 +897,11 @@ var reDegrees = regexp.MustCompile(`°[cf]\b`)
 var reSpacedPunct = regexp.MustCompile(` +([,.;:])`)
 
 // lastingNeed reports whether a want's sentence tells why it lasts: a
-// body or health need of the traveler's ("… for my insulin") or a lasting
+// body or health need of the traveler's ("… for my insulin", "bad hip") or a lasting
 // reason beside it ("…, can't sleep in the heat").
 func (lx *lexicon) lastingNeed(norm string) bool {
-	return slices.ContainsFunc(lx.Needs, func(w string) bool { return strings.Contains(norm, "my "+w) }) || lx.has(norm, lx.Reasons, nil) && !lx.has(norm, lx.NotReasons, nil)
+	return slices.ContainsFunc(lx.Needs, func(w string) bool { return strings.Contains(norm, "my "+w) || strings.Contains(norm, "bad "+w) }) || // "need ground floor, bad hip"
+		lx.has(norm, lx.Reasons, nil) && !lx.has(norm, lx.NotReasons, nil)
 }
 
 // wantMarked reports whether a clause names what makes a want lasting or

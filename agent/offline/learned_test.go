@@ -522,6 +522,9 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I love to hike and swim", "Loves to hike and swim."},
 		{"i never drink and never eat honey", "Never drinks and never eats honey."},
 		{"Wi-Fi has to be at least 50 Mbps, I upload video for work.", "Needs wi-fi to be at least 50 Mbps."},
+		{"show prices in GBP pls", "Prefers prices in GBP."},
+		{"need ground floor, bad hip", "Needs ground floor."},
+		{"show me hotels in rome", ""},
 		// "do" stresses a cue; before a noun it is the verb.
 		{"i do love a good spa", "Loves a good spa."},
 		{"I do yoga every morning", "Does yoga every morning."},
