@@ -163,7 +163,8 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// asthma, I need hard floors") is lasting.
 			// "this one's a work trip so I need a printer": the clause before
 			// only named the trip.
-			marked := wanted || asked || t.lex.wantMarked(cl) || joins == "so" && marker == memory.ScopeThisTrip && named || fronted == memory.ScopeThisTrip || tripWant || g.want && scope == "" && t.lex.lastingNeed(norm) ||
+			needing := g.want && scope == "" && t.lex.lastingNeed(norm) // read once: it is a phrase test over the sentence
+			marked := wanted || asked || t.lex.wantMarked(cl) || joins == "so" && marker == memory.ScopeThisTrip && named || fronted == memory.ScopeThisTrip || tripWant || needing ||
 				g.negative && t.lex.has(cl, t.lex.ForGood, nil) || // "I don't want to fly with them again"
 				matchAt(strings.Fields(cl), 0, t.lex.Subordinators) != "" // "since my hip operation I need a lift": a habit's need
 			read = read && (!request || marked)
@@ -209,7 +210,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// "I need a hotel with a lift, I can't do stairs": the reason
 			// that makes the need lasting is said with it.
 			reason := need && t.lex.has(cl, t.lex.Reasons, nil) && !t.lex.has(cl, t.lex.NotReasons, nil)
-			need = read && g.want && scope == "" && t.lex.lastingNeed(norm)
+			need = read && needing
 			prev = c.join(prev, before, joins, joins != "" || reason)
 		}
 	}

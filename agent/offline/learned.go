@@ -625,7 +625,7 @@ func (t *table) lostNumbers(message string, notes []memory.SaveNoteArgs) bool {
 	}
 	said := strings.ToLower(message)
 	return slices.ContainsFunc(reNumber.FindAllString(message, -1), lost) || slices.ContainsFunc(t.lex.Limits, func(l string) bool {
-		return strings.Contains(said, l) && lost(l) && t.lex.has(said, []string{l}, nil) // "away from the lift", "under four hours"
+		return strings.Contains(said, l) && lost(l) && t.lex.has(said, []string{l}, nil) // "away from the lift", "at least two nights"
 	})
 }
 
