@@ -125,7 +125,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				continue
 			}
 			cl = t.along(cl)
-			if first, rest, ok := strings.Cut(cl, " "); ok && rest != "" && slices.Contains(t.lex.FeelingVerbs, first) && (i == 0 || firstPerson) {
+			if first, rest, ok := strings.Cut(cl, " "); ok && rest != "" && (slices.Contains(t.lex.FeelingVerbs, first) && (i == 0 || firstPerson) || i > 0 && firstPerson && slices.Contains(t.lex.ReasonOpeners, first)) {
 				cl = "i " + cl // "need a fridge in the room for my insulin": chat dropped the "I"
 			}
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
@@ -164,8 +164,8 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// "this one's a work trip so I need a printer": the clause before
 			// only named the trip.
 			needing := g.want && scope == "" && t.lex.lastingNeed(norm) // read once: it is a phrase test over the sentence
-			marked := wanted || asked || t.lex.wantMarked(cl) || joins == "so" && marker == memory.ScopeThisTrip && named || fronted == memory.ScopeThisTrip || tripWant || needing ||
-				g.negative && t.lex.has(cl, t.lex.ForGood, nil) || // "I don't want to fly with them again"
+			forGood := g.negative && t.lex.has(cl, t.lex.ForGood, nil)  // "I don't want to fly with them again"
+			marked := wanted || asked || t.lex.wantMarked(cl) || joins == "so" && marker == memory.ScopeThisTrip && named || fronted == memory.ScopeThisTrip || tripWant || needing || forGood ||
 				matchAt(strings.Fields(cl), 0, t.lex.Subordinators) != "" // "since my hip operation I need a lift": a habit's need
 			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
@@ -176,13 +176,13 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				indifferent = true // "I don't mind if it's an apartment or a hotel": the choices after it are no taste
 				continue
 			}
-			if t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) || indifferent && t.subject(cl) != "first" {
+			if head, _, _ := strings.Cut(cl, ","); t.re["past"].MatchString(head) && !t.re["past_unless"].MatchString(cl) && !forGood || indifferent && t.subject(cl) != "first" {
 				continue
 			}
 			// "I need a hotel that accepts service dogs": a request, but a
 			// constraint rule's need is lasting; so is a standing rule's
 			// ("show prices in AUD please").
-			needs := request && (t.re["want_forms"].MatchString(cl) && strings.Contains(cl, " need ") || t.standing(cl))
+			needs := request && (t.re["want_forms"].MatchString(cl) && strings.Contains(cl, " need ") || t.standing(cl) || needing)
 			if scope != "" || !request || needs {
 				notes, knowns := len(c.notes), len(c.known)
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)

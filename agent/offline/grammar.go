@@ -99,14 +99,15 @@ type lexicon struct {
 	PlaceOpeners  []string          `yaml:"place_openers"`
 	TravelNouns   []string          `yaml:"travel_nouns"`
 	NotVerbs      []string          `yaml:"not_verbs"`
-	Objects       []string          `yaml:"objects"`       // what follows an imperative's verb ("skip the wine pairings", "book me …")
-	FeelingVerbs  []string          `yaml:"feeling_verbs"` // verbs no one orders with: "want a balcony" dropped its "I"
-	Compounds     []string          `yaml:"compounds"`     // things named with a cue's word: "travel insurance" is no "I travel"
-	Companions    []string          `yaml:"companions"`    // verbs that make a party a habit: "(I) travel with my 2 kids"
-	Chatter       map[string]bool   `yaml:"chatter"`       // what ends a chat message and says nothing ("pls", "haha")
-	Asking        []string          `yaml:"asking"`        // the chatter that makes a later clause a request ("so trains please")
-	Passing       []string          `yaml:"passing"`       // what the learned reader never keeps: indifference, the moment, plans, thanks
-	Moment        []string          `yaml:"moment"`        // the moment, whoever a clause is about
+	Objects       []string          `yaml:"objects"`        // what follows an imperative's verb ("skip the wine pairings", "book me …")
+	FeelingVerbs  []string          `yaml:"feeling_verbs"`  // verbs no one orders with: "want a balcony" dropped its "I"
+	ReasonOpeners []string          `yaml:"reason_openers"` // a reason's first word after the traveler's clause: "…, can't sleep in the heat"
+	Compounds     []string          `yaml:"compounds"`      // things named with a cue's word: "travel insurance" is no "I travel"
+	Companions    []string          `yaml:"companions"`     // verbs that make a party a habit: "(I) travel with my 2 kids"
+	Chatter       map[string]bool   `yaml:"chatter"`        // what ends a chat message and says nothing ("pls", "haha")
+	Asking        []string          `yaml:"asking"`         // the chatter that makes a later clause a request ("so trains please")
+	Passing       []string          `yaml:"passing"`        // what the learned reader never keeps: indifference, the moment, plans, thanks
+	Moment        []string          `yaml:"moment"`         // the moment, whoever a clause is about
 	Conditions    []string          `yaml:"conditions"`
 	Requirements  []struct {
 		Note  string   `yaml:"note"`
@@ -732,7 +733,9 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 				!slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Favourites, w) }) {
 				return r, false
 			}
-			if last := obj[len(obj)-1]; slices.Contains(lx.Deictic, last) || slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Hedges, w) }) {
+			n := len(obj)
+			within := n > 3 && obj[n-2] == "in" && slices.Contains(obj, "with") // "anything with sesame in it": the thing itself, no pointing
+			if slices.Contains(lx.Deictic, obj[n-1]) && !within || slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Hedges, w) }) {
 				return r, false
 			}
 			// "everywhere" makes a habit; "I have three children" a lasting fact.
@@ -861,6 +864,13 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 	text = strings.Join(strings.Fields(strings.Map(noEmoji, text)), " ")
 	text = strings.TrimRight(strings.TrimSpace(reSpacedPunct.ReplaceAllString(text, "$1")), " ,.;:")
 	text = reDegrees.ReplaceAllStringFunc(text, strings.ToUpper) // "25°c": read in lower case, written as a temperature
+	words := strings.Fields(text)
+	for i, w := range words { // "needs AC": an acronym is read in lower case, written in capitals
+		if a := strings.TrimRight(w, ",.;:!?"); slices.Contains(lx.Acronyms, a) {
+			words[i] = strings.ToUpper(a) + w[len(a):]
+		}
+	}
+	text = strings.Join(words, " ")
 	for _, and := range []string{" and", " but", " or", " so"} { // "i'm a light sleeper and that's true…" cut at the clause
 		text = strings.TrimRight(strings.TrimSuffix(text, and), " ,")
 	}
@@ -869,7 +879,7 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 	}
 	r.note.Text = capitalise(text) + "."
 	for i := len(obj) - 1; i >= 0 && len(r.note.Keywords) < 2; i-- {
-		if k := keyword(obj[i]); len(k) > 2 && !lx.stop[k] && !slices.Contains(lx.NotThings, k) && !slices.Contains(r.note.Keywords, k) && !strings.ContainsAny(obj[i], "0123456789") {
+		if k := keyword(obj[i]); (len(k) > 2 || slices.Contains(lx.Acronyms, k)) && !lx.stop[k] && !slices.Contains(lx.NotThings, k) && !slices.Contains(r.note.Keywords, k) && !strings.ContainsAny(obj[i], "0123456789") {
 			r.note.Keywords = append(r.note.Keywords, k)
 		}
 	}

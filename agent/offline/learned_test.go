@@ -456,8 +456,18 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"Since my hip operation I need a ground floor room or a lift", "Needs a ground floor room or a lift."},
 		{"need a fridge for my meds", "Needs a fridge for their meds."},
 		{"I need a room with a walk-in shower, I can't use a bathtub.", "Needs a room with a walk-in shower, cannot use a bathtub."},
-		{"i need a kettle in the room, can't function without my morning tea", "Needs a kettle in the room."},
-		{"we need a hotel with a pool, cannot wait", ""},
+		{"i need a kettle in the room, can't function without my morning tea", "Needs a kettle in the room, cannot function without their morning tea."},
+		// Looking forward is no lasting reason: the want is the coming trip's.
+		{"we need a hotel with a pool, cannot wait", "Needs a hotel with a pool on this trip."},
+		// A reason whose "I" chat dropped, an acronym, a past event that makes a
+		// refusal for good, and a food "with sesame in it" are read.
+		{"need AC, cant sleep in the heat", "Needs AC, cannot sleep in the heat."},
+		{"I want a quiet room, can't sleep with noise", "Wants a quiet room, cannot sleep with noise."},
+		{"I won't fly Ryanair again after last summer.", "Will not fly Ryanair again after last summer."},
+		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
+		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
+		{"I stayed in Rome, loved the hotel", ""},
+		{"i might want to stay an extra night in rome, or i might not, let's see how tired i am after naples", ""},
 		// A trip's want as a fragment, and a count in words.
 		{"Premium economy this time, the business fares are ridiculous right now.", "Wants premium economy on this trip."},
 		{"Quiet hotel outside the centre this time, we had enough noise on the last trip.", "Wants quiet hotel outside the centre on this trip."},
