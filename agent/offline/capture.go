@@ -211,7 +211,16 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// that makes the need lasting is said with it.
 			reason := need && t.lex.has(cl, t.lex.Reasons, nil) && !t.lex.has(cl, t.lex.NotReasons, nil)
 			need = read && needing
-			prev = c.join(prev, before, joins, joins != "" || reason)
+			// "Hate rooms facing the street, I wake at every passing bus": a
+			// fact of the traveler's said after a comma is why.
+			// A fact that stands on its own ("I always need an aisle seat, I'm
+			// vegetarian") is its own note.
+			why := i > 0 && joins == "" && !remembered && strings.IndexAny(strings.TrimSpace(clauses[i]), ",—–-") == 0 && t.subject(cl) == "first" && !g.want && !marked && !g.change &&
+				!slices.ContainsFunc(c.notes[before:], func(n memory.SaveNoteArgs) bool { return slices.ContainsFunc(n.Keywords, t.lex.standsAlone) })
+			if why && prev >= 0 && prev < before && len(c.notes) == before+1 && c.notes[prev].Scope == memory.ScopeThisTrip {
+				c.notes[before] = t.lex.scoped(c.notes[before], memory.ScopeThisTrip) // "for this one a late checkout, we fly out at night": why the trip wants it
+			}
+			prev = c.join(prev, before, joins, joins != "" || reason || why)
 		}
 	}
 	feats := sync.OnceValue(func() []string { return t.features(message) }) // the learned reader's, read at most once

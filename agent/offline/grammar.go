@@ -102,6 +102,7 @@ type lexicon struct {
 	Objects       []string          `yaml:"objects"`        // what follows an imperative's verb ("skip the wine pairings", "book me …")
 	FeelingVerbs  []string          `yaml:"feeling_verbs"`  // verbs no one orders with: "want a balcony" dropped its "I"
 	ReasonOpeners []string          `yaml:"reason_openers"` // a reason's first word after the traveler's clause: "…, can't sleep in the heat"
+	OwnFacts      []string          `yaml:"own_facts"`      // a note's keywords that make it no reason for the note before
 	Compounds     []string          `yaml:"compounds"`      // things named with a cue's word: "travel insurance" is no "I travel"
 	Companions    []string          `yaml:"companions"`     // verbs that make a party a habit: "(I) travel with my 2 kids"
 	Chatter       map[string]bool   `yaml:"chatter"`        // what ends a chat message and says nothing ("pls", "haha")
@@ -913,6 +914,10 @@ func (lx *lexicon) lastingNeed(norm string) bool {
 	return slices.ContainsFunc(lx.Needs, func(w string) bool { return strings.Contains(norm, "my "+w) || strings.Contains(norm, "bad "+w) }) || // "need ground floor, bad hip"
 		lx.has(norm, lx.Reasons, nil) && !lx.has(norm, lx.NotReasons, nil)
 }
+
+// standsAlone reports whether a note's keyword makes it a fact of its own,
+// never the reason for the note before it ("…, I'm vegetarian").
+func (lx *lexicon) standsAlone(keyword string) bool { return slices.Contains(lx.OwnFacts, keyword) }
 
 // wantMarked reports whether a clause names what makes a want lasting or
 // this trip's ("for this trip I want…", "these days I'd rather…").

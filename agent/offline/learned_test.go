@@ -467,6 +467,14 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// A fact of the traveler's after a comma or a dash is why the note
+		// before holds: one note. A fact that stands on its own is two.
+		{"Hate rooms facing the street, I wake at every passing bus.", "Hates rooms facing the street, wakes at every passing bus."},
+		{"always check 2 big bags, im a heavy packer", "Always checks 2 big bags, is a heavy packer."},
+		{"I prefer apartments with a kitchen over hotels — I like making my own breakfast.", "Prefers apartments with a kitchen over hotels, likes making their own breakfast."},
+		{"I always need an aisle seat, I'm vegetarian", "Prefers aisle seats. | Is vegetarian."},
+		{"I'd prefer a morning flight for this one, I have a dinner the same evening.", "Would prefer a morning flight for this one, has a dinner the same evening on this trip."},
+		{"Keep this one under 900 dollars total, and remember I never fly Ryanair.", "Budget is under 900 dollars total on this trip. | Avoids flying Ryanair."},
 		{"i might want to stay an extra night in rome, or i might not, let's see how tired i am after naples", ""},
 		// A trip's want as a fragment, and a count in words.
 		{"Premium economy this time, the business fares are ridiculous right now.", "Wants premium economy on this trip."},
