@@ -216,7 +216,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// A fact that stands on its own ("I always need an aisle seat, I'm
 			// vegetarian") is its own note.
 			why := i > 0 && joins == "" && !remembered && strings.IndexAny(strings.TrimSpace(clauses[i]), ",—–-") == 0 && t.subject(cl) == "first" && !g.want && !marked && !g.change &&
-				!slices.ContainsFunc(c.notes[before:], func(n memory.SaveNoteArgs) bool { return slices.ContainsFunc(n.Keywords, t.lex.standsAlone) })
+				!slices.ContainsFunc(c.notes[max(prev, 0):], func(n memory.SaveNoteArgs) bool { return slices.ContainsFunc(n.Keywords, t.lex.standsAlone) })
 			if why && prev >= 0 && prev < before && len(c.notes) == before+1 && c.notes[prev].Scope == memory.ScopeThisTrip {
 				c.notes[before] = t.lex.scoped(c.notes[before], memory.ScopeThisTrip) // "for this one a late checkout, we fly out at night": why the trip wants it
 			}
@@ -751,14 +751,16 @@ func (t *table) normalise(s string) string {
 }
 
 // personNamed reports whether a capitalised first word the lexicon does not
-// know is followed by a verb in the third person: "Sarah doesn't eat pork"
-// is about someone else.
+// know is followed by a verb in the third person, by "is" and a state only
+// a person is in, or by ", who": "Sarah doesn't eat pork" is about someone
+// else.
 func (t *table) personNamed(low, rest string) bool {
 	if t.lex.stop[low] || t.lex.Cues[low] != "" || t.lex.travelThing([]string{low}) || t.placeIndex[low] != nil {
 		return false
 	}
-	next, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(rest)), " ")
-	return slices.Contains(t.lex.ThirdVerbs, next)
+	next, after, _ := strings.Cut(strings.ToLower(strings.TrimSpace(rest)), " ")
+	state, _, _ := strings.Cut(after, " ")
+	return slices.Contains(t.lex.ThirdVerbs, next) || next == "is" && slices.Contains(t.lex.States, state) || next == "," && (state == "who" || strings.HasPrefix(state, "who'")) // "Arjun is allergic to cats", "Rahul, who's coming with me, …"
 }
 
 // reFrontedReason is a reason told before its subject ("because of my back

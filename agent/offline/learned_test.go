@@ -467,6 +467,11 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		{"I prefer window seats, I'm a nervous flyer", "Prefers window seats. | Is a nervous flyer."},
+		// Someone named with a state only a person is in, or with ", who",
+		// is someone else.
+		{"Arjun is allergic to cats 🐱 lol poor guy", ""},
+		{"Rahul, who's coming with me, doesn't eat eggs.", ""},
 		// A fact of the traveler's after a comma or a dash is why the note
 		// before holds: one note. A fact that stands on its own is two.
 		{"Hate rooms facing the street, I wake at every passing bus.", "Hates rooms facing the street, wakes at every passing bus."},
