@@ -721,6 +721,15 @@ var reName = regexp.MustCompile(`\b(?:(?:[A-HJ-Z][\p{L}'&.-]*|I[\p{L}&.-][\p{L}'
 // matches inside the name of a place or business.
 func (t *table) normalise(s string) string {
 	s = plainMarks.Replace(s)
+	if shouting(s) {
+		s = reShout.ReplaceAllStringFunc(s, strings.ToLower)       // "PLEASE NO OVERNIGHT FLIGHTS": words in capitals are no name
+		s = reCaps.ReplaceAllStringFunc(s, func(w string) string { // "I LOVE Lisbon", "I DO want a view": a word the lexicon knows
+			if low := strings.ToLower(w); t.lex.stop[low] || t.lex.Cues[low] != "" {
+				return low
+			}
+			return w
+		})
+	}
 	var b strings.Builder
 	last, start := 0, len(s)-len(strings.TrimLeft(s, " \"'("))
 	for _, loc := range reName.FindAllStringIndex(s, -1) {
@@ -748,6 +757,24 @@ func (t *table) normalise(s string) string {
 		return s // most sentences have no habit opener: the regexp is not run
 	}
 	return t.lex.habit.ReplaceAllString(s, "$1$2 usually ") // "as a rule i book …": "i usually book …"
+}
+
+// reShout is a run of two or more words in capitals; reCaps one such word.
+var (
+	reShout = regexp.MustCompile(`\b\p{Lu}{2,}(?:[\s,!.']+\p{Lu}{2,})+\b`)
+	reCaps  = regexp.MustCompile(`\b\p{Lu}{2,}\b`)
+)
+
+// shouting reports whether s has two capitals in a row: a cheap test
+// before reShout.
+func shouting(s string) bool {
+	run := 0
+	for _, r := range s {
+		if run = (run + 1) * btoi(unicode.IsUpper(r)); run >= 2 {
+			return true
+		}
+	}
+	return false
 }
 
 // personNamed reports whether a capitalised first word the lexicon does not

@@ -101,6 +101,7 @@ type lexicon struct {
 	NotVerbs      []string          `yaml:"not_verbs"`
 	Objects       []string          `yaml:"objects"`        // what follows an imperative's verb ("skip the wine pairings", "book me …")
 	FeelingVerbs  []string          `yaml:"feeling_verbs"`  // verbs no one orders with: "want a balcony" dropped its "I"
+	AfterVerbs    []string          `yaml:"after_verbs"`    // what follows a verb, not a plural noun: "…, wakes at every passing bus"
 	ReasonOpeners []string          `yaml:"reason_openers"` // a reason's first word after the traveler's clause: "…, can't sleep in the heat"
 	OwnFacts      []string          `yaml:"own_facts"`      // a note's keywords that make it no reason for the note before
 	Compounds     []string          `yaml:"compounds"`      // things named with a cue's word: "travel insurance" is no "I travel"
@@ -970,7 +971,7 @@ func (lx *lexicon) second(text string) string {
 			w = lx.Yours[bare] + w[len(bare):]
 		}
 		if verbNext {
-			if b := lx.base[w]; b != "" {
+			if b := lx.baseOf(ws, i); b != "" {
 				w, verbNext = b, false
 			} else {
 				verbNext = slices.Contains(lx.Adverbs, w) || slices.Contains(lx.HabitAdverbs, w) || slices.Contains(lx.Negators, w)
@@ -978,7 +979,7 @@ func (lx *lexicon) second(text string) string {
 		}
 		if next := i + 1; next < len(ws) {
 			switch {
-			case strings.HasSuffix(w, ",") && lx.base[ws[next]] != "":
+			case strings.HasSuffix(w, ",") && lx.baseOf(ws, next) != "":
 				w, verbNext = strings.TrimSuffix(w, ",")+" and", true
 			case w == "and" || w == "or" || w == "but": // "gets seasick and rarely flies": "you get seasick and rarely fly"
 				verbNext = lx.base[ws[next]] != "" || slices.Contains(lx.HabitAdverbs, ws[next]) || slices.Contains(lx.Negators, ws[next])
@@ -987,7 +988,26 @@ func (lx *lexicon) second(text string) string {
 		out = append(out, w)
 	}
 	s := strings.TrimSpace(strings.Join(out, " "))
-	return strings.TrimSpace(strings.NewReplacer("you are ", "you're ", "you do not ", "you don't ").Replace(s + " "))
+	return strings.NewReplacer("you are ", "you're ", "you do not ", "you don't ").Replace(s) // not at the end: "wherever you are"
+}
+
+// baseOf is the base form of ws[i] when it is a verb in the third person:
+// one the cues give, or a word in -s before what follows a verb ("…, wakes
+// at every passing bus": "wake"); "" otherwise.
+func (lx *lexicon) baseOf(ws []string, i int) string {
+	w := ws[i]
+	if b := lx.base[w]; b != "" || i+1 >= len(ws) || !slices.Contains(lx.AfterVerbs, ws[i+1]) || len(w) < 4 || lx.stop[w] {
+		return b
+	}
+	switch {
+	case strings.HasSuffix(w, "ies"):
+		return w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "shes") || strings.HasSuffix(w, "ches") || strings.HasSuffix(w, "xes") || strings.HasSuffix(w, "sses") || strings.HasSuffix(w, "oes"):
+		return w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ss"):
+		return w[:len(w)-1]
+	}
+	return ""
 }
 
 // wordsLost reports whether none of a rule's notes keeps the reader's

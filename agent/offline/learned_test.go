@@ -467,6 +467,11 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// Words in capitals are shouted, not names; a list ends at "not".
+		{"LATEX ALLERGY!! hotels need to know", "Latex allergy."},
+		{"I LOVE Lisbon", "Loves Lisbon."},
+		{"I'm allergic to nuts, NOT kidding", "Is allergic to nuts."},
+		{"home airport is LHR", "Home airport is LHR."},
 		{"I prefer window seats, I'm a nervous flyer", "Prefers window seats. | Is a nervous flyer."},
 		// Someone named with a state only a person is in, or with ", who",
 		// is someone else.
