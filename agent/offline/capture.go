@@ -135,7 +135,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 				firstPerson, wanted, cl = true, true, "this trip, "+cl
 			} else if who != "" {
 				firstPerson = who == "first"
-				c.otherPerson = c.otherPerson || (!firstPerson && slices.ContainsFunc(t.rules, func(r rule) bool { return r.re.MatchString(cl) }))
+				c.otherPerson = c.otherPerson || !firstPerson && (slices.ContainsFunc(t.rules, func(r rule) bool { return r.re.MatchString(cl) }) || t.lex.othersTaste(cl))
 			}
 			if firstPerson && t.re["private"].MatchString(cl) {
 				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep

@@ -920,6 +920,15 @@ func (lx *lexicon) lastingNeed(norm string) bool {
 // never the reason for the note before it ("…, I'm vegetarian").
 func (lx *lexicon) standsAlone(keyword string) bool { return slices.Contains(lx.OwnFacts, keyword) }
 
+// othersTaste reports whether a clause about someone else tells a taste,
+// a habit or a state, as the traveler's would ("Sarah doesn't eat pork"):
+// the reply says it is not the traveler's note.
+func (lx *lexicon) othersTaste(cl string) bool {
+	return slices.ContainsFunc(strings.Fields(cl), func(w string) bool {
+		return lx.Cues[w] != "" || lx.base[w] != "" && lx.Second[w] == "" || slices.Contains(lx.States, w) || slices.Contains(lx.Aversions, w)
+	})
+}
+
 // wantMarked reports whether a clause names what makes a want lasting or
 // this trip's ("for this trip I want…", "these days I'd rather…").
 func (lx *lexicon) wantMarked(cl string) bool { return lx.has(cl, lx.WantMarkers, nil) }
