@@ -148,7 +148,14 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			if wanted {
 				scope = memory.ScopeThisTrip
 			}
-			tripWant := scope == "" && tripTold && t.re["trip_wants"].MatchString(cl) && !t.re["trip.dates"].MatchString(cl) // a want with its dates books
+			// "I get seasick easily, so I'd rather avoid long ferry crossings":
+			// a want that follows from a lasting fact lasts, whatever trip the
+			// message tells.
+			// Not a booking: no name, number, day or date ("…, so I'd like a
+			// quiet room at the Hilton", "…, so I need a table for Saturday").
+			follows := joins == "so" && prev >= 0 && prev < len(c.notes) && c.notes[prev].Scope == memory.ScopeDurable && scope != memory.ScopeThisTrip &&
+				!strings.ContainsAny(cl, "«0123456789") && !t.lex.has(cl, t.lex.Weekdays, nil) && !t.re["trip.dates"].MatchString(cl)
+			tripWant := scope == "" && tripTold && !follows && t.re["trip_wants"].MatchString(cl) && !t.re["trip.dates"].MatchString(cl) // a want with its dates books
 			if tripWant {
 				scope = memory.ScopeThisTrip
 			}
@@ -165,7 +172,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// only named the trip.
 			needing := g.want && scope == "" && t.lex.lastingNeed(norm) // read once: it is a phrase test over the sentence
 			forGood := g.negative && t.lex.has(cl, t.lex.ForGood, nil)  // "I don't want to fly with them again"
-			marked := wanted || asked || t.lex.wantMarked(cl) || joins == "so" && marker == memory.ScopeThisTrip && named || fronted == memory.ScopeThisTrip || tripWant || needing || forGood ||
+			marked := wanted || asked || follows || t.lex.wantMarked(cl) || joins == "so" && marker == memory.ScopeThisTrip && named || fronted == memory.ScopeThisTrip || tripWant || needing || forGood ||
 				matchAt(strings.Fields(cl), 0, t.lex.Subordinators) != "" // "since my hip operation I need a lift": a habit's need
 			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
@@ -198,7 +205,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 						g.note.Keywords = slices.Compact(slices.Concat(n.Keywords, g.note.Keywords))
 					}
 					g.note.Keywords = g.note.Keywords[:min(3, len(g.note.Keywords))]
-					if g.bare && choosing && !t.lex.lastingNeed(norm) { // "…, I can't do stairs" beside a request is why it lasts
+					if g.bare && choosing && !follows && !t.lex.lastingNeed(norm) { // "…, I can't do stairs" beside a request is why it lasts
 						g.scope = memory.ScopeThisTrip
 					}
 					c.add(t.lex.scoped(g.note, cmp.Or(scope, g.scope, memory.ScopeDurable)), known, seen)

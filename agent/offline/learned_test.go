@@ -467,6 +467,11 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// A want that follows from a lasting fact lasts, in a message about a
+		// trip too; one that books (a name, a day) does not.
+		{"We're doing Croatia in July, me and my husband. I get seasick easily, so I'd rather avoid long ferry crossings. Can you suggest a route?", "Gets seasick easily, so would rather avoid long ferry crossings."},
+		{"Hello — I always travel with a CPAP machine, so I need a power outlet by the bed. Planning a week in the Norwegian fjords in July with my wife.", "Always travels with a CPAP machine, so needs a power outlet by the bed."},
+		{"I always fly BA, so I want the 9am flight to Rome", ""},
 		// Words in capitals are shouted, not names; a list ends at "not".
 		{"LATEX ALLERGY!! hotels need to know", "Latex allergy."},
 		{"I LOVE Lisbon", "Loves Lisbon."},
