@@ -726,6 +726,7 @@ type ownClause struct {
 	ws    []string // its words, trailing chatter dropped
 	asks  bool     // its sentence is a question
 	begs  bool     // it follows "so" and ends on "please" or the like: a request the fact before leads to
+	goes  bool     // it goes on with the clause before after a comma or a dash ("…, farm stays, guesthouses")
 	feats []string
 }
 
@@ -740,6 +741,7 @@ func (t *table) clausesOf(message string) []ownClause {
 		seps := reJoined.FindAllString(joined, -1)
 		for k, cl := range reJoined.Split(joined, -1) {
 			so := k > 0 && reSo.MatchString(seps[k-1]) || reSo.MatchString(cl) // the "so" may be the break or open the clause
+			goes := k > 0 && !so && strings.IndexAny(strings.TrimSpace(cl), ",—–-") == 0
 			cl = t.stripFillers(reTripIn.ReplaceAllString(cl, ""))
 			ws, begs := strings.Fields(cl), false
 			for len(ws) > 0 && t.lex.Chatter[strings.Trim(ws[len(ws)-1], ",.!")] {
@@ -749,7 +751,7 @@ func (t *table) clausesOf(message string) []ownClause {
 			if len(ws) == 0 {
 				continue
 			}
-			out = append(out, ownClause{text: cl, ws: ws, asks: asks, begs: begs, feats: t.normFeatures(cl, asks)})
+			out = append(out, ownClause{text: cl, ws: ws, asks: asks, begs: begs, goes: goes, feats: t.normFeatures(cl, asks)})
 		}
 	}
 	return out
@@ -805,6 +807,7 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 	}
 	mine := slices.Contains(whos, "first")
 	var cond []string // "if it's over 6 hours, i want premium economy": the condition, read with its main clause
+	kept := -1        // the clause the last part came from
 	for i, c := range clauses {
 		who := whos[i]
 		if matchAt(c.ws, 0, t.lex.Conditions) != "" && i+1 < len(clauses) && who != "other" && !c.asks && !t.re["hypothetical"].MatchString(strings.Join(c.ws[1:], " ")) && !t.lex.conditionHolds(c.text) {
@@ -856,7 +859,10 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 		marker := t.markerOf(c.text)
 		lasting := marker == memory.ScopeDurable || marker == "" && (who == "first" || t.lex.has(c.text, t.lex.HabitAdverbs, nil)) && !t.lex.has(c.text, t.lex.BareWants, nil) && !slices.Contains(t.lex.FeelingVerbs, ws[min(1, len(ws)-1)]) &&
 			!slices.ContainsFunc(ws, func(w string) bool { return w == "will" || w == "gonna" }) && !reDoing.MatchString(c.text) && t.gate.trip.odds(c.feats) < -tripOdds // no plan or doing, and the trip classifier is sure it is no trip's
-		parts = append(parts, ownPart{text, o, lasting})
+		// "I always prefer countryside stays over cities — farm stays,
+		// guesthouses": what goes on with a lasting clause lasts.
+		lasting = lasting || marker == "" && who == "" && c.goes && i > 0 && kept == i-1 && parts[len(parts)-1].lasting
+		parts, kept = append(parts, ownPart{text, o, lasting}), i
 	}
 	return parts
 }

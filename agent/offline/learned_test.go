@@ -467,6 +467,11 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// What goes on after a dash with a lasting clause lasts; a greeting
+		// alone is no note.
+		{"Planning Slovenia in June with my boyfriend. I always prefer countryside stays over cities — farm stays, guesthouses, that kind of thing.", "Always prefers countryside stays over cities, farm stays, guesthouses, that kind of thing."},
+		{"Morning! Prague in December for the markets, just the two of us. I'm vegan. Any restaurant ideas?", "Is vegan."},
+		{"morning flights only please, I'm useless at night", "Morning flights only, is useless at night."},
 		// A want that follows from a lasting fact lasts, in a message about a
 		// trip too; one that books (a name, a day) does not.
 		{"We're doing Croatia in July, me and my husband. I get seasick easily, so I'd rather avoid long ferry crossings. Can you suggest a route?", "Gets seasick easily, so would rather avoid long ferry crossings."},
