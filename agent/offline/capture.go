@@ -153,7 +153,8 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// message tells.
 			// Not a booking: no name, number, day or date ("…, so I'd like a
 			// quiet room at the Hilton", "…, so I need a table for Saturday").
-			follows := joins == "so" && prev >= 0 && prev < len(c.notes) && c.notes[prev].Scope == memory.ScopeDurable && scope != memory.ScopeThisTrip &&
+			after := i > 0 && strings.IndexAny(strings.TrimSpace(clauses[i]), ",—–-") == 0 // the clause opens on a comma or a dash
+			follows := (joins == "so" || joins == "" && after && strings.Contains(cl, " need ") && !strings.Contains(cl, " the ")) && prev >= 0 && prev < len(c.notes) && c.notes[prev].Scope == memory.ScopeDurable && scope != memory.ScopeThisTrip &&
 				!strings.ContainsAny(cl, "«0123456789") && !t.lex.has(cl, t.lex.Weekdays, nil) && !t.re["trip.dates"].MatchString(cl)
 			tripWant := scope == "" && tripTold && !follows && t.re["trip_wants"].MatchString(cl) && !t.re["trip.dates"].MatchString(cl) // a want with its dates books
 			if tripWant {
@@ -222,12 +223,12 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// fact of the traveler's said after a comma is why.
 			// A fact that stands on its own ("I always need an aisle seat, I'm
 			// vegetarian") is its own note.
-			why := i > 0 && joins == "" && !remembered && strings.IndexAny(strings.TrimSpace(clauses[i]), ",—–-") == 0 && t.subject(cl) == "first" && !g.want && !marked && !g.change &&
+			why := joins == "" && !remembered && after && t.subject(cl) == "first" && !g.want && !marked && !g.change &&
 				!slices.ContainsFunc(c.notes[max(prev, 0):], func(n memory.SaveNoteArgs) bool { return slices.ContainsFunc(n.Keywords, t.lex.standsAlone) })
 			if why && prev >= 0 && prev < before && len(c.notes) == before+1 && c.notes[prev].Scope == memory.ScopeThisTrip {
 				c.notes[before] = t.lex.scoped(c.notes[before], memory.ScopeThisTrip) // "for this one a late checkout, we fly out at night": why the trip wants it
 			}
-			prev = c.join(prev, before, joins, joins != "" || reason || why)
+			prev = c.join(prev, before, joins, joins != "" || reason || why || follows)
 		}
 	}
 	feats := sync.OnceValue(func() []string { return t.features(message) }) // the learned reader's, read at most once

@@ -467,6 +467,8 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		{"I'm a light sleeper, I need a quiet room", "Is a light sleeper, needs a quiet room."},
+		{"I love jazz, I need tickets for the show", "Loves jazz."},
 		// What goes on after a dash with a lasting clause lasts; a greeting
 		// alone is no note.
 		{"Planning Slovenia in June with my boyfriend. I always prefer countryside stays over cities — farm stays, guesthouses, that kind of thing.", "Always prefers countryside stays over cities, farm stays, guesthouses, that kind of thing."},
