@@ -467,6 +467,12 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// One amount pattern for every budget: a number with what it buys,
+		// a heading of a few words, and a usual spend.
+		{"keep this one under 1500 total", "Budget is under 1500 total on this trip."},
+		{"cape town budget is 2k pounds, flights separate", "Budget is 2k pounds on this trip."},
+		{"I normally spend around 2000 a trip for the two of us.", "Usually budgets 2000 a trip."},
+		{"I spent 500 on that hotel", ""},
 		{"I'm a light sleeper, I need a quiet room", "Is a light sleeper, needs a quiet room."},
 		{"I love jazz, I need tickets for the show", "Loves jazz."},
 		// What goes on after a dash with a lasting clause lasts; a greeting
