@@ -467,6 +467,8 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// "while we're in …" scopes a want to the trip, whatever the place's case.
+		{"we'd love a sunset cruise while we're in santorini", "Would love a sunset cruise while they are in santorini on this trip."},
 		// One amount pattern for every budget: a number with what it buys,
 		// a heading of a few words, and a usual spend.
 		{"keep this one under 1500 total", "Budget is under 1500 total on this trip."},
