@@ -178,6 +178,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			read = read && (!request || marked)
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(t.lex.scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
+				prev = c.join(prev, before, joins, joins != "") // "…, so I need a power socket by the bed" joins it
 				continue
 			}
 			if t.re["indifferent"].MatchString(cl) {
@@ -223,7 +224,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			// fact of the traveler's said after a comma is why.
 			// A fact that stands on its own ("I always need an aisle seat, I'm
 			// vegetarian") is its own note.
-			why := joins == "" && !remembered && after && t.subject(cl) == "first" && !g.want && !marked && !g.change &&
+			why := joins == "" && !remembered && after && t.subject(cl) == "first" && !g.want && t.markerOf(cl) != memory.ScopeThisTrip && !g.change &&
 				!slices.ContainsFunc(c.notes[max(prev, 0):], func(n memory.SaveNoteArgs) bool { return slices.ContainsFunc(n.Keywords, t.lex.standsAlone) })
 			if why && prev >= 0 && prev < before && len(c.notes) == before+1 && c.notes[prev].Scope == memory.ScopeThisTrip {
 				c.notes[before] = t.lex.scoped(c.notes[before], memory.ScopeThisTrip) // "for this one a late checkout, we fly out at night": why the trip wants it

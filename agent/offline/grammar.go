@@ -881,6 +881,9 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 		text = strings.Join(words[:24], " ")
 	}
 	r.note.Text = capitalise(text) + "."
+	if at := slices.IndexFunc(obj, func(w string) bool { return w == "wherever" || w == "whenever" }); at > 0 {
+		obj = obj[:at] // "a bathtub wherever i stay": the thing, not where
+	}
 	for i := len(obj) - 1; i >= 0 && len(r.note.Keywords) < 2; i-- {
 		if k := keyword(obj[i]); (len(k) > 2 || slices.Contains(lx.Acronyms, k)) && !lx.stop[k] && !slices.Contains(lx.NotThings, k) && !slices.Contains(r.note.Keywords, k) && !strings.ContainsAny(obj[i], "0123456789") {
 			r.note.Keywords = append(r.note.Keywords, k)

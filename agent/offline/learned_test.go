@@ -467,6 +467,9 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// "wherever I stay" makes a want a habit; its keywords are the thing.
+		{"need a coworking space wherever i end up", "Needs a coworking space wherever they end up."},
+		{"I recently started using a cpap machine at night so I need a power socket near the bed wherever I stay", "Has started using a cpap machine at night, so needs a power socket near the bed wherever they stay."},
 		// "while we're in …" scopes a want to the trip, whatever the place's case.
 		{"we'd love a sunset cruise while we're in santorini", "Would love a sunset cruise while they are in santorini on this trip."},
 		// One amount pattern for every budget: a number with what it buys,
