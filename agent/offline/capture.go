@@ -222,9 +222,16 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			need = read && needing
 			// "Hate rooms facing the street, I wake at every passing bus": a
 			// fact of the traveler's said after a comma is why.
-			// A fact that stands on its own ("I always need an aisle seat, I'm
-			// vegetarian") is its own note.
-			why := joins == "" && !remembered && after && t.subject(cl) == "first" && !g.want && t.markerOf(cl) != memory.ScopeThisTrip && !g.change &&
+			// A fact that stands on its own is its own note: one of a topic
+			// of its own ("I always need an aisle seat, I'm vegetarian"), a
+			// taste on another topic ("I like museums, I love hiking"; not
+			// "…a backpack, I hate checking bags", "…, I prefer it to …"), a
+			// habit ("…, I always check a bag"), one said to add ("I also …",
+			// "… too") or one that names a place or a brand ("…, I fly from
+			// Denver").
+			why := joins == "" && !remembered && after && t.subject(cl) == "first" && !g.want && !marked && !g.change && !t.lex.has(cl, t.lex.Additive, nil) && !strings.Contains(cl, "«") &&
+				(!t.lex.has(cl, slices.Concat(t.lex.Tastes, t.lex.Aversions, []string{"prefer"}), nil) || t.lex.has(cl, t.lex.Deictic, nil) ||
+					prev >= 0 && prev < before && len(c.notes) > before && sameTopic(c.notes[prev], c.notes[before])) &&
 				!slices.ContainsFunc(c.notes[max(prev, 0):], func(n memory.SaveNoteArgs) bool { return slices.ContainsFunc(n.Keywords, t.lex.standsAlone) })
 			if why && prev >= 0 && prev < before && len(c.notes) == before+1 && c.notes[prev].Scope == memory.ScopeThisTrip {
 				c.notes[before] = t.lex.scoped(c.notes[before], memory.ScopeThisTrip) // "for this one a late checkout, we fly out at night": why the trip wants it

@@ -105,6 +105,7 @@ type lexicon struct {
 	Weekdays      []string          `yaml:"weekdays"`       // a day that makes a want a booking: "a table for Saturday"
 	ReasonOpeners []string          `yaml:"reason_openers"` // a reason's first word after the traveler's clause: "…, can't sleep in the heat"
 	OwnFacts      []string          `yaml:"own_facts"`      // a note's keywords that make it no reason for the note before
+	Additive      []string          `yaml:"additive"`       // words that add a fact, not a reason: "I also …", "… too"
 	Compounds     []string          `yaml:"compounds"`      // things named with a cue's word: "travel insurance" is no "I travel"
 	Companions    []string          `yaml:"companions"`     // verbs that make a party a habit: "(I) travel with my 2 kids"
 	Chatter       map[string]bool   `yaml:"chatter"`        // what ends a chat message and says nothing ("pls", "haha")

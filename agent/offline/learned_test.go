@@ -467,6 +467,12 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// A fact said to add, a taste on another topic, or a habit stays its
+		// own note.
+		{"I like museums, I also love hiking", "Likes museums. | Loves hiking."},
+		{"I hate crowds, I prefer aisle seats", "Hates crowds. | Prefers aisle seats."},
+		{"I avoid red-eyes, I always check a bag", "Avoids red-eyes. | Checks a bag."},
+		{"I love street food, honestly I prefer it to fancy restaurants.", "Loves street food, prefers it to fancy restaurants."},
 		// "wherever I stay" makes a want a habit; its keywords are the thing.
 		{"need a coworking space wherever i end up", "Needs a coworking space wherever they end up."},
 		{"I recently started using a cpap machine at night so I need a power socket near the bed wherever I stay", "Has started using a cpap machine at night, so needs a power socket near the bed wherever they stay."},
@@ -504,7 +510,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// before holds: one note. A fact that stands on its own is two.
 		{"Hate rooms facing the street, I wake at every passing bus.", "Hates rooms facing the street, wakes at every passing bus."},
 		{"always check 2 big bags, im a heavy packer", "Always checks 2 big bags, is a heavy packer."},
-		{"I prefer apartments with a kitchen over hotels — I like making my own breakfast.", "Prefers apartments with a kitchen over hotels, likes making their own breakfast."},
+		{"I prefer apartments with a kitchen over hotels — I can't do restaurant breakfasts.", "Prefers apartments with a kitchen over hotels, cannot do restaurant breakfasts."},
 		{"I always need an aisle seat, I'm vegetarian", "Prefers aisle seats. | Is vegetarian."},
 		{"I'd prefer a morning flight for this one, I have a dinner the same evening.", "Would prefer a morning flight for this one, has a dinner the same evening on this trip."},
 		{"Keep this one under 900 dollars total, and remember I never fly Ryanair.", "Budget is under 900 dollars total on this trip. | Avoids flying Ryanair."},
