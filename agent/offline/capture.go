@@ -85,6 +85,14 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			bare := t.stripFillers(cl) // once a clause: it is a regexp pass
 			named := short             // the clause before only named the trip
 			short = len(strings.Fields(bare)) <= 6
+			if t.re["make_lasting"].MatchString(bare) {
+				for k, n := range c.notes { // "aisle this time. actually, make that every time": what was the trip's lasts
+					if n.Scope == memory.ScopeThisTrip {
+						c.notes[k] = t.lex.lasting(n)
+					}
+				}
+				continue
+			}
 			if cond != "" && t.re["questions"].MatchString(bare) {
 				cond = "" // "if it rains tomorrow can we do something indoors": a question
 				continue
@@ -442,6 +450,17 @@ func (lx *lexicon) scoped(n memory.SaveNoteArgs, scope memory.Scope) memory.Save
 		}
 		n.Text = text + tripSuffix
 	}
+	return n
+}
+
+// lasting makes a trip's note durable, its words for the trip dropped
+// ("Wants an aisle seat on this trip." → "Wants an aisle seat.").
+func (lx *lexicon) lasting(n memory.SaveNoteArgs) memory.SaveNoteArgs {
+	text := strings.TrimSuffix(n.Text, tripSuffix)
+	for _, m := range lx.Wanted.Markers {
+		text = strings.ReplaceAll(text, " "+m, "")
+	}
+	n.Text, n.Scope = strings.TrimSuffix(text, ".")+".", memory.ScopeDurable
 	return n
 }
 

@@ -467,6 +467,9 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// "Actually, make that every time" makes the trip's wish before it lasting.
+		{"aisle seat this time please. actually, make that always", "Wants an aisle seat."},
+		{"Can we do an aisle seat this time? Actually make that every time, I've got a bad back and need to stand up a lot on flights", "Wants an aisle seat. | Has a bad back and needs to stand up a lot on flights."},
 		// A fact said to add, a taste on another topic, or a habit stays its
 		// own note.
 		{"I like museums, I also love hiking", "Likes museums. | Loves hiking."},
