@@ -788,6 +788,14 @@ func (t *table) normalise(s string) string {
 	}
 	b.WriteString(t.plain(s[last:]))
 	s = reFrontedReason.ReplaceAllString(strings.Join(strings.Fields(b.String()), " "), "$3$4 $1 $2$5")
+	if strings.Contains(s, " over ") && strings.Contains(s, " would ") {
+		s = reWouldPick.ReplaceAllStringFunc(s, func(m string) string { // "i would take a guesthouse over a resort": a taste; "the Hilton over the Marriott" is a pick
+			if g := reWouldPick.FindStringSubmatch(m); !slices.Contains(t.lex.Deictic, strings.Fields(g[2])[0]) && !strings.HasPrefix(g[2], "the ") {
+				return g[1] + " prefer " + g[2] + " over "
+			}
+			return m
+		})
+	}
 	if !slices.ContainsFunc(t.lex.habitWords, func(w string) bool { return strings.Contains(s, w) }) {
 		return s // most sentences have no habit opener: the regexp is not run
 	}
@@ -829,6 +837,10 @@ func (t *table) personNamed(low, rest string) bool {
 // i always need extra legroom"); normalise moves it to the end of its
 // clause, so that "because" is no filler and "my back" no subject.
 var reFrontedReason = regexp.MustCompile(`^(because of|due to|what with) ((?:my|our) [^,;]+?),? ((?:i|we) [a-z]+)\b([^,;.!?]*)(.*)$`)
+
+// reWouldPick is a choice between kinds of things ("i would pick trains
+// over planes"): normalise reads it as the preference it is.
+var reWouldPick = regexp.MustCompile(`\b(i|we) would (?:pick|take|choose|go for|opt for) ([^,;.]+?) over `)
 
 // plainMarks are the typographic quotes normalise reads as plain ones, and
 // a temperature's unit, which is no name.

@@ -467,6 +467,10 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// "I'd take X over Y" weighs kinds of things: a taste; between the
+		// options offered, a pick.
+		{"I'd take a quiet guesthouse over a big resort any day", "Prefers a quiet guesthouse over a big resort any day."},
+		{"I'd take the Hilton over the Marriott", ""},
 		// "Actually, make that every time" makes the trip's wish before it lasting.
 		{"aisle seat this time please. actually, make that always", "Wants an aisle seat."},
 		{"Can we do an aisle seat this time? Actually make that every time, I've got a bad back and need to stand up a lot on flights", "Wants an aisle seat. | Has a bad back and needs to stand up a lot on flights."},
