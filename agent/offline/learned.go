@@ -530,7 +530,7 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	// "we once missed a train" is the past, "we moved to Austin last year" a change
 	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == ""
 	plain := plainNames.Replace(cl) // "lisbon in «May»": the month is a date, not a name
-	if t.re["hypothetical"].MatchString(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit ||
+	if t.re["hypothetical"].MatchString(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit ||
 		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
 		return true
 	}
@@ -539,6 +539,14 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	}
 	now := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "am" || ws[subj+1] == "are") && strings.HasSuffix(ws[subj+2], "ing") && !t.words["not_doing"][ws[subj+2]] // "i am willing to pay" is no doing
 	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || now && !trip || t.lex.has(cl, t.lex.Passing, nil)  // "this time i am checking a bag": the named trip's plan
+}
+
+// placePicked reports whether a clause prefers a place and nothing more
+// ("actually, I prefer Chicago"): a pick among the places on offer, not a
+// taste that lasts.
+func (t *table) placePicked(ws []string) bool {
+	n := len(ws)
+	return n >= 3 && slices.Contains(t.lex.First, ws[n-3]) && (ws[n-2] == "prefer" || ws[n-2] == "like") && t.placeNamed(strings.Trim(ws[n-1], "«».,!")) != nil
 }
 
 // tripDetailsOnly reports whether a clause tells nothing but where, when
