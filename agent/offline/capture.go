@@ -21,6 +21,7 @@ type capture struct {
 	sensitive   bool                  // the message carries data memory never keeps
 	private     bool                  // a clause told a special category of personal data (beliefs, union, health, orientation): it is not kept
 	otherPerson bool                  // someone else's preference was stated; it is not the traveler's note
+	forGood     bool                  // "actually, make that every time": the message's trip notes are lasting
 }
 
 // capture reads one message and returns the notes a careful model would
@@ -35,8 +36,14 @@ func (t *table) capture(message string, known map[string]bool) capture {
 // captureIn is capture with the account's language as the fallback of
 // messageLanguage. Spanish and Russian go to their clause reader
 // (inflect.go); a script the model does not read leaves nothing.
-func (t *table) captureIn(message, fallback string, known map[string]bool) capture {
-	var c capture
+func (t *table) captureIn(message, fallback string, known map[string]bool) (c capture) {
+	defer func() {
+		for k, n := range c.notes {
+			if c.forGood && n.Scope == memory.ScopeThisTrip {
+				c.notes[k] = t.lex.lasting(n)
+			}
+		}
+	}()
 	if cat, blocked := guard.ScreenText(message); blocked {
 		if c.instruction = cat == memory.CategoryInstruction; c.instruction {
 			return c
@@ -86,11 +93,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			named := short             // the clause before only named the trip
 			short = len(strings.Fields(bare)) <= 6
 			if t.re["make_lasting"].MatchString(bare) {
-				for k, n := range c.notes { // "aisle this time. actually, make that every time": what was the trip's lasts
-					if n.Scope == memory.ScopeThisTrip {
-						c.notes[k] = t.lex.lasting(n)
-					}
-				}
+				c.forGood = true // "aisle this time. actually, make that every time": what was the trip's lasts
 				continue
 			}
 			if cond != "" && t.re["questions"].MatchString(bare) {
@@ -258,7 +261,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) captu
 			if head, rest, ok := strings.Cut(item, ":"); ok && t.re["list_head"].MatchString(strings.ToLower(head)) {
 				item = rest // "quick prefs: window": the header is no item
 			}
-			if item = strings.TrimLeft(strings.TrimSpace(item), "-*•;, "); starts[k+1] == starts[k] && item != "" && !strings.HasSuffix(item, ":") {
+			if item = strings.TrimLeft(strings.TrimSpace(item), "-*•;, "); starts[k+1] == starts[k] && item != "" && !strings.HasSuffix(item, ":") && !t.re["make_lasting"].MatchString(t.stripFillers(t.normalise(item))) {
 				scope := cmp.Or(t.markerOf(t.normalise(item)), memory.ScopeDurable)
 				var text string
 				var ws []string
@@ -666,7 +669,7 @@ func (t *table) subject(cl string) string {
 			other = nil // "this trip is a surprise for my gf": she is not who the clause is about
 		}
 	}
-	if t.lex.bare.MatchString(cl) || first == nil && strings.HasPrefix(cl, "«") && t.lex.named.MatchString(cl) {
+	if t.lex.bare.MatchString(cl) || strings.HasPrefix(cl, "«") && t.lex.named.MatchString(cl) && (first == nil || strings.Contains(cl, ", who")) {
 		first, other = nil, []int{0, 0} // "wife's allergic to shellfish", "«Sarah» does not eat pork": someone else's
 	}
 	switch {
@@ -830,7 +833,7 @@ func (t *table) personNamed(low, rest string) bool {
 	}
 	next, after, _ := strings.Cut(strings.ToLower(strings.TrimSpace(rest)), " ")
 	state, _, _ := strings.Cut(after, " ")
-	return slices.Contains(t.lex.ThirdVerbs, next) || next == "is" && slices.Contains(t.lex.States, state) || next == "," && (state == "who" || strings.HasPrefix(state, "who'")) // "Arjun is allergic to cats", "Rahul, who's coming with me, …"
+	return slices.Contains(t.lex.ThirdVerbs, next) || next == "is" && (slices.Contains(t.lex.States, state) || slices.Contains(t.lex.Joining, state)) || next == "," && (state == "who" || strings.HasPrefix(state, "who'")) // "Arjun is allergic to cats", "Rahul, who's coming with me, …"
 }
 
 // reFrontedReason is a reason told before its subject ("because of my back

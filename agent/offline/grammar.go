@@ -39,6 +39,7 @@ type lexicon struct {
 	BareIdentities []string          `yaml:"bare_identities"`
 	Acronyms       []string          `yaml:"acronyms"`
 	ThirdVerbs     []string          `yaml:"third_verbs"`
+	Joining        []string          `yaml:"joining"` // after "<Name> is": someone who comes along ("Sarah is coming with us")
 	Limits         []string          `yaml:"limits"`
 	TimeWords      []string          `yaml:"time_words"`
 	BareWants      []string          `yaml:"bare_wants"`
@@ -183,7 +184,7 @@ func loadLexicon(raw []byte) (*lexicon, error) {
 	if lx.others, err = regexp.Compile(`^(?:` + strings.Join(lx.Possessive, "|") + `) (?:\S+ )?(?:` + strings.Join(lx.People, "|") + `)(?:'s|')?(?:$|[^\p{L}'])`); err != nil {
 		return nil, fmt.Errorf("offline lexicon: people: %w", err)
 	}
-	if lx.named, err = regexp.Compile(`^«[^»]+» (?:` + strings.Join(lx.ThirdVerbs, "|") + `)\b`); err != nil {
+	if lx.named, err = regexp.Compile(`^«[^»]+» (?:(?:` + strings.Join(lx.ThirdVerbs, "|") + `)\b|, who\b|is (?:` + strings.Join(lx.Joining, "|") + `)\b)`); err != nil {
 		return nil, fmt.Errorf("offline lexicon: third_verbs: %w", err)
 	}
 	lx.bare, err = regexp.Compile(`^(?:(?:the )?(?:` + strings.Join(lx.People, "|") + `)'s|the (?:` + strings.Join(lx.People, "|") + `)|` + strings.Join(lx.Kin, "|") + `)(?:$|[^\p{L}'])`)

@@ -825,7 +825,7 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 		conditional := cond != nil
 		condWords := cond
 		cond = nil
-		if i > 0 && who == "" && c.begs && len(parts) > 0 || reTripOnly.MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
+		if i > 0 && who == "" && c.begs && len(parts) > 0 || reTripOnly.MatchString(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
 		ws := c.ws
