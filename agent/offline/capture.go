@@ -136,6 +136,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				continue
 			}
 			cl = t.along(cl)
+			if rest, ok := strings.CutPrefix(cl, "make that "); ok && matchAt(strings.Fields(strings.ReplaceAll(rest, ",", " ,")), 0, t.lex.States) != "" {
+				cl = "i am " + rest // "actually make that vegan, not vegetarian": a correction of what they are
+			}
 			if first, rest, ok := strings.Cut(cl, " "); ok && rest != "" && (slices.Contains(t.lex.FeelingVerbs, first) && (i == 0 || firstPerson) || i > 0 && firstPerson && slices.Contains(t.lex.ReasonOpeners, first)) {
 				cl = "i " + cl // "need a fridge in the room for my insulin": chat dropped the "I"
 			}

@@ -467,6 +467,9 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// "make that vegan" corrects what they are; "keep the Patagonia trip under …" is its budget.
+		{"actually make that vegan, not vegetarian", "Is vegan."},
+		{"I'd like to keep the Patagonia trip under 5k USD total", "Budget is under 5k usd total on this trip."},
 		// "I'd take X over Y" weighs kinds of things: a taste; between the
 		// options offered, a pick.
 		{"I'd take a quiet guesthouse over a big resort any day", "Prefers a quiet guesthouse over a big resort any day."},
