@@ -503,7 +503,7 @@ func (t *table) note(r *rule, groups map[string]string, scope memory.Scope) memo
 			text = strings.TrimSuffix(r.Note, ".") + " on this trip."
 		}
 	}
-	n := memory.SaveNoteArgs{Text: fill(text), Scope: scope}
+	n := memory.SaveNoteArgs{Text: t.lex.capitals(fill(text)), Scope: scope}
 	for _, k := range r.Keywords {
 		if k = fill(k); k != "" {
 			n.Keywords = append(n.Keywords, k)

@@ -869,13 +869,7 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 	text = strings.Join(strings.Fields(strings.Map(noEmoji, text)), " ")
 	text = strings.TrimRight(strings.TrimSpace(reSpacedPunct.ReplaceAllString(text, "$1")), " ,.;:")
 	text = reDegrees.ReplaceAllStringFunc(text, strings.ToUpper) // "25°c": read in lower case, written as a temperature
-	words := strings.Fields(text)
-	for i, w := range words { // "needs AC": an acronym is read in lower case, written in capitals
-		if a := strings.TrimRight(w, ",.;:!?"); slices.Contains(lx.Acronyms, a) {
-			words[i] = strings.ToUpper(a) + w[len(a):]
-		}
-	}
-	text = strings.Join(words, " ")
+	text = lx.capitals(text)
 	for _, and := range []string{" and", " but", " or", " so"} { // "i'm a light sleeper and that's true…" cut at the clause
 		text = strings.TrimRight(strings.TrimSuffix(text, and), " ,")
 	}
@@ -897,6 +891,18 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 		}
 	}
 	return r, len(r.note.Keywords) > 0 // an object of only "the cheaper one" or "either" says nothing
+}
+
+// capitals writes the acronyms a note was read with in lower case in
+// capitals: "needs ac" → "needs AC", "under 5k usd" → "under 5k USD".
+func (lx *lexicon) capitals(text string) string {
+	words := strings.Fields(text)
+	for i, w := range words {
+		if a := strings.TrimRight(w, ",.;:!?"); slices.Contains(lx.Acronyms, a) {
+			words[i] = strings.ToUpper(a) + w[len(a):]
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // noEmoji drops a picture (a symbol from the dingbats up, and the joiner

@@ -469,7 +469,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I stayed in Rome, loved the hotel", ""},
 		// "make that vegan" corrects what they are; "keep the Patagonia trip under …" is its budget.
 		{"actually make that vegan, not vegetarian", "Is vegan."},
-		{"I'd like to keep the Patagonia trip under 5k USD total", "Budget is under 5k usd total on this trip."},
+		{"I'd like to keep the Patagonia trip under 5k USD total", "Budget is under 5k USD total on this trip."},
 		// "I'd take X over Y" weighs kinds of things: a taste; between the
 		// options offered, a pick.
 		{"I'd take a quiet guesthouse over a big resort any day", "Prefers a quiet guesthouse over a big resort any day."},
