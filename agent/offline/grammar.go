@@ -740,7 +740,8 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			}
 			n := len(obj)
 			within := n > 3 && obj[n-2] == "in" && slices.Contains(obj, "with") // "anything with sesame in it": the thing itself, no pointing
-			if slices.Contains(lx.Deictic, obj[n-1]) && !within || slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Hedges, w) }) {
+			hedged := slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Hedges, w) }) && !strings.Contains(strings.Join(obj, " "), "no matter what") // "no matter what" is no hedge
+			if slices.Contains(lx.Deictic, obj[n-1]) && !within || hedged {
 				return r, false
 			}
 			// "everywhere" makes a habit; "I have three children" a lasting fact.
@@ -877,8 +878,11 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 		text = strings.Join(words[:24], " ")
 	}
 	r.note.Text = capitalise(text) + "."
-	if at := slices.IndexFunc(obj, func(w string) bool { return w == "wherever" || w == "whenever" }); at > 0 {
-		obj = obj[:at] // "a bathtub wherever i stay": the thing, not where
+	for i, w := range obj {
+		if i > 0 && (w == "wherever" || w == "whenever" || w == "no" && i+1 < len(obj) && obj[i+1] == "matter") {
+			obj = obj[:i] // "a bathtub wherever i stay", "… no matter what": the thing, not when
+			break
+		}
 	}
 	for i := len(obj) - 1; i >= 0 && len(r.note.Keywords) < 2; i-- {
 		if k := keyword(obj[i]); (len(k) > 2 || slices.Contains(lx.Acronyms, k)) && !lx.stop[k] && !slices.Contains(lx.NotThings, k) && !slices.Contains(r.note.Keywords, k) && !strings.ContainsAny(obj[i], "0123456789") {

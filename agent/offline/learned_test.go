@@ -467,6 +467,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		{"I like to be at the airport 3 hours early no matter what, call me paranoid", "Likes to be at the airport 3 hours early no matter what."},
 		// "make that vegan" corrects what they are; "keep the Patagonia trip under …" is its budget.
 		{"actually make that vegan, not vegetarian", "Is vegan."},
 		{"I'd like to keep the Patagonia trip under 5k USD total", "Budget is under 5k USD total on this trip."},
