@@ -467,6 +467,9 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// "…, last time …" is a clause of its own: the past beside a wish.
+		{"This time quiet beaches only, last time was way too party", "This time quiet beaches only."},
+		{"I always fly Delta, last time they lost my bag", "Prefers flying Delta."},
 		{"I like to be at the airport 3 hours early no matter what, call me paranoid", "Likes to be at the airport 3 hours early no matter what."},
 		// "make that vegan" corrects what they are; "keep the Patagonia trip under …" is its budget.
 		{"actually make that vegan, not vegetarian", "Is vegan."},
