@@ -632,8 +632,8 @@ func (t *table) nameTrip(norm string) string {
 	for len(name) > 1 && slices.Contains([]string{"just", "only", "for", "in", "the", "our", "my"}, name[0]) {
 		name = name[1:]
 	}
-	if strings.HasPrefix(strings.TrimSpace(norm[m[2]:m[3]]), "in ") && !strings.Contains(norm[m[2]:m[3]], "«") && t.placeNamed(strings.Join(name, " ")) == nil {
-		return norm // "in porto i want": a place typed in lower case names the trip only when the gazetteer knows it
+	if said := strings.TrimSpace(norm[m[2]:m[3]]); (strings.HasPrefix(said, "in ") || strings.ContainsAny(said, "—–") && !strings.Contains(said, "trip")) && !strings.Contains(said, "«") && t.placeNamed(strings.Trim(strings.Join(name, " "), "—– ")) == nil {
+		return norm // "in porto i want", "reykjavik — we want": a place typed in lower case names the trip only when the gazetteer knows it
 	}
 	if t.words["trip_named_not"][strings.Join(name, " ")] || t.words["trip_named_not"][name[0]] || t.lex.others.MatchString("my "+strings.Join(name, " ")) || t.re["trip_named_acts"].MatchString(norm[m[1]:]) {
 		return norm // "for work I need a desk", "for my wife I need …": no trip; "in Vegas I want to go on the 13th": a booking

@@ -467,6 +467,9 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// "<place> — we want …" names the trip as "<place>: we want …" does.
+		{"Lisbon — I want a fado night", "Wants a fado night on this trip."},
+		{"honestly — we want something cheap", ""},
 		// "…, last time …" is a clause of its own: the past beside a wish.
 		{"This time quiet beaches only, last time was way too party", "This time quiet beaches only."},
 		{"I always fly Delta, last time they lost my bag", "Prefers flying Delta."},
