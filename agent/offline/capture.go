@@ -243,7 +243,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			// habit ("…, I always check a bag"), one said to add ("I also …",
 			// "… too") or one that names a place or a brand ("…, I fly from
 			// Denver").
-			why := joins == "" && !remembered && after && t.subject(cl) == "first" && !g.want && !marked && !g.change && !t.lex.has(cl, t.lex.Additive, nil) && !strings.Contains(cl, "«") &&
+			why := joins == "" && !remembered && after && t.subject(cl) == "first" && !g.want && !t.lex.wantMarked(cl) && !follows && !g.change && !t.lex.has(cl, t.lex.Additive, nil) && !strings.Contains(cl, "«") &&
 				(!t.lex.has(cl, slices.Concat(t.lex.Tastes, t.lex.Aversions, []string{"prefer"}), nil) || t.lex.has(cl, t.lex.Deictic, nil) ||
 					prev >= 0 && prev < before && len(c.notes) > before && sameTopic(c.notes[prev], c.notes[before])) &&
 				!slices.ContainsFunc(c.notes[max(prev, 0):], func(n memory.SaveNoteArgs) bool { return slices.ContainsFunc(n.Keywords, t.lex.standsAlone) })

@@ -467,6 +467,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		{"for vancouver i want a hotel w free parking, we're driving up", "Wants a hotel with free parking, is driving up on this trip."},
 		// "<place> — we want …" names the trip as "<place>: we want …" does.
 		{"Lisbon — I want a fado night", "Wants a fado night on this trip."},
 		{"honestly — we want something cheap", ""},
