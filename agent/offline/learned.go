@@ -428,7 +428,7 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 	}
 	named := t.markerOf(norm) == memory.ScopeThisTrip || tripTold || slices.ContainsFunc(sentences, func(s string) bool { // a want is this trip's only when the message names it
 		s = t.normalise(s)
-		return !strings.HasSuffix(strings.TrimSpace(s), "?") && t.markerOf(s) == "" && t.markerOf(t.namingTrip(s)) == memory.ScopeThisTrip
+		return !strings.HasSuffix(strings.TrimSpace(s), "?") && t.markerOf(t.namingTrip(s)) == memory.ScopeThisTrip
 	})
 	scope := memory.ScopeDurable
 	if named || t.gate.trip.odds(feats()) > tripOdds {

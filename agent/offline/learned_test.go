@@ -352,7 +352,7 @@ func TestLastingBesideTheTrip(t *testing.T) {
 		"I'm allergic to shellfish; for the Hanoi leg I'd love a street food tour":                      {"durable: shellfish", "this_trip: street food tour"},
 		// What lasts beside a trip's wish the rules read is kept in the traveler's words.
 		"I'm gluten free, and in Naples I'd rather skip the pizza tour":             {"durable: gluten", "this_trip: pizza tour"},
-		"Normally a city person, but on the Norway one we want fjords and hiking":   {"this_trip: fjords", "durable: city person"},
+		"Normally a city person, but on the Norway one we want fjords and hiking":   {"durable: city person", "this_trip: fjords"},
 		"I always fly economy, but for the anniversary trip we want business class": {"durable: flies economy", "this_trip: business class"},
 	} {
 		notes := model.table.capture(say, nil).notes
@@ -467,6 +467,10 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I never rent scooters, broke my wrist on one in Bali years ago", "Never rents scooters."},
 		{"I can't eat anything with sesame in it.", "Cannot eat anything with sesame in it."},
 		{"I stayed in Rome, loved the hotel", ""},
+		// A lasting habit and the named trip's exception in the traveler's
+		// own words stay apart; "for flights" names no trip.
+		{"I always take the aisle, but on the Tokyo leg I want a window", "Always takes the aisle. | Wants a window on this trip."},
+		{"for flights i'd like at least 23kg of checked luggage, i always overpack and i bring back loads of stuff", "Would like at least 23kg of checked luggage for flights."},
 		{"for vancouver i want a hotel w free parking, we're driving up", "Wants a hotel with free parking, is driving up on this trip."},
 		// "<place> — we want …" names the trip as "<place>: we want …" does.
 		{"Lisbon — I want a fado night", "Wants a fado night on this trip."},
