@@ -739,8 +739,10 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 				return r, false
 			}
 			n := len(obj)
-			within := n > 3 && obj[n-2] == "in" && slices.Contains(obj, "with") // "anything with sesame in it": the thing itself, no pointing
-			hedged := slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Hedges, w) }) && !strings.Contains(strings.Join(obj, " "), "no matter what") // "no matter what" is no hedge
+			// "anything with sesame in it" is the thing itself, no pointing;
+			// "no matter what" is no hedge.
+			within := n > 3 && obj[n-2] == "in" && slices.Contains(obj, "with")
+			hedged := slices.ContainsFunc(obj, func(w string) bool { return slices.Contains(lx.Hedges, w) }) && !strings.Contains(strings.Join(obj, " "), "no matter what")
 			if slices.Contains(lx.Deictic, obj[n-1]) && !within || hedged {
 				return r, false
 			}
