@@ -796,7 +796,8 @@ func (t *table) normalise(s string) string {
 	s = reFrontedReason.ReplaceAllString(strings.Join(strings.Fields(b.String()), " "), "$3$4 $1 $2$5")
 	if strings.Contains(s, " over ") && strings.Contains(s, " would ") {
 		s = reWouldPick.ReplaceAllStringFunc(s, func(m string) string { // "i would take a guesthouse over a resort": a taste; "the Hilton over the Marriott" is a pick
-			if g := reWouldPick.FindStringSubmatch(m); !slices.Contains(t.lex.Deictic, strings.Fields(g[2])[0]) && !strings.HasPrefix(g[2], "the ") {
+			g := reWouldPick.FindStringSubmatch(m)
+			if first, _, _ := strings.Cut(g[2], " "); first != "the" && !slices.Contains(t.lex.Deictic, first) {
 				return g[1] + " prefer " + g[2] + " over "
 			}
 			return m
