@@ -462,11 +462,19 @@ func (lx *lexicon) scoped(n memory.SaveNoteArgs, scope memory.Scope) memory.Save
 // lasting makes a trip's note durable, its words for the trip dropped
 // ("Wants an aisle seat on this trip." → "Wants an aisle seat.").
 func (lx *lexicon) lasting(n memory.SaveNoteArgs) memory.SaveNoteArgs {
-	text := strings.TrimSuffix(n.Text, tripSuffix)
-	for _, m := range lx.Wanted.Markers {
-		text = strings.ReplaceAll(text, " "+m, "")
+	ws := strings.Fields(strings.TrimSuffix(strings.TrimSuffix(n.Text, tripSuffix), "."))
+	low := make([]string, len(ws))
+	for i, w := range ws {
+		low[i] = strings.ToLower(strings.Trim(w, ","))
 	}
-	n.Text, n.Scope = strings.TrimSuffix(text, ".")+".", memory.ScopeDurable
+	for i := 0; i < len(ws); i++ {
+		if m := matchAt(low, i, lx.Wanted.Markers); m != "" && m != "always" { // "This time a quiet room": the trip's words, wherever they stand
+			k := len(strings.Fields(m))
+			ws, low = slices.Delete(ws, i, i+k), slices.Delete(low, i, i+k)
+			i--
+		}
+	}
+	n.Text, n.Scope = capitalise(strings.TrimRight(strings.Join(ws, " "), " ,"))+".", memory.ScopeDurable
 	return n
 }
 

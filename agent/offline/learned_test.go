@@ -488,6 +488,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I'd take the Hilton over the Marriott", ""},
 		// "Actually, make that every time" makes the trip's wish before it lasting.
 		{"aisle seat this time please. actually, make that always", "Wants an aisle seat."},
+		{"this time a quiet room near the lift please. actually make that every time", "A quiet room near the lift."},
 		{"Can we do an aisle seat this time? Actually make that every time, I've got a bad back and need to stand up a lot on flights", "Wants an aisle seat. | Has a bad back and needs to stand up a lot on flights."},
 		// A fact said to add, a taste on another topic, or a habit stays its
 		// own note.
