@@ -167,7 +167,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			// message tells.
 			// Not a booking: no name, number, day or date ("…, so I'd like a
 			// quiet room at the Hilton", "…, so I need a table for Saturday").
-			after := i > 0 && strings.IndexAny(strings.TrimSpace(clauses[i]), ",—–-") == 0 // the clause opens on a comma or a dash
+			after := i > 0 && goesOn(clauses[i])
 			follows := (joins == "so" || joins == "" && after && strings.Contains(cl, " need ") && !strings.Contains(cl, " the ")) && prev >= 0 && prev < len(c.notes) && c.notes[prev].Scope == memory.ScopeDurable && scope != memory.ScopeThisTrip &&
 				!strings.ContainsAny(cl, "«0123456789") && !t.lex.has(cl, t.lex.Weekdays, nil) && !t.re["trip.dates"].MatchString(cl)
 			tripWant := scope == "" && tripTold && !follows && t.re["trip_wants"].MatchString(cl) && !t.re["trip.dates"].MatchString(cl) // a want with its dates books
@@ -458,6 +458,10 @@ func (lx *lexicon) scoped(n memory.SaveNoteArgs, scope memory.Scope) memory.Save
 	}
 	return n
 }
+
+// goesOn reports whether a clause as cut opens on a comma or a dash: it
+// goes on with the clause before ("…, I wake at every passing bus").
+func goesOn(cl string) bool { return strings.IndexAny(strings.TrimSpace(cl), ",—–-") == 0 }
 
 // lasting makes a trip's note durable, its words for the trip dropped
 // ("Wants an aisle seat on this trip." → "Wants an aisle seat.").

@@ -749,7 +749,7 @@ func (t *table) clausesOf(message string) []ownClause {
 		seps := reJoined.FindAllString(joined, -1)
 		for k, cl := range reJoined.Split(joined, -1) {
 			so := k > 0 && reSo.MatchString(seps[k-1]) || reSo.MatchString(cl) // the "so" may be the break or open the clause
-			goes := k > 0 && !so && strings.IndexAny(strings.TrimSpace(cl), ",—–-") == 0
+			goes := k > 0 && !so && goesOn(cl)
 			cl = t.stripFillers(reTripIn.ReplaceAllString(cl, ""))
 			ws, begs := strings.Fields(cl), false
 			for len(ws) > 0 && t.lex.Chatter[strings.Trim(ws[len(ws)-1], ",.!")] {
