@@ -428,13 +428,16 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 	}
 	named := t.markerOf(norm) == memory.ScopeThisTrip || tripTold || slices.ContainsFunc(sentences, func(s string) bool { // a want is this trip's only when the message names it
 		s = t.normalise(s)
-		return !strings.HasSuffix(strings.TrimSpace(s), "?") && t.markerOf(t.namingTrip(s)) == memory.ScopeThisTrip
+		return !strings.HasSuffix(strings.TrimSpace(s), "?") && (t.markerOf(t.namingTrip(s)) == memory.ScopeThisTrip)
 	})
 	scope := memory.ScopeDurable
 	if named || t.gate.trip.odds(feats()) > tripOdds {
 		scope = memory.ScopeThisTrip
 	}
-	parts := t.ownParts(message, named)
+	// A want the trip classifier is sure is this trip's is a wish for it
+	// ("need late checkout on the last day"), unless it asks for what is at
+	// hand: something to book, a meal, options.
+	parts := t.ownParts(message, named, scope == memory.ScopeThisTrip && !t.re["at_hand"].MatchString(norm))
 	groups, scopes := [][]ownPart{parts}, []memory.Scope{scope}
 	switch lasting, trip := splitParts(parts); {
 	case scope == memory.ScopeThisTrip && len(lasting) > 0 && len(trip) > 0:
@@ -780,7 +783,7 @@ var clauseOdds = -2.0
 // reason beside it (reasons: "need a pool at the hotel, i swim every
 // morning"). It returns the text and the words its keywords come from.
 func (t *table) ownClauses(message string, trip bool) (string, []string) {
-	return joinParts(t.ownParts(message, trip))
+	return joinParts(t.ownParts(message, trip, false))
 }
 
 // ownPart is one clause ownParts keeps: its text in the third person, the
@@ -802,8 +805,9 @@ func joinParts(ps []ownPart) (string, []string) {
 	return strings.Join(texts, ", "), obj
 }
 
-// ownParts is ownClauses clause by clause.
-func (t *table) ownParts(message string, trip bool) []ownPart {
+// ownParts is ownClauses clause by clause; wish reads a bare want as the
+// trip's wish though no marker names the trip.
+func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 	var parts []ownPart
 	afterOther := false
 	clauses := t.clausesOf(message)
@@ -847,7 +851,7 @@ func (t *table) ownParts(message string, trip bool) []ownPart {
 		if c.asks || afterOther || t.re["questions"].MatchString(c.text) || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) && !t.lex.travelThing(ws) && !(trip && who == "first") {
 			continue
 		}
-		wants := trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
+		wants := trip || wish || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
 			slices.ContainsFunc(t.lex.Needs, func(n string) bool { return strings.Contains(c.text, "my "+n) }) // "… for my insulin"
 		if t.keepsNothing(c.text, ws, who, trip, wants) {
 			continue
