@@ -684,6 +684,9 @@ func (t *table) subject(cl string) string {
 			other = nil // "this trip is a surprise for my gf": she is not who the clause is about
 		}
 	}
+	if other != nil && (first == nil || other[0] < first[0]) && t.thingsAgain(cl, other) {
+		other = nil // "layovers are fine, as long as they are short": they are the layovers
+	}
 	if t.lex.bare.MatchString(cl) || strings.HasPrefix(cl, "«") && t.lex.named.MatchString(cl) && (first == nil || strings.Contains(cl, ", who")) {
 		first, other = nil, []int{0, 0} // "wife's allergic to shellfish", "«Sarah» does not eat pork": someone else's
 	}
@@ -694,6 +697,19 @@ func (t *table) subject(cl string) string {
 		return "other"
 	}
 	return ""
+}
+
+// thingsAgain reports whether the other subject a clause names at loc is
+// "they" or "their" after a plural travel thing ("direct flights whenever
+// they exist"): the things, not a person.
+func (t *table) thingsAgain(cl string, loc []int) bool {
+	if w := cl[loc[0]:loc[1]]; w != "they" && w != "their" {
+		return false
+	}
+	return slices.ContainsFunc(strings.Fields(cl[:loc[0]]), func(w string) bool {
+		w = strings.Trim(w, ",.;:!")
+		return len(w) > 3 && strings.HasSuffix(w, "s") && t.lex.travelThing([]string{w})
+	})
 }
 
 // othersFirst reports whether a clause opens on someone else ("my wife's
