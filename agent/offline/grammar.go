@@ -102,6 +102,7 @@ type lexicon struct {
 	NotVerbs      []string          `yaml:"not_verbs"`
 	Objects       []string          `yaml:"objects"`        // what follows an imperative's verb ("skip the wine pairings", "book me …")
 	FeelingVerbs  []string          `yaml:"feeling_verbs"`  // verbs no one orders with: "want a balcony" dropped its "I"
+	HabitVerbs    []string          `yaml:"habit_verbs"`    // habits no one orders with: "use a cane" dropped its "I"
 	AfterVerbs    []string          `yaml:"after_verbs"`    // what follows a verb, not a plural noun: "…, wakes at every passing bus"
 	Weekdays      []string          `yaml:"weekdays"`       // a day that makes a want a booking: "a table for Saturday"
 	ReasonOpeners []string          `yaml:"reason_openers"` // a reason's first word after the traveler's clause: "…, can't sleep in the heat"

@@ -833,7 +833,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
 		ws := c.ws
-		if (who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || who != "other" && len(ws) > 1 && slices.Contains(t.lex.FeelingVerbs, ws[0])) && matchAt(ws, 0, t.lex.Compounds) == "" {
+		if (who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && slices.Contains(t.lex.HabitVerbs, ws[0]))) && matchAt(ws, 0, t.lex.Compounds) == "" {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin": chat drops the "I"
 		}
 		if m := reToAssistant.FindStringSubmatch(strings.Join(ws, " ")); m != nil {
