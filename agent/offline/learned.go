@@ -892,11 +892,12 @@ func (t *table) remark(c ownClause, who string) bool {
 }
 
 // thingsRemark reports whether a clause says how things of a kind are
-// ("hotels are so pricey these days", "trains in «Italy» are always late"):
-// a plural travel noun, is or are, and no word of the traveler's.
+// ("hotels are so pricey these days", "trains in «Italy» are always late",
+// "italian trains are always late"): a plural travel noun before is or are,
+// and no word of the traveler's.
 func (t *table) thingsRemark(ws []string) bool {
 	verb := slices.IndexFunc(ws[:min(4, len(ws))], func(w string) bool { return slices.Contains(t.lex.PlaceRemarks, w) })
-	return verb > 0 && verb+1 < len(ws) && strings.HasSuffix(ws[0], "s") && t.lex.travelThing(ws[:1]) &&
+	return verb > 0 && verb+1 < len(ws) && slices.ContainsFunc(ws[:verb], func(w string) bool { return strings.HasSuffix(w, "s") && t.lex.travelThing([]string{w}) }) &&
 		!slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(t.lex.Mine, w) })
 }
 
