@@ -311,6 +311,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				}
 			}
 		}
+		for _, n := range t.otherScope(message, c.notes) {
+			c.add(n, known, map[string]bool{})
+		}
 	}
 	return c
 }

@@ -738,6 +738,7 @@ type ownClause struct {
 	asks  bool     // its sentence is a question
 	begs  bool     // it follows "so" and ends on "please" or the like: a request the fact before leads to
 	goes  bool     // it goes on with the clause before after a comma or a dash ("…, farm stays, guesthouses")
+	trip  bool     // it names this trip ("but for this trip i would like …"); the words that name it are gone
 	feats []string
 }
 
@@ -750,10 +751,13 @@ func (t *table) clausesOf(message string) []ownClause {
 		asks := strings.HasSuffix(strings.TrimSpace(s), "?")
 		joined := t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0")
 		seps := reJoined.FindAllString(joined, -1)
+		named := false // the clause before only named the trip ("…; for this trip, i want …")
 		for k, cl := range reJoined.Split(joined, -1) {
 			so := k > 0 && reSo.MatchString(seps[k-1]) || reSo.MatchString(cl) // the "so" may be the break or open the clause
 			goes := k > 0 && !so && goesOn(cl)
+			trip := named || reTripIn.MatchString(cl)
 			cl = t.stripFillers(reTripIn.ReplaceAllString(cl, ""))
+			named = trip && strings.Trim(cl, " ,;:") == ""
 			ws, begs := strings.Fields(cl), false
 			for len(ws) > 0 && t.lex.Chatter[strings.Trim(ws[len(ws)-1], ",.!")] {
 				begs = begs || so && slices.Contains(t.lex.Asking, strings.Trim(ws[len(ws)-1], ",.!"))
@@ -762,7 +766,7 @@ func (t *table) clausesOf(message string) []ownClause {
 			if len(ws) == 0 {
 				continue
 			}
-			out = append(out, ownClause{text: cl, ws: ws, asks: asks, begs: begs, goes: goes, feats: t.normFeatures(cl, asks)})
+			out = append(out, ownClause{text: cl, ws: ws, asks: asks, begs: begs, goes: goes, trip: trip, feats: t.normFeatures(cl, asks)})
 		}
 	}
 	return out
@@ -795,6 +799,7 @@ type ownPart struct {
 	text    string
 	obj     []string
 	lasting bool
+	trip    bool // its clause names this trip
 }
 
 func joinParts(ps []ownPart) (string, []string) {
@@ -851,7 +856,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		if c.asks || afterOther || t.re["questions"].MatchString(c.text) || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) && !t.lex.travelThing(ws) && !(trip && who == "first") {
 			continue
 		}
-		wants := trip || wish || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
+		wants := trip || wish || c.trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
 			slices.ContainsFunc(t.lex.Needs, func(n string) bool { return strings.Contains(c.text, "my "+n) }) // "… for my insulin"
 		if t.keepsNothing(c.text, ws, who, trip, wants) {
 			continue
@@ -874,7 +879,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		// "I always prefer countryside stays over cities — farm stays,
 		// guesthouses": what goes on with a lasting clause lasts.
 		lasting = lasting || marker == "" && who == "" && c.goes && i > 0 && kept == i-1 && parts[len(parts)-1].lasting
-		parts, kept = append(parts, ownPart{text, o, lasting}), i
+		parts, kept = append(parts, ownPart{text, o, lasting && !c.trip, c.trip}), i
 	}
 	return parts
 }
@@ -995,4 +1000,35 @@ func (lx *lexicon) plainThird(ws []string) []string {
 		v = thirdPerson(v)
 	}
 	return slices.Concat(out[1:at], []string{v + ws[at][len(strings.Trim(ws[at], ",.")):]}, out[at+1:])
+}
+
+// otherScope keeps, in the traveler's own words, what a message says for
+// the scope its notes left out: "I never do group tours normally, but for
+// this trip I'd like one walking tour" kept the lasting habit and not the
+// trip's wish, "I'm usually up at six, but for Ibiza I want late check-out"
+// the wish and not the habit. The left-out clause must name the trip, or
+// say it lasts with a habit word or a durable marker.
+func (t *table) otherScope(message string, notes []memory.SaveNoteArgs) []memory.SaveNoteArgs {
+	durable := slices.ContainsFunc(notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeDurable })
+	if t.gate == nil || len(notes) == 0 || len(message) > ownWordsMax || durable == slices.ContainsFunc(notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeThisTrip }) {
+		return nil
+	}
+	var left []ownPart
+	for _, p := range t.ownParts(message, false, false) {
+		if durable && p.trip || !durable && p.lasting && !p.trip && (t.lex.has(strings.ToLower(p.text), t.lex.HabitAdverbs, nil) || t.markerOf(strings.ToLower(p.text)) == memory.ScopeDurable) {
+			left = append(left, p)
+		}
+	}
+	text, obj := joinParts(left)
+	scope := memory.ScopeDurable
+	if durable {
+		scope = memory.ScopeThisTrip
+	}
+	if r, ok := t.lex.finish(reading{}, text, obj); text != "" && ok && len(text) <= noteRoom-len(tripSuffix) {
+		r.note.Keywords = t.lex.keywordsOf(obj, r.note.Keywords)
+		if n := t.lex.scoped(r.note, scope); !slices.ContainsFunc(notes, func(o memory.SaveNoteArgs) bool { return sameTopic(o, n) }) {
+			return []memory.SaveNoteArgs{n}
+		}
+	}
+	return nil
 }
