@@ -834,11 +834,18 @@ func (t *table) normalise(s string) string {
 			return m
 		})
 	}
+	if strings.HasPrefix(s, "if ") {
+		s = reBareCondition.ReplaceAllString(s, "$1, $2") // "if the flight is over 6 hours i want business": the condition ends where the traveler starts
+	}
 	if !slices.ContainsFunc(t.lex.habitWords, func(w string) bool { return strings.Contains(s, w) }) {
 		return s // most sentences have no habit opener: the regexp is not run
 	}
 	return t.lex.habit.ReplaceAllString(s, "$1$2 usually ") // "as a rule i book …": "i usually book …"
 }
+
+// reBareCondition is a condition said without its comma, up to the
+// traveler's want ("if it is a long haul flight i need an aisle seat").
+var reBareCondition = regexp.MustCompile(`^(if [^,.;]{3,60}?) ((?:i|we) (?:always |usually |really |just |definitely |only )?(?:want|need|prefer|would like|would rather|would prefer|book|take|insist on|have to have|must have|cannot|will not|do not|refuse)\b)`)
 
 // reShout is a run of two or more words in capitals; reCaps one such word.
 var (
