@@ -549,7 +549,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// trip too; one that books (a name, a day) does not.
 		{"We're doing Croatia in July, me and my husband. I get seasick easily, so I'd rather avoid long ferry crossings. Can you suggest a route?", "Gets seasick easily, so would rather avoid long ferry crossings."},
 		{"Hello — I always travel with a CPAP machine, so I need a power outlet by the bed. Planning a week in the Norwegian fjords in July with my wife.", "Always travels with a CPAP machine, so needs a power outlet by the bed."},
-		{"I always fly BA, so I want the 9am flight to Rome", ""},
+		{"I always fly BA, so I want the 9am flight to Rome", "Prefers flying BA."},
 		// Words in capitals are shouted, not names; a list ends at "not".
 		{"LATEX ALLERGY!! hotels need to know", "Latex allergy."},
 		{"I LOVE Lisbon", "Loves Lisbon."},
