@@ -534,7 +534,7 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == ""
 	plain := plainNames.Replace(cl) // "lisbon in «May»": the month is a date, not a name
 	if t.re["hypothetical"].MatchString(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit ||
-		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
+		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil) && !t.re["budget_trait"].MatchString(cl)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
 		return true
 	}
 	if who != "first" {
