@@ -838,7 +838,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
 		ws := c.ws
-		if (who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && slices.Contains(t.lex.HabitVerbs, ws[0]))) && matchAt(ws, 0, t.lex.Compounds) == "" {
+		if (who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && (slices.Contains(t.lex.HabitVerbs, ws[0]) || reCanOnly.MatchString(c.text)))) && matchAt(ws, 0, t.lex.Compounds) == "" {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin": chat drops the "I"
 		}
 		if m := reToAssistant.FindStringSubmatch(strings.Join(ws, " ")); m != nil {
@@ -853,7 +853,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			continue // a remark on the world, in a message that says nothing of the traveler
 		}
 		odds := t.gate.clause.odds(c.feats)
-		if c.asks || afterOther || t.re["questions"].MatchString(c.text) || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) && !t.lex.travelThing(ws) && !(trip && who == "first") {
+		if c.asks || afterOther || t.re["questions"].MatchString(c.text) && !reCanOnly.MatchString(c.text) || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) && !t.lex.travelThing(ws) && !(trip && who == "first") {
 			continue
 		}
 		wants := trip || wish || c.trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
@@ -891,7 +891,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 // are (thingsRemark).
 func (t *table) remark(c ownClause, who string) bool {
 	ws := c.ws
-	return who == "" && len(ws) > 2 && !slices.Contains(t.lex.People, ws[0]) && slices.ContainsFunc(ws[1:min(4, len(ws))], func(w string) bool {
+	return who == "" && len(ws) > 2 && !slices.Contains(t.lex.People, ws[0]) && !slices.Contains(t.lex.Negators, ws[0]) && slices.ContainsFunc(ws[1:min(4, len(ws))], func(w string) bool {
 		return slices.Contains(t.lex.Remarks, w) || strings.HasPrefix(ws[0], "«") && slices.Contains(t.lex.PlaceRemarks, w)
 	}) && !t.lex.has(c.text, t.lex.HabitAdverbs, nil) || who == "" && t.thingsRemark(ws)
 }
@@ -964,6 +964,10 @@ var reToAssistant = regexp.MustCompile(`^(?:please )?(never|do not|always)(?: ev
 // reDoing is what the traveler is doing now or soon ("i am nursing a back
 // strain", "we are travelling with the cat"): nothing lasting.
 var reDoing = regexp.MustCompile(`\b(?:i|we) (?:am|are) (?:\S+ )?[a-z]+ing\b`)
+
+// reCanOnly is a clause that opens on what the traveler can only or never
+// do, its "I" dropped ("can only travel weekends"): no question.
+var reCanOnly = regexp.MustCompile(`^can (?:only|never|barely|hardly)\b`)
 
 // reSo opens a clause that follows from the one before.
 var reSo = regexp.MustCompile(`^[\x00,\s]*(?:and\s+)?so\b`)
