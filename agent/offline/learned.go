@@ -834,7 +834,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		conditional := cond != nil
 		condWords := cond
 		cond = nil
-		if i > 0 && who == "" && c.begs && len(parts) > 0 || reTripOnly.MatchString(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
+		if i > 0 && who == "" && c.begs && len(parts) > 0 || t.tripOnly(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
 		ws := c.ws
@@ -972,9 +972,22 @@ var reCanOnly = regexp.MustCompile(`^can (?:only|never|barely|hardly)\b`)
 // reSo opens a clause that follows from the one before.
 var reSo = regexp.MustCompile(`^[\x00,\s]*(?:and\s+)?so\b`)
 
-// reTripOnly is a clause that only names a trip ("tokyo trip", "paris this
-// time"): update_trip keeps it.
-var reTripOnly = regexp.MustCompile(`^(?:the |our |my )?[\p{L}«»' -]{2,30}? (?:trip|this time|part|leg|bit)$`)
+// tripOnly reports whether a clause only names a trip ("tokyo trip",
+// "paris this time", "the «Lisbon» part", "our work trip"): update_trip
+// keeps it. A thing wanted this time ("tent camping this time", "kid
+// friendly places only this trip") is the trip's wish, not its name.
+func (t *table) tripOnly(cl string) bool {
+	m := reTripOnly.FindStringSubmatch(cl)
+	if m == nil {
+		return false
+	}
+	ws := strings.Fields(strings.Trim(m[1], " «»"))
+	return len(ws) <= 1 || strings.Contains(m[1], "«") || t.placeIn(m[1]) != "" || !t.lex.travelThing(ws) && !slices.ContainsFunc(ws, func(w string) bool { return t.lex.Cues[w] != "" })
+}
+
+// reTripOnly is a clause that may only name a trip, and the words that
+// would name it.
+var reTripOnly = regexp.MustCompile(`^(?:the |our |my )?([\p{L}«»' -]{2,30}?) (?:only )?(?:trip|this time|part|leg|bit)$`)
 
 // reTripIn is what namingTrip made of the words that name the trip: the
 // note's scope says it.

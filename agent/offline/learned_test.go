@@ -574,7 +574,11 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"Quiet hotel outside the centre this time, we had enough noise on the last trip.", "Wants quiet hotel outside the centre on this trip."},
 		{"This trip we need two rooms, not one, our teenager is bringing a friend.", "Needs two rooms on this trip."},
 		{"Hotel this time was awful", ""},
-		{"The dog isn't coming this time, so pet-friendly doesn't matter for this booking.", ""},
+		// What this trip is without is the trip's: it overrides a lasting
+		// note for the conversation ("travels with their dog").
+		{"The dog isn't coming this time, so pet-friendly doesn't matter for this booking.", "The dog is not coming this time."},
+		// A thing wanted this time is no trip's name ("tent camping this time").
+		{"tent camping this time", "Wants tent camping on this trip."},
 		// "next weekend" is no "next week" and "end"; "the last trip" is no trip's name.
 		{"Next weekend in Edinburgh we'd like a pub with live folk music one evening", "Would like a pub with live folk music one evening on this trip."},
 		// A limit said after a comma stays with the note; a canned note that
