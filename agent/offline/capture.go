@@ -792,7 +792,7 @@ var reName = regexp.MustCompile(`\b(?:(?:[A-HJ-Z][\p{L}'&.-]*|I[\p{L}&.-][\p{L}'
 // first word) as «Name» with their casing kept, so no lower-case rule
 // matches inside the name of a place or business.
 func (t *table) normalise(s string) string {
-	s = plainMarks.Replace(s)
+	s = strings.TrimSpace(strings.Map(noEmoji, plainMarks.Replace(s))) // "Hilton Honors Diamond here 💎": the picture says nothing
 	if shouting(s) {
 		s = reShout.ReplaceAllStringFunc(s, strings.ToLower)       // "PLEASE NO OVERNIGHT FLIGHTS": words in capitals are no name
 		s = reCaps.ReplaceAllStringFunc(s, func(w string) string { // "I LOVE Lisbon", "I DO want a view": a word the lexicon knows
