@@ -311,7 +311,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				}
 			}
 		}
-		for _, n := range t.otherScope(message, c.notes) {
+		for _, n := range t.otherScope(message, c.notes, parts) {
 			c.add(n, known, map[string]bool{})
 		}
 	}

@@ -1024,10 +1024,11 @@ func (lx *lexicon) plainThird(ws []string) []string {
 // this trip I'd like one walking tour" kept the lasting habit and not the
 // trip's wish, "I'm usually up at six, but for Ibiza I want late check-out"
 // the wish and not the habit. The left-out clause must name the trip, or
-// say it lasts with a habit word or a durable marker.
-func (t *table) otherScope(message string, notes []memory.SaveNoteArgs) []memory.SaveNoteArgs {
+// say it lasts with a habit word or a durable marker. A message of one
+// clause (most) is not read again.
+func (t *table) otherScope(message string, notes []memory.SaveNoteArgs, clauses int) []memory.SaveNoteArgs {
 	durable := slices.ContainsFunc(notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeDurable })
-	if t.gate == nil || len(notes) == 0 || len(message) > ownWordsMax || durable == slices.ContainsFunc(notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeThisTrip }) {
+	if t.gate == nil || clauses < 2 || len(notes) == 0 || len(message) > ownWordsMax || durable == slices.ContainsFunc(notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeThisTrip }) {
 		return nil
 	}
 	var left []ownPart
