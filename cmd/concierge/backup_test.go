@@ -42,9 +42,12 @@ func backupLoadTime(t *testing.T) time.Duration {
 // starts a server on it that answers with the notes the copy holds —
 // every note acknowledged before the backup began among them.
 func TestBackupUnderLoadRestores(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped with -short")
 	}
+	loadSlot.Lock()
+	t.Cleanup(loadSlot.Unlock)
 	load := backupLoadTime(t)
 	bin := binary(t)
 	dir := t.TempDir()

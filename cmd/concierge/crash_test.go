@@ -20,6 +20,7 @@ import (
 // consolidation job waits for the model, restarts it, and checks the job
 // completes exactly once.
 func TestCrashDuringConsolidation(t *testing.T) {
+	t.Parallel()
 	bin := binary(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "crash.db")

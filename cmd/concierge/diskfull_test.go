@@ -20,9 +20,12 @@ import (
 // /healthz answers 200 again. It needs to mount a tmpfs (root); elsewhere it
 // skips saying so.
 func TestDiskFull(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary; skipped with -short")
 	}
+	loadSlot.Lock()
+	t.Cleanup(loadSlot.Unlock)
 	mnt := t.TempDir()
 	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=16m", "tmpfs", mnt).CombinedOutput(); err != nil {
 		t.Skipf("cannot mount a size-limited tmpfs here (%v: %s): the disk-full test needs it", err, strings.TrimSpace(string(out)))

@@ -101,6 +101,7 @@ func TestEvalHoldoutChoice(t *testing.T) {
 }
 
 func TestEvalAgainstModelServer(t *testing.T) {
+	t.Parallel()
 	fake := fakeopenai.New(t)
 	fake.Handler(fakeopenai.ModelHandler(offline.New(memory.NewTokenCounter("gpt-4o-mini")), nil))
 	// One holdout file is enough to show the provider's path scores it;

@@ -39,6 +39,7 @@ func importFile(t *testing.T, n int, extra ...string) string {
 // with their reasons, and nothing of them is stored. Imported trips feed
 // the recent trips.
 func TestImportIdempotentWithRefusals(t *testing.T) {
+	t.Parallel()
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		bad := []string{
 			`{"external_id":"crm-bad-1","email":"b1@import.example","name":"B1","profile":{"nickname":"x"}}`,

@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -64,13 +67,31 @@ func binary(t *testing.T) string {
 	return buildBin
 }
 
+// Most tests here wait: on child processes, on leases running out, on a
+// fake model's delays. Each works on a database, a port and a fake model
+// server of its own, so they call t.Parallel and wait side by side, more
+// of them at once than go test's default of one per core (-parallel given
+// on the command line still wins). The tests that load a server for a
+// fixed time take turns through loadSlot.
 func TestMain(m *testing.M) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(max(8, runtime.GOMAXPROCS(0))))
+	}
 	code := m.Run()
 	if buildBin != "" {
 		os.RemoveAll(filepath.Dir(buildBin))
 	}
 	os.Exit(code)
 }
+
+// loadSlot is held by each test that drives a server as hard as it can for
+// a fixed time (the backup, the full disk, the stopped database): one such
+// load at a time, so that none of them shares the machine with another
+// and each one's time bounds stay its own.
+var loadSlot sync.Mutex
 
 // backend is one database kind the instances share.
 type backend struct {
@@ -82,9 +103,11 @@ type backend struct {
 func backends(t *testing.T, fn func(t *testing.T, b backend)) {
 	t.Helper()
 	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel() // a database of its own: the two backends run side by side
 		fn(t, backend{name: "sqlite", fresh: func(t *testing.T) string { return filepath.Join(t.TempDir(), "shared.db") }})
 	})
 	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
 		base := os.Getenv(dbtest.PostgresEnv)
 		if base == "" {
 			if os.Getenv("CI") == "true" {
@@ -342,6 +365,7 @@ func lastUserTurn(msgs []models.Message) int {
 // conversation through two instances, then retries each failure once:
 // every message is stored exactly once and answered, with unique turns.
 func TestParallelSendsAcrossInstances(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, b backend) {
 		dsn := b.fresh(t)
 		one := start(t, dsn)
@@ -419,6 +443,7 @@ func openShared(t *testing.T, dsn string) *models.Store {
 // consolidation model takes one to two seconds: each conversation learned
 // the same allergy, and exactly one long-term note must result.
 func TestConcurrentClosesLearnOneNote(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, b backend) {
 		fake := fakeopenai.New(t)
 		var seq int
@@ -499,6 +524,7 @@ func TestConcurrentClosesLearnOneNote(t *testing.T) {
 // answering, restarts it, and retries the send with the same key: the
 // retry is answered within 10 s of the restart, the message stored once.
 func TestKillDuringTurn(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, b backend) {
 		fake := fakeopenai.New(t)
 		fake.Handler(func(fakeopenai.ChatRequest) fakeopenai.Response {
@@ -538,6 +564,7 @@ func TestKillDuringTurn(t *testing.T) {
 // TestSimultaneousStart starts two instances at the same moment on a new
 // database: both migrate-or-wait, one seeds, and both serve.
 func TestSimultaneousStart(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, b backend) {
 		dsn := b.fresh(t)
 		one, readyOne := launch(t, dsn)
@@ -568,6 +595,7 @@ func TestSimultaneousStart(t *testing.T) {
 // a restarted instance finishes the job within about ten seconds (the
 // lease a dead worker stops renewing), exactly once.
 func TestKillDuringConsolidationRecoversInSeconds(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, b backend) {
 		fake := fakeopenai.New(t)
 		fake.Handler(func(fakeopenai.ChatRequest) fakeopenai.Response {

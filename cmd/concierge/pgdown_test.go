@@ -63,6 +63,7 @@ func sendOnce(client *http.Client, url, token, session, key, content string) sen
 // 503, service resumes once the database is back, and every acknowledged
 // message is stored exactly once and answered.
 func TestPostgresStoppedUnderLoad(t *testing.T) {
+	t.Parallel()
 	base := os.Getenv(dbtest.PostgresEnv)
 	if base == "" {
 		if os.Getenv("CI") == "true" {
@@ -70,6 +71,8 @@ func TestPostgresStoppedUnderLoad(t *testing.T) {
 		}
 		t.Skipf("PostgreSQL not configured: set %s=postgres://... to run this test", dbtest.PostgresEnv)
 	}
+	loadSlot.Lock()
+	t.Cleanup(loadSlot.Unlock)
 	const (
 		clients  = 4
 		deadline = 2 * time.Second

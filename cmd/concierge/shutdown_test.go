@@ -66,6 +66,7 @@ func serveBinary(t *testing.T, bin string, env []string, args ...string) (string
 // stored, or 503 restarting — the process exits 0, and after a restart
 // every message retried with its key is answered and stored once.
 func TestShutdownAnswersEveryone(t *testing.T) {
+	t.Parallel()
 	const n = 50
 	bin := binary(t)
 	db := filepath.Join(t.TempDir(), "shutdown.db")
