@@ -25,6 +25,7 @@ type axeState struct {
 // state of the four demo accounts and the signed-out visitor, at a laptop's
 // and a phone's size, and fails on any serious or critical violation.
 func TestBrowserAxe(t *testing.T) {
+	t.Parallel()
 	f := newConsoleFixture(t)
 	seedConversation(t, f.e)
 	if status, out := f.e.apiCall("POST", "/api/v1/users/me/erasure-request", f.tokens["priya"], ""); status != http.StatusCreated {

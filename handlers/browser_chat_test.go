@@ -86,6 +86,7 @@ func sendMessage(t *testing.T, ctx context.Context, msg string) {
 // answer and its chip, undo, saying it again, the end-of-conversation
 // summary, and deleting the note on the memory page.
 func TestBrowserChatMemory(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := browsertest.New(t, 45*time.Second)
 	acceptDialogs(ctx)
@@ -177,6 +178,7 @@ func TestBrowserChatMemory(t *testing.T) {
 // TestBrowserChatPhone takes the phone-width screenshots and checks the
 // layout does not overflow sideways.
 func TestBrowserChatPhone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := browsertest.New(t, 45*time.Second)
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile)); err != nil {
@@ -231,6 +233,7 @@ func checkNoSidewaysScroll(t *testing.T, ctx context.Context, where string) {
 // TestBrowserChatModelFailure: the model server answers 500; the message
 // stays in the conversation with a clear error, and Retry answers it.
 func TestBrowserChatModelFailure(t *testing.T) {
+	t.Parallel()
 	fake := fakeopenai.New(t)
 	e := newEnvWith(t, envOptions{provider: openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "m", MaxRetries: openai.NoRetries})})
 	ctx := browsertest.New(t, 45*time.Second)

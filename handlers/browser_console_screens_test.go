@@ -18,6 +18,7 @@ import (
 // accounts page, the tokens page and the health charts with one day of data.
 // It checks what a person would look for and saves screenshots.
 func TestBrowserConsoleScreens(t *testing.T) {
+	t.Parallel()
 	f := newConsoleFixture(t)
 	if status, out := f.e.apiCall("POST", "/api/v1/users/me/erasure-request", f.tokens["priya"], ""); status != http.StatusCreated {
 		t.Fatalf("erasure request: %d %v", status, out)

@@ -63,6 +63,7 @@ func signIn(email string) chromedp.Action[chromedp.Void] {
 // reason, sees the change in the audit timeline, and opens what the model
 // saw on a turn.
 func TestBrowserSupportEditsNote(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	seedConversation(t, e)
 	priya, err := e.store.UserByEmail(t.Context(), "priya@example.com")
@@ -201,6 +202,7 @@ func TestBrowserSupportEditsNote(t *testing.T) {
 // TestBrowserAdminExecutesErasure: a traveler asks to be erased; an admin
 // executes the request from the queue and sees the receipt.
 func TestBrowserAdminExecutesErasure(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tok := e.token("priya@example.com")
 	if status, out := e.apiCall("POST", "/api/v1/users/me/erasure-request", tok, ""); status != http.StatusCreated {

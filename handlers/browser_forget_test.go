@@ -17,6 +17,7 @@ import (
 // note back, and on the memory page the traveler gives a note an end date
 // ("until 31 Mar 2027" shown) and clears it.
 func TestBrowserForgetAndUntil(t *testing.T) {
+	t.Parallel()
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		e := newEnvWith(t, envOptions{store: s})
 		ctx := browsertest.New(t, 60*time.Second)

@@ -92,6 +92,7 @@ func (k keyboard) ready() {
 // keyboard alone — sign in, send, Undo, rename, end, start a new
 // conversation — and checks where the focus is after every step.
 func TestBrowserKeyboardTraveler(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := browsertest.New(t, 90*time.Second)
 	k := keyboard{t, ctx}
@@ -179,6 +180,7 @@ func TestBrowserKeyboardTraveler(t *testing.T) {
 // the keyboard alone, checking the focus after every step; no step's page
 // answers a reload by sending the form again.
 func TestBrowserKeyboardAdmin(t *testing.T) {
+	t.Parallel()
 	f := newConsoleFixture(t)
 	if status, out := f.e.apiCall("POST", "/api/v1/users/me/erasure-request", f.tokens["priya"], ""); status != http.StatusCreated {
 		t.Fatalf("erasure request: %d %v", status, out)

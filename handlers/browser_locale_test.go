@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -86,10 +87,15 @@ var (
 	urlRE      = regexp.MustCompile(`(?:https?://|/)[\w./?=&#%-]+`)
 	latinOnly  = regexp.MustCompile(`^[A-Za-z]+$`)
 	catalogues = map[string]map[string]any{}
+	// cataloguesMu guards catalogues: the tests that read them run in
+	// parallel.
+	cataloguesMu sync.Mutex
 )
 
 func readCatalogue(t *testing.T, lang string) map[string]any {
 	t.Helper()
+	cataloguesMu.Lock()
+	defer cataloguesMu.Unlock()
 	if c, ok := catalogues[lang]; ok {
 		return c
 	}
@@ -372,6 +378,7 @@ func TestEnglishCheckCatchesEnglish(t *testing.T) {
 // English word of the interface, writes dates the language's way and
 // fits the width; the screenshots are saved.
 func TestBrowserPagesInSpanishAndRussian(t *testing.T) {
+	t.Parallel()
 	e := reviewEnv(t, dbtest.SQLite(t))
 	priya, tok := e.userID("priya@example.com"), e.token("priya@example.com")
 	admin := e.token("admin@example.com")

@@ -12,6 +12,7 @@ import (
 
 // TestBrowserLogin signs in through the real login form in Chromium.
 func TestBrowserLogin(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := browsertest.New(t, 60*time.Second)
 	err := chromedp.Do(ctx,

@@ -15,6 +15,7 @@ import (
 // after the list, not inside its last item, and Rome gets no beaches; in
 // Spanish too.
 func TestBrowserOptionsAnswer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := browsertest.New(t, 45*time.Second)
 	browserSignIn(t, ctx, e, "john@example.com")

@@ -20,6 +20,7 @@ import (
 // when something is typed in its box; the health charts' labels are at
 // least 11 px on screen. It saves screenshots of each.
 func TestBrowserPagesThirdPass(t *testing.T) {
+	t.Parallel()
 	for _, size := range viewports {
 		t.Run(size.name, func(t *testing.T) {
 			f := newConsoleFixture(t)

@@ -20,6 +20,7 @@ import (
 // resolves it by typing a reason and pressing Enter, and the focus lands on
 // the result; the page never scrolls sideways.
 func TestBrowserReviewQueue(t *testing.T) {
+	t.Parallel()
 	for _, size := range []struct {
 		name string
 		w, h int64

@@ -26,6 +26,7 @@ var watchPrefix = fmt.Sprintf(`(() => { const want = %q; window.misplaced = "";
 // mid-answer and shows the text so far, then the rest; each answer costs
 // exactly one model call.
 func TestBrowserStreamSurvivesReload(t *testing.T) {
+	t.Parallel()
 	fake, provider := slowModel(t, 120*time.Millisecond)
 	logs := &lockedBuffer{}
 	e := newEnvWith(t, envOptions{provider: provider, logTo: logs})

@@ -53,6 +53,7 @@ const inView = `(() => {
 // without scrolling the page; on a phone the list of conversations fits
 // the width.
 func TestBrowserChatScrollAndFit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := browsertest.New(t, 90*time.Second)
 	browserSignIn(t, ctx, e, "john@example.com")
@@ -110,6 +111,7 @@ func TestBrowserChatScrollAndFit(t *testing.T) {
 // TestBrowserBackAfterSignOut: Back after Sign out shows the sign-in page,
 // not the previous traveler's chat from the browser cache.
 func TestBrowserBackAfterSignOut(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := browsertest.New(t, 45*time.Second)
 	browserSignIn(t, ctx, e, "john@example.com")
@@ -162,6 +164,7 @@ const focused = `(document.activeElement.id || document.activeElement.tagName) +
 // to the conversation it came from; the focus lands on a sensible element
 // after each change and the change is announced.
 func TestBrowserTravelerNotes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	sessionID := closedConversation(t, e)
 	ctx := browsertest.New(t, 60*time.Second)
@@ -330,6 +333,7 @@ func noteIndex(t *testing.T, ctx context.Context, s string) int {
 // character paste is refused with a visible message, and the conversation
 // is renamed and deleted.
 func TestBrowserConversationControls(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := browsertest.New(t, 60*time.Second)
 	acceptDialogs(ctx)
@@ -427,6 +431,7 @@ func TestBrowserConversationControls(t *testing.T) {
 // TestBrowserConsolePhone: no console page scrolls sideways at 390px and
 // no button is cut off at the right edge.
 func TestBrowserConsolePhone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	seedConversation(t, e)
 	john, err := e.store.UserByEmail(t.Context(), "john@example.com")
@@ -508,6 +513,7 @@ const followScript = `(async () => {
 // and is in view; while an answer grows the scroll follows it, unless the
 // traveler scrolled up to read.
 func TestBrowserChatFollowsStream(t *testing.T) {
+	t.Parallel()
 	fake := fakeopenai.New(t)
 	e := newEnvWith(t, envOptions{provider: openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "m", MaxRetries: openai.NoRetries})})
 	ctx := browsertest.New(t, 45*time.Second)

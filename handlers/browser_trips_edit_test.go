@@ -54,6 +54,7 @@ func tripWithNote(t *testing.T, e *env, dest, wish string) (userID, tripID, note
 // rewrites the trip's wish through the note form; at a desktop's and a
 // phone's size, without sideways scrolling.
 func TestBrowserStaffEditsTrip(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	uid, tripID, noteID := tripWithNote(t, e, "Lisbon", "Wants a hotel with a rooftop on this trip.")
 	ctx := browsertest.New(t, 90*time.Second)
@@ -158,6 +159,7 @@ func TestBrowserStaffEditsTrip(t *testing.T) {
 // picks another trip, which a sent message's panel refresh keeps; at a
 // desktop's and a phone's size.
 func TestBrowserPanelTripPicker(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	uid, lisbon, _ := tripWithNote(t, e, "Lisbon", "Wants a hotel with a rooftop on this trip.")
 	_, oslo, _ := tripWithNote(t, e, "Oslo", "")

@@ -16,6 +16,7 @@ import (
 // wish; the memory page lists the trip with its note and conversations,
 // and deleting it there removes the wish.
 func TestBrowserTripAcrossConversations(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := browsertest.New(t, 60*time.Second)
 	acceptDialogs(ctx)
