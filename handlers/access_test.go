@@ -465,6 +465,7 @@ func (c *caller) do(t *testing.T, e *env, rt route, path, uniq string) (int, str
 const refusedInStream = "event: done"
 
 func TestAccessTable(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	routes := accessRoutes()
 

@@ -18,6 +18,7 @@ import (
 // one get the same statuses and bodies, locks included, and a lock on one
 // address leaves the owner's own address free.
 func TestSignInAnswersAlikeForUnknownEmails(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *handlers.Config) {
 		c.TrustProxy = true
 		c.LoginPolicy = models.LoginPolicy{FreeAttempts: 3, BaseLock: time.Minute, MaxLock: time.Hour, DelayAfter: 100, Window: time.Hour}
@@ -73,6 +74,7 @@ func TestSignInAnswersAlikeForUnknownEmails(t *testing.T) {
 }
 
 func TestLogoutCookieIsSecure(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *handlers.Config) { c.SecureCookies = true })
 	b := e.browser()
 	b.login("john@example.com", "demo")
@@ -93,6 +95,7 @@ func TestLogoutCookieIsSecure(t *testing.T) {
 }
 
 func TestAccountsAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.token("admin@example.com")
 	var newID string
@@ -146,6 +149,7 @@ func TestAccountsAPI(t *testing.T) {
 }
 
 func TestTokensAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	used, unused := e.token("john@example.com"), e.token("john@example.com")
 	if status, _ := e.request("GET", "/api/v1/me", used, ""); status != http.StatusOK {
@@ -193,6 +197,7 @@ func mustJSON(v any) string {
 // TestConsoleAccountsPage creates, disables and resets an account through
 // the console's forms, with clear refusals that keep what was typed.
 func TestConsoleAccountsPage(t *testing.T) {
+	t.Parallel()
 	f := newConsoleFixture(t)
 	post := func(path string, form url.Values) (int, string) { return f.page("admin", http.MethodPost, path, form) }
 	// refused posts a form that must be refused: the answer is a redirect
@@ -254,6 +259,7 @@ func TestConsoleAccountsPage(t *testing.T) {
 // TestErasureReasonListsAgree: the console offers exactly the codes the
 // store accepts, in the same order.
 func TestErasureReasonListsAgree(t *testing.T) {
+	t.Parallel()
 	if len(views.ErasureReasons) != len(models.ErasureReasons) {
 		t.Fatalf("console reasons %v, store reasons %v", views.ErasureReasons, models.ErasureReasons)
 	}

@@ -110,6 +110,7 @@ func forgetCall(handle string, confirm bool) fakeopenai.Response {
 // the recap no longer has them, restore brings one back, and a pinned
 // allergy is forgotten only on a confirmation in a later turn.
 func TestForgetThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		fake := fakeopenai.New(t)
 		model := &steerModel{eager: true}
@@ -179,6 +180,7 @@ func TestForgetThroughTheAPI(t *testing.T) {
 // note's end date; a date in the past or too far ahead is 422 saying what
 // is allowed.
 func TestExpiryThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		e := newEnvWith(t, envOptions{store: s})
 		john, support := e.token("john@example.com"), e.token("support@example.com")

@@ -53,6 +53,7 @@ func (m *longChatModel) handle(r fakeopenai.ChatRequest) fakeopenai.Response {
 // search_conversation, whose result holds the turn-2 message — and nothing
 // from another traveler's conversation with the same words.
 func TestLongConversationSearch(t *testing.T) {
+	t.Parallel()
 	dbtest.Backends(t, func(t *testing.T, s *models.Store) {
 		fake := fakeopenai.New(t)
 		model := &longChatModel{}

@@ -48,6 +48,7 @@ func hasNote(notes []map[string]any, word string) bool {
 // offline model: a durable and a trip-only preference, the close, and a new
 // session that remembers.
 func TestReferenceStoryThroughAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	john := e.token("john@example.com")
 	s1 := e.openSession(john)
@@ -125,6 +126,7 @@ func TestReferenceStoryThroughAPI(t *testing.T) {
 }
 
 func TestSessionAccessRules(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	john, priya := e.token("john@example.com"), e.token("priya@example.com")
 	support, admin := e.token("support@example.com"), e.token("admin@example.com")
@@ -171,6 +173,7 @@ func TestSessionAccessRules(t *testing.T) {
 // TestTurnsShowWhatTheModelSaw checks the snapshot holds the instructions
 // with the memory blocks and the messages exactly as sent.
 func TestTurnsShowWhatTheModelSaw(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	john, support := e.token("john@example.com"), e.token("support@example.com")
 	s := e.openSession(john)
@@ -208,6 +211,7 @@ func TestTurnsShowWhatTheModelSaw(t *testing.T) {
 }
 
 func TestStaffEditsOnlyActiveGlobalNotes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	john, support := e.token("john@example.com"), e.token("support@example.com")
 	s := e.openSession(john)

@@ -13,6 +13,7 @@ import (
 // their owner only, notes written and edited in the owner's words through
 // the guardrails, and an erasure request withdrawn.
 func TestTravelerAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	john, priya := e.token("john@example.com"), e.token("priya@example.com")
 	support := e.token("support@example.com")
@@ -93,6 +94,7 @@ func TestTravelerAPI(t *testing.T) {
 // Back after Sign out cannot show them from the cache; static assets stay
 // cacheable.
 func TestPrivateAnswersAreNotCached(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	b := e.browser()
 	b.login("john@example.com", "demo")
@@ -132,6 +134,7 @@ func TestPrivateAnswersAreNotCached(t *testing.T) {
 // would (no JavaScript): pinned notes first with the stronger warning,
 // the source of a note, adding, editing and cancelling an erasure.
 func TestMemoryPageSelfService(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	u, err := e.store.UserByEmail(t.Context(), "john@example.com")
 	if err != nil {

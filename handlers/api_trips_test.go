@@ -17,6 +17,7 @@ import (
 // updates instead of adding; deleting it removes its notes; the export
 // has the trips.
 func TestTripsThroughAPI(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			var store *models.Store
@@ -111,6 +112,7 @@ func stringOf(v any) string {
 // profile the schema refuses is 422 naming the field path; a traveler
 // cannot; the schema is published.
 func TestProfileThroughAPI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	staff := e.token("support@example.com")
 	priya := e.token("priya@example.com")

@@ -14,6 +14,7 @@ import (
 )
 
 func TestHealthz(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	status, out := e.apiCall("GET", "/healthz", "", "")
 	if status != http.StatusOK || out["status"] != "ok" {
@@ -26,6 +27,7 @@ func TestHealthz(t *testing.T) {
 }
 
 func TestLogin(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tests := []struct {
 		name, email, password string
@@ -102,6 +104,7 @@ func TestLogin(t *testing.T) {
 // which shows the error at the password field with the email kept and the
 // password empty, once; the next destination survives the round trip.
 func TestLoginRefusalRedirects(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	b := e.browser()
 	_, _, token := b.get("/login?next=/memory")
@@ -139,6 +142,7 @@ func TestLoginRefusalRedirects(t *testing.T) {
 }
 
 func TestLoginLockout(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *handlers.Config) {
 		c.LoginPolicy = models.LoginPolicy{FreeAttempts: 3, BaseLock: time.Minute, MaxLock: time.Hour}
 	})
@@ -169,6 +173,7 @@ func TestLoginLockout(t *testing.T) {
 }
 
 func TestLoginRateLimitPerIP(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, func(c *handlers.Config) { c.LoginRatePerMinute, c.LoginBurst = 1, 3 })
 	var last int
 	for i := 0; i < 5; i++ {
@@ -192,6 +197,7 @@ func TestLoginRateLimitPerIP(t *testing.T) {
 }
 
 func TestCSRF(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tests := []struct {
 		name  string
@@ -232,6 +238,7 @@ func TestCSRF(t *testing.T) {
 }
 
 func TestRoles(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	sessions := map[string]*browser{"anonymous": e.browser()}
 	for _, who := range []string{"john", "support", "admin"} {
@@ -271,6 +278,7 @@ func TestRoles(t *testing.T) {
 }
 
 func TestAPIAuth(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	john := e.token("john@example.com")
 	expired, _, err := e.store.CreateAPIToken(context.Background(), mustUser(t, e, "john@example.com").ID, -time.Minute)
@@ -316,6 +324,7 @@ func mustUser(t *testing.T, e *env, email string) *models.User {
 }
 
 func TestSecurityHeadersAndAssets(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	b := e.browser()
 	_, body, _ := b.get("/login")
@@ -358,6 +367,7 @@ func TestSecurityHeadersAndAssets(t *testing.T) {
 // word of what happened, once; a browser that signed itself out sees the
 // plain form.
 func TestSignedOutByOthersSaysWhy(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	admin := e.token("admin@example.com")
 	tests := []struct {
@@ -416,6 +426,7 @@ func TestSignedOutByOthersSaysWhy(t *testing.T) {
 // that, not for the database, and is not logged as an outage; with the
 // database closed it is.
 func TestHealthzClientGone(t *testing.T) {
+	t.Parallel()
 	logs := &lockedBuffer{}
 	e := newEnvWith(t, envOptions{logTo: logs})
 	ctx, cancel := context.WithCancel(context.Background())

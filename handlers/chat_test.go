@@ -162,6 +162,7 @@ func (e *env) userID(email string) string {
 // the answer streams, the saved note shows as a chip, undo deletes it,
 // reloading shows the transcript, ending shows what was remembered.
 func TestChatConversation(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	john := e.signIn("john@example.com")
 	id := john.newChat()
@@ -275,6 +276,7 @@ func TestChatConversation(t *testing.T) {
 // message is stored, the bubble explains and offers Retry, and the retry
 // answers the same message.
 func TestChatModelFailure(t *testing.T) {
+	t.Parallel()
 	fake := fakeopenai.New(t)
 	e := newEnvWith(t, envOptions{provider: openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "m", MaxRetries: openai.NoRetries})})
 	john := e.signIn("john@example.com")
@@ -325,6 +327,7 @@ func TestChatModelFailure(t *testing.T) {
 
 // TestChatBlockedWrite checks the quiet notice of a refused memory write.
 func TestChatBlockedWrite(t *testing.T) {
+	t.Parallel()
 	fake := fakeopenai.New(t)
 	e := newEnvWith(t, envOptions{provider: openai.New(openai.Config{BaseURL: fake.URL(), APIKey: "k", Model: "m", MaxRetries: openai.NoRetries})})
 	john := e.signIn("john@example.com")
@@ -347,6 +350,7 @@ func TestChatBlockedWrite(t *testing.T) {
 
 // TestChatRoutesAccess checks who reaches what.
 func TestChatRoutesAccess(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	john := e.signIn("john@example.com")
 	id := john.newChat()
@@ -395,6 +399,7 @@ func TestChatRoutesAccess(t *testing.T) {
 
 // TestChatIndex resumes the open conversation or welcomes.
 func TestChatIndex(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	priya := e.signIn("priya@example.com")
 	status, body, _ := priya.get("/chat")
@@ -424,6 +429,7 @@ func TestChatIndex(t *testing.T) {
 // 200 with a final event, so the browser's SSE client stops instead of
 // reconnecting forever.
 func TestStreamRefusalsAreEvents(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for name, client := range map[string]*http.Client{"signed out": http.DefaultClient} {
 		t.Run(name, func(t *testing.T) {

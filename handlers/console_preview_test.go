@@ -17,6 +17,7 @@ import (
 // for byte, what the first turn of a new session with that message stores
 // in its snapshot, and both report the same injected notes.
 func TestPreviewIsWhatTheNextTurnIsSent(t *testing.T) {
+	t.Parallel()
 	f := newConsoleFixture(t)
 	const opening = "Can you find me a hotel with a high floor room in Lyon?"
 	status, body := f.page("support", http.MethodGet, "/console/customers/"+f.john.ID+"/preview?message="+url.QueryEscape(opening), nil)
@@ -80,6 +81,7 @@ func TestPreviewIsWhatTheNextTurnIsSent(t *testing.T) {
 // without a reload (the body refreshes on notes-changed, which note edits
 // announce, and on the opening message typed above it).
 func TestPreviewFollowsItsInputs(t *testing.T) {
+	t.Parallel()
 	f := newConsoleFixture(t)
 	customer := "/console/customers/" + f.john.ID
 	_, body := f.page("support", http.MethodGet, customer, nil)

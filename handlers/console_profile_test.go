@@ -14,6 +14,7 @@ import (
 // loyalty programme and a policy as the traveler's own page does, not as
 // "type: …, valid until: …" pairs, and staff still see the identifiers.
 func TestConsoleProfileInWords(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	support := e.signIn("support@example.com")
 	status, body, _ := support.get("/console/customers/" + e.userID("john@example.com"))
@@ -36,6 +37,7 @@ func TestConsoleProfileInWords(t *testing.T) {
 // TestAuditSaysTheTripJoined: "Conversation joined to a trip" names the
 // trip, or says it was deleted since, never its raw id.
 func TestAuditSaysTheTripJoined(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	john := e.userID("john@example.com")

@@ -81,6 +81,7 @@ func (f *consoleFixture) page(who, method, path string, form url.Values) (int, s
 }
 
 func TestConsoleAPIAuthorization(t *testing.T) {
+	t.Parallel()
 	f := newConsoleFixture(t)
 	john, priya := f.john.ID, f.priya.ID
 	note := f.johnNote
@@ -178,6 +179,7 @@ func (f *consoleFixture) rawAPI(method, path, token, body string) (int, string) 
 }
 
 func TestConsolePageAuthorization(t *testing.T) {
+	t.Parallel()
 	f := newConsoleFixture(t)
 	john, note, sid := f.john.ID, f.johnNote, f.sessionID
 	staffPages := []string{
@@ -247,6 +249,7 @@ func TestConsolePageAuthorization(t *testing.T) {
 }
 
 func TestMetricsEndpoint(t *testing.T) {
+	t.Parallel()
 	f := newConsoleFixture(t)
 	get := func(token string) (int, string) {
 		req, _ := http.NewRequest("GET", f.e.srv.URL+"/metrics", nil)

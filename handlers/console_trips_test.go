@@ -18,6 +18,7 @@ import (
 // API alike; the API's attach takes a conversation off its trip with
 // trip_id "" and its trip-only wish goes back to the conversation.
 func TestTripEditsThroughPagesAndAPI(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			var store *models.Store

@@ -18,6 +18,7 @@ import (
 // record and no export; only what the traveler typed stays in the
 // transcript. On SQLite and on PostgreSQL.
 func TestDeletedNoteLeavesEveryCopy(t *testing.T) {
+	t.Parallel()
 	backends := map[string]func(testing.TB) *models.Store{"sqlite": dbtest.SQLite, "postgres": func(tb testing.TB) *models.Store { return dbtest.Postgres(tb) }}
 	for _, backend := range []string{"sqlite", "postgres"} {
 		for _, deleter := range []string{"owner", "support"} {

@@ -18,6 +18,7 @@ import (
 // shown overdue; the receipts CSV an auditor downloads holds ids, dates,
 // codes, tickets and counts, and no name, e-mail or note text.
 func TestErasureDueDatesAndReceiptsCSV(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx := context.Background()
 	priya, err := e.store.UserByEmail(ctx, "priya@example.com")

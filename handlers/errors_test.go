@@ -24,6 +24,7 @@ import (
 // (499, not our failure, logged at debug), however deeply it is wrapped;
 // an unknown error is a 500 and internal.
 func TestErrorMapping(t *testing.T) {
+	t.Parallel()
 	e, internal := toError(fmt.Errorf("models: create chat session: %w", context.Canceled))
 	if e.Status != statusClientGone || internal {
 		t.Errorf("canceled: %d internal=%v, want %d and not internal", e.Status, internal, statusClientGone)
@@ -39,6 +40,7 @@ func TestErrorMapping(t *testing.T) {
 // the one map; the erasure that could not finish scrubbing is ours (500,
 // logged).
 func TestDomainRefusalsMapOnce(t *testing.T) {
+	t.Parallel()
 	wrap := func(err error) error { return fmt.Errorf("models: something: %w", err) }
 	for _, c := range []struct {
 		err      error
@@ -71,6 +73,7 @@ func TestDomainRefusalsMapOnce(t *testing.T) {
 // domainStatus (EINTERNAL aside), so a new refusal cannot fall through to
 // a 500.
 func TestEveryDomainCodeHasAStatus(t *testing.T) {
+	t.Parallel()
 	f, err := parser.ParseFile(token.NewFileSet(), "../memory/errors.go", nil, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +117,7 @@ var requestCodes = map[string]bool{
 // errors.go and checks that each newError mints a request code from
 // requestCodes, written as a literal so this test can read it.
 func TestNoDomainNewErrorOutsideErrorsGo(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
@@ -160,6 +164,7 @@ func TestNoDomainNewErrorOutsideErrorsGo(t *testing.T) {
 // text, a long search, the profile schema's refusals) read in Spanish and Russian, with their figures, and
 // the API keeps the domain's English message.
 func TestRefusalsInTheReadersLanguage(t *testing.T) {
+	t.Parallel()
 	weak := models.CheckPassword("short")
 	for _, c := range []struct {
 		err  error

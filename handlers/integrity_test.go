@@ -23,6 +23,7 @@ func backends(t *testing.T, fn func(t *testing.T, e *env)) {
 // kind of input, before and after sign-in: each gets a clear 400 on both
 // databases (PostgreSQL used to answer 500, SQLite stored them).
 func TestBadBytesAreRefusedAtTheEdge(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, e *env) {
 		john := e.token("john@example.com")
 		staff := e.token("support@example.com")
@@ -60,6 +61,7 @@ func TestBadBytesAreRefusedAtTheEdge(t *testing.T) {
 // TestBadBytesInForms covers the browser's forms: the login form before
 // sign-in, and a chat message.
 func TestBadBytesInForms(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, e *env) {
 		b := e.browser()
 		_, _, token := b.get("/login")
@@ -80,6 +82,7 @@ func TestBadBytesInForms(t *testing.T) {
 // composer, and the same key sent twice (a resend after a lost answer)
 // stores the message once.
 func TestComposerIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tr := e.signIn("john@example.com")
 	id := tr.newChat()
@@ -122,6 +125,7 @@ func johnID(t *testing.T, e *env) string {
 // TestLongSearchIsRefused: a 60,000-character search made SQLite fail with
 // "LIKE pattern too complex"; searches are capped.
 func TestLongSearchIsRefused(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, e *env) {
 		staff := e.token("support@example.com")
 		status, out := e.apiCall("GET", "/api/v1/users?q="+strings.Repeat("a", 60000), staff, "")
@@ -160,6 +164,7 @@ func (e *env) send(token, session, content, key string) (int, map[string]any) {
 // TestIdempotencyKey: the same key stores once and returns the same answer;
 // reused for other text it is refused; a malformed key is refused.
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	backends(t, func(t *testing.T, e *env) {
 		john := e.token("john@example.com")
 		sid := e.openSession(john)

@@ -30,6 +30,7 @@ func (b *browser) getWith(t *testing.T, path, acceptLanguage string) (int, strin
 // which, and the words follow. Staff see the traveler's choice on the
 // customer page.
 func TestPageLanguagePrecedence(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	anon := e.browser()
 	for _, tt := range []struct{ accept, lang, word string }{

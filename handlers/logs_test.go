@@ -30,6 +30,7 @@ func (b *lockedBuffer) String() string {
 // close and consolidation, a staff edit and a deletion — with debug logging,
 // and checks that no message or note text reached the logs.
 func TestLogsCarryNoText(t *testing.T) {
+	t.Parallel()
 	logs := &lockedBuffer{}
 	e := newEnvWith(t, envOptions{logTo: logs})
 	john, support := e.token("john@example.com"), e.token("support@example.com")

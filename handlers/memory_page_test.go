@@ -16,6 +16,7 @@ import (
 // without identifiers, the notes with date and source, deleting one and all,
 // the export and the erasure request.
 func TestMemoryPage(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	john := e.signIn("john@example.com")
 	johnID := e.userID("john@example.com")

@@ -13,6 +13,7 @@ import (
 // audit trail says its text was removed, in words, and never shows the
 // placeholder "(deleted note)".
 func TestNoteSourceAfterStaffEditAndDeletedAudit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	john, support := e.token("john@example.com"), e.token("support@example.com")
 	id := e.userID("john@example.com")

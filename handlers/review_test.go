@@ -156,6 +156,7 @@ func reviewItems(t *testing.T, e *env, token, query string) (map[string]reviewIt
 // of each kind in the queue, each in the write that caused it; each is
 // resolved by its action (one from the page) and leaves its audit event.
 func TestReviewQueueFromRealFlows(t *testing.T) {
+	t.Parallel()
 	dbtest.Backends(t, func(t *testing.T, store *models.Store) {
 		e := reviewEnv(t, store)
 		ctx := context.Background()

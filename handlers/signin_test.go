@@ -29,6 +29,7 @@ func (b *browser) cookieOf(name string) string {
 // session ends that session (whoever it belonged to) and drops the CSRF
 // cookie, so the next page carries a new token.
 func TestSignInRenewsSessionAndCSRF(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	b := e.browser()
 	if resp := b.login("john@example.com", "demo"); resp.StatusCode != http.StatusSeeOther {
@@ -68,6 +69,7 @@ func TestSignInRenewsSessionAndCSRF(t *testing.T) {
 // TestWebSessionIdleTimeout runs on the store's simulated clock: a browser
 // session used within the idle limit lives on, one left idle longer ends.
 func TestWebSessionIdleTimeout(t *testing.T) {
+	t.Parallel()
 	store := dbtest.SQLite(t)
 	var mu sync.Mutex
 	now := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
@@ -93,6 +95,7 @@ func TestWebSessionIdleTimeout(t *testing.T) {
 // TestChangePassword: the caller's own password, with the current one; the
 // credential used stays, every other session and token of the account ends.
 func TestChangePassword(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const strong = "violet-harbour-tram-42"
 	for _, email := range []string{"john@example.com", "support@example.com"} {
@@ -140,6 +143,7 @@ func TestChangePassword(t *testing.T) {
 // TestLoneSurrogateRefused: "\ud800" in any JSON field is refused as
 // bad_encoding; a surrogate pair is ordinary text.
 func TestLoneSurrogateRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tok := e.token("john@example.com")
 	for _, tt := range []struct{ path, token, body string }{
@@ -160,6 +164,7 @@ func TestLoneSurrogateRefused(t *testing.T) {
 // TestAccountPagePasswordForm changes the password through the account
 // page's form.
 func TestAccountPagePasswordForm(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	b := e.browser()
 	b.login("priya@example.com", "demo")

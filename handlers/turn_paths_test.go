@@ -18,6 +18,7 @@ import (
 // audit events. Both go through one runner entry (Runner.Submit), so the
 // records must be the same.
 func TestAPIAndPageSendStoreTheSame(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const text = "I always prefer aisle seats on long flights."
 

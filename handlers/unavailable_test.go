@@ -34,6 +34,7 @@ func (e *env) sendWithKey(token, session, key, content string) (int, string, map
 // taken again the health check recovers and the same key stores the
 // message once.
 func TestDatabaseRefusingWrites(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	john, staff := e.token("john@example.com"), e.token("admin@example.com")
 	status, out := e.apiCall("POST", "/api/v1/sessions", john, "")
