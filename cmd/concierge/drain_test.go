@@ -40,7 +40,6 @@ func apiJSON(t *testing.T, method, url, token, body string) (int, map[string]any
 // it. Five of the clients hang up before the answer; their answers are
 // stored all the same.
 func TestShutdownDrainsRunningTurns(t *testing.T) {
-	t.Parallel()
 	const n = 10
 	const answer = "Porto has river views, port cellars and small hotels on the hill above the old town."
 	fake := fakeopenai.New(t)

@@ -72,7 +72,10 @@ func binary(t *testing.T) string {
 // server of its own, so they call t.Parallel and wait side by side, more
 // of them at once than go test's default of one per core (-parallel given
 // on the command line still wins). The tests that load a server for a
-// fixed time take turns through loadSlot.
+// fixed time take turns through loadSlot. The tests that start the server
+// inside the test process (run, not the binary) stay serial: go test runs
+// them first, one at a time, as their 30 s start limit assumes; four of
+// them starting at once beside two CI runs missed it.
 func TestMain(m *testing.M) {
 	flag.Parse()
 	set := false

@@ -74,7 +74,6 @@ func waitHealthy(t *testing.T, url string) {
 }
 
 func TestRunServesLoginWithDemoData(t *testing.T) {
-	t.Parallel()
 	url, _, _ := startServer(t, nil)
 	waitHealthy(t, url)
 	resp, err := http.Get(url + "/login")
@@ -106,7 +105,6 @@ func TestHealthcheckFailsWithoutServer(t *testing.T) {
 // TestGracefulShutdown starts a request, asks the server to stop while the
 // request is in flight, and checks that the request still gets its answer.
 func TestGracefulShutdown(t *testing.T) {
-	t.Parallel()
 	url, stop, done := startServer(t, nil)
 	waitHealthy(t, url)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(url, "http://"))
@@ -153,7 +151,6 @@ func TestGracefulShutdown(t *testing.T) {
 }
 
 func TestUserAddAndMigrate(t *testing.T) {
-	t.Parallel()
 	db := filepath.Join(t.TempDir(), "u.db")
 	var out strings.Builder
 	getenv := func(string) string { return "" }

@@ -112,7 +112,6 @@ func anyText(v *commonpb.AnyValue) string {
 // attribute, name or event carries the message, the note or the answer,
 // and the request's JSON log line names the trace.
 func TestTracesOfOneTurn(t *testing.T) {
-	t.Parallel()
 	const (
 		said     = "On overnight flights I want a window seat, always."
 		noteText = "Prefers window seats on overnight flights."
