@@ -428,7 +428,7 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 	}
 	named := t.markerOf(norm) == memory.ScopeThisTrip || tripTold || slices.ContainsFunc(sentences, func(s string) bool { // a want is this trip's only when the message names it
 		s = t.normalise(s)
-		return !strings.HasSuffix(strings.TrimSpace(s), "?") && (t.markerOf(t.namingTrip(s)) == memory.ScopeThisTrip)
+		return !strings.HasSuffix(strings.TrimSpace(s), "?") && t.markerOf(t.namingTrip(s)) == memory.ScopeThisTrip
 	})
 	scope := memory.ScopeDurable
 	if named || t.gate.trip.odds(feats()) > tripOdds {
@@ -1020,12 +1020,12 @@ func (lx *lexicon) plainThird(ws []string) []string {
 }
 
 // otherScope keeps, in the traveler's own words, what a message says for
-// the scope its notes left out: "I never do group tours normally, but for
-// this trip I'd like one walking tour" kept the lasting habit and not the
-// trip's wish, "I'm usually up at six, but for Ibiza I want late check-out"
-// the wish and not the habit. The left-out clause must name the trip, or
-// say it lasts with a habit word or a durable marker. A message of one
-// clause (most) is not read again.
+// the scope its notes left out: "I use a wheelchair; for this trip I'd
+// especially like a roll-in shower" kept the lasting fact and not the
+// trip's wish, "For Ibiza I want late check-out every day, and I'm always
+// up at six anyway" the wish and not the habit. The left-out clause must
+// name the trip, or say it lasts with a habit word or a durable marker. A
+// message of one clause (most) is not read again.
 func (t *table) otherScope(message string, notes []memory.SaveNoteArgs, clauses int) []memory.SaveNoteArgs {
 	durable := slices.ContainsFunc(notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeDurable })
 	if t.gate == nil || clauses < 2 || len(notes) == 0 || len(message) > ownWordsMax || durable == slices.ContainsFunc(notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeThisTrip }) {

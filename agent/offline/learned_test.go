@@ -581,6 +581,16 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"The dog isn't coming this time, so pet-friendly doesn't matter for this booking.", "The dog is not coming this time."},
 		// A thing wanted this time is no trip's name ("tent camping this time").
 		{"tent camping this time", "Wants tent camping on this trip."},
+		// A want the trip classifier is sure of is the trip's wish; the
+		// scope the notes left out is kept in the traveler's words; a
+		// condition without its comma; loyalty as a fragment; "budget" as
+		// a trait.
+		{"need late checkout on the last day", "Needs late checkout on the last day on this trip."},
+		{"I use a wheelchair; for this trip I'd especially like a roll-in shower", "Uses a wheelchair. | Would especially like a roll-in shower on this trip."},
+		{"For Ibiza I want late check-out every day, and I'm always up at six anyway", "Wants late check-out every day on this trip. | Is always up at six anyway."},
+		{"If the flight's over 6 hours I want business class", "If the flight's over 6 hours, wants business class."},
+		{"Marriott Bonvoy platinum here", "Has Platinum status with Marriott Bonvoy."},
+		{"im on a tight budget, like under $80/night for hostels", "Is on a tight budget like under $80/night for hostels."},
 		// "next weekend" is no "next week" and "end"; "the last trip" is no trip's name.
 		{"Next weekend in Edinburgh we'd like a pub with live folk music one evening", "Would like a pub with live folk music one evening on this trip."},
 		// A limit said after a comma stays with the note; a canned note that
