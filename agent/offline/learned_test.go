@@ -590,6 +590,10 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"For Ibiza I want late check-out every day, and I'm always up at six anyway", "Wants late check-out every day on this trip. | Is always up at six anyway."},
 		{"If the flight's over 6 hours I want business class", "If the flight's over 6 hours, wants business class."},
 		{"Marriott Bonvoy platinum here", "Has Platinum status with Marriott Bonvoy."},
+		// An airline is a whole word, and one named like a nation's food
+		// only with its "airlines".
+		{"I love hawaiian pizza", "Loves hawaiian pizza."},
+		{"I prefer basic rooms", "Prefers basic rooms."},
 		{"im on a tight budget, like under $80/night for hostels", "Is on a tight budget like under $80/night for hostels."},
 		// "next weekend" is no "next week" and "end"; "the last trip" is no trip's name.
 		{"Next weekend in Edinburgh we'd like a pub with live folk music one evening", "Would like a pub with live folk music one evening on this trip."},
