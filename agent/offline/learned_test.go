@@ -594,6 +594,8 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// only with its "airlines".
 		{"I love hawaiian pizza", "Loves hawaiian pizza."},
 		{"I prefer basic rooms", "Prefers basic rooms."},
+		{"I love swiss chocolate", "Loves swiss chocolate."},
+		{"I always fly American", "Prefers flying American."},
 		{"im on a tight budget, like under $80/night for hostels", "Is on a tight budget like under $80/night for hostels."},
 		// "next weekend" is no "next week" and "end"; "the last trip" is no trip's name.
 		{"Next weekend in Edinburgh we'd like a pub with live folk music one evening", "Would like a pub with live folk music one evening on this trip."},
