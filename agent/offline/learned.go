@@ -532,8 +532,8 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	subj := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) })
 	// "we once missed a train" is the past, "we moved to Austin last year" a change
 	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == ""
-	plain := plainNames.Replace(cl) // "lisbon in «May»": the month is a date, not a name
-	if t.re["hypothetical"].MatchString(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit ||
+	plain := t.re["trip.frequency"].ReplaceAllString(plainNames.Replace(cl), "") // "lisbon in «May»": the month is a date, not a name; "three times a week" none
+	if t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit ||
 		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil) && !t.re["budget_trait"].MatchString(cl)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
 		return true
 	}
@@ -670,8 +670,10 @@ func (lx *lexicon) thirdAll(ws []string) []string {
 // now, a past story or an ability ("I can watch it later") is left to them.
 // It returns the text and the words its keywords come from.
 func (lx *lexicon) thirdClause(ws []string, wants bool) (string, []string, bool) {
+	said := slices.Clone(ws) // with its commas, for the words after the verb
 	ws = slices.Clone(ws)
 	for i := range ws {
+		said[i] = strings.Trim(said[i], "!?")
 		ws[i] = strings.Trim(ws[i], ",;:!?")
 	}
 	if matchAt(ws, 0, lx.Conditions) != "" { // "when i fly long haul i always book an aisle": the condition stays
@@ -708,7 +710,7 @@ func (lx *lexicon) thirdClause(ws []string, wants bool) (string, []string, bool)
 	if len(after) == 0 {
 		after = rest[j:] // "I don't drive": the verb is the keyword
 	}
-	return plainNames.Replace(strings.Join(slices.Concat(lead, []string{v}, lx.thirdAll(rest[j+1:])), " ")), after, true
+	return plainNames.Replace(strings.Join(slices.Concat(lead, []string{v}, lx.thirdAll(said[subj+1+j+1:])), " ")), after, true
 }
 
 // lead reads what comes between a subject and its verb: adverbs, a
@@ -857,7 +859,8 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			continue
 		}
 		wants := trip || wish || c.trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
-			slices.ContainsFunc(t.lex.Needs, func(n string) bool { return strings.Contains(c.text, "my "+n) }) // "… for my insulin"
+			slices.ContainsFunc(t.lex.Needs, func(n string) bool { return strings.Contains(c.text, "my "+n) }) || // "… for my insulin"
+			t.genericWant(c.text, ws)
 		if t.keepsNothing(c.text, ws, who, trip, wants) {
 			continue
 		}
@@ -955,6 +958,25 @@ func (t *table) reasons(clauses []ownClause) []int {
 	}
 	return out
 }
+
+// genericWant reports whether a want is of things of a kind, not one to
+// book now ("i need silent rooms", "need smoking room or balcony"; not "i
+// need a hotel near the station", "we want flights to «Rome» in may", "i
+// want sushi"): its object is a travel thing with no article, count,
+// number, place or date.
+func (t *table) genericWant(cl string, ws []string) bool {
+	for i := range ws {
+		if k := matchAt(ws, i, t.lex.BareWants); k != "" {
+			j := i + len(strings.Fields(k))
+			return j < len(ws) && !slices.Contains(notGeneric, ws[j]) && !slices.Contains(t.lex.Counts, ws[j]) && t.lex.travelThing(ws[j:]) && !strings.ContainsAny(cl, "«0123456789") && !t.re["trip.dates"].MatchString(cl)
+		}
+	}
+	return false
+}
+
+// notGeneric are words after a want that make its object one thing, or
+// no thing.
+var notGeneric = []string{"a", "an", "the", "this", "that", "these", "those", "some", "one", "to", "it", "them", "me", "us", "you", "your", "my", "our", "at", "help", "more", "another", "something", "anything", "somewhere", "any", "info", "ideas", "options", "suggestions", "recommendations", "advice"}
 
 // reToAssistant is an order to the assistant about the traveler ("never
 // book me on one", "always book me a non-smoking room"). Kept as said it

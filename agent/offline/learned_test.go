@@ -27,7 +27,8 @@ func (h *heldOut) add(it eval.HoldoutItem, without, with []eval.SavedNote) {
 // gate learns from four fifths and the capture is scored on the fifth. It
 // reports "dev" (the dev_en_* sets, written blind to the rules and not
 // tuned on by them, together and one by one), "unseen" (the lines every fourth of en_3 and en_4, which the rules
-// were not tuned on either) and "all".
+// were not tuned on either), "several" (the dev lines that expect more
+// than one note) and "all".
 func scoreHeldOut(t *testing.T) map[string]*heldOut {
 	t.Helper()
 	sets, err := loadLabelled()
@@ -35,7 +36,7 @@ func scoreHeldOut(t *testing.T) map[string]*heldOut {
 		t.Fatal(err)
 	}
 	tb := *model.table
-	out := map[string]*heldOut{"all": {}, "unseen": {}, "dev": {}}
+	out := map[string]*heldOut{"all": {}, "unseen": {}, "dev": {}, "several": {}}
 	reads := make([][]labelledRead, len(sets)) // each statement read once, for every fold
 	for j, s := range sets {
 		reads[j] = tb.readLabelled(s.items)
@@ -69,6 +70,9 @@ func scoreHeldOut(t *testing.T) map[string]*heldOut {
 						out[s.name] = &heldOut{}
 					}
 					out[s.name].add(it, without, with)
+					if len(l.Expect) > 1 {
+						out["several"].add(it, without, with)
+					}
 				}
 				if (s.name == "tuning_en_3" || s.name == "tuning_en_4") && (i+1)%4 == 0 {
 					out["unseen"].add(it, without, with)
@@ -234,6 +238,17 @@ func TestOwnWords(t *testing.T) {
 		{"just landed in Lima", ""},
 		{"these days I prefer the aisle, used to be window but I get up too much now", "Prefers aisle seats."},
 		{"I need an accessible bathroom with a roll-in shower", "Needs an accessible bathroom with a roll-in shower."},
+		// A want of things of a kind is a standing need; a want of one thing,
+		// a count of them or a place is a request.
+		{"i need silent rooms", "Needs silent rooms."},
+		{"need blackout curtains in every room", "Needs blackout curtains in every room."},
+		{"I need two rooms", ""},
+		{"I need a hotel in Lisbon", ""},
+		// How often is no trip's dates; "anything" is no shrug when it is
+		// what the traveler avoids.
+		{"I swim three times a week, so I need a pool", "Swims three times a week, needs a pool."},
+		{"I avoid helicopter tours and anything like that", "Avoids helicopter tours and anything like that."},
+		{"I'm up for anything", ""},
 		{"if I can help it I stick with Star Alliance airlines", "Sticks with Star Alliance airlines."},
 		{"allergic to shellfish fyi", "Is allergic to shellfish."},
 		{"my mate Dave swears by aisle seats", ""},
@@ -477,7 +492,7 @@ func TestReasonWordIsNoKeyword(t *testing.T) {
 func TestHabitsNeedsAndFragments(t *testing.T) {
 	checkNoteTexts(t, []saying{
 		// A fronted habit phrase is a habit adverb.
-		{"As a rule I don't book anything non-refundable, plans change too much", "Usually does not book anything non-refundable."},
+		{"As a rule I don't book anything non-refundable, plans change too much", "Usually does not book anything non-refundable, plans change too much."},
 		{"In general I like to arrive the day before any important meeting.", "Usually likes to arrive the day before any important meeting."},
 		// A fronted topic may run long before its subject.
 		{"For anything over 8 hours in the air I want premium economy at the very least.", "Wants premium economy at the least for anything over 8 hours in the air."},
@@ -596,7 +611,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I prefer basic rooms", "Prefers basic rooms."},
 		{"I love swiss chocolate", "Loves swiss chocolate."},
 		{"I always fly American", "Prefers flying American."},
-		{"im on a tight budget, like under $80/night for hostels", "Is on a tight budget like under $80/night for hostels."},
+		{"im on a tight budget, like under $80/night for hostels", "Is on a tight budget, like under $80/night for hostels."},
 		// "next weekend" is no "next week" and "end"; "the last trip" is no trip's name.
 		{"Next weekend in Edinburgh we'd like a pub with live folk music one evening", "Would like a pub with live folk music one evening on this trip."},
 		// A limit said after a comma stays with the note; a canned note that
@@ -651,7 +666,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// "I like to …" is a habit of doing, not a request; "and" after its
 		// infinitive joins a second infinitive.
 		{"I like to be at the airport three hours before departure, I hate rushing.", "Likes to be at the airport three hours before departure."},
-		{"i get anxious on long flights so i like to break anything over 10h with a stopover", "Likes to break anything over 10h with a stopover."},
+		{"i get anxious on long flights so i like to break anything over 10h with a stopover", "Gets anxious on long flights, likes to break anything over 10h with a stopover."},
 		{"I love to hike and swim", "Loves to hike and swim."},
 		{"i never drink and never eat honey", "Never drinks and never eats honey."},
 		{"Wi-Fi has to be at least 50 Mbps, I upload video for work.", "Needs wi-fi to be at least 50 Mbps."},
