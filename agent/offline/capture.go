@@ -286,14 +286,14 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 	if !c.sensitive && !c.private && !c.otherPerson && len(c.known) == 0 {
 		lost, kept := t.lostNumbers(message, c.notes), t.covered(message, c.notes)
 		durable := slices.ContainsFunc(c.notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeDurable }) // only a lasting note joins
-		if lost || kept < coverage || parts > 1 && kept < partsCoverage {
+		if lost || kept < coverage || parts > 1 && (kept < partsCoverage || len(c.notes) > 0 && !t.lex.travelThing(noteWords(c.notes)) && t.lex.travelThing(strings.Fields(strings.ToLower(message)))) {
 			// The rules kept too little of what was said: the traveler's
 			// words stand, joined to a rule's note on what they leave out
 			// ("I moved to Seattle last month, so flights should start from
 			// SEA now": the move and the airport, one thought). Of a message
 			// of several clauses whose rules kept a little more, only when
 			// each holds something the other lacks.
-			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns)) && (joinLeftOut(message, c.notes, ns) > 0 || lost || kept < coverage || holdsAll(ns, c.notes)) {
+			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns) || t.thingsGained(ns, c.notes)) && (joinLeftOut(message, c.notes, ns) > 0 || lost || kept < coverage || holdsAll(ns, c.notes)) {
 				ruled := slices.Clone(c.notes)
 				c.notes = c.notes[:0]
 				seen := map[string]bool{}
@@ -929,6 +929,23 @@ func holds(n, r memory.SaveNoteArgs) bool {
 	return slices.ContainsFunc(r.Keywords[min(1, len(r.Keywords)):], func(k string) bool { return strings.Contains(text, strings.TrimSuffix(k, "s")) })
 }
 
+// thingsGained reports whether the traveler's own words (ns) name a travel
+// thing and the rules' notes name none: the rules kept the reason ("window
+// seat please, I like leaning on the wall to sleep"), the words keep what
+// it is the reason for.
+func (t *table) thingsGained(ns, ruled []memory.SaveNoteArgs) bool {
+	return len(ruled) > 0 && t.lex.travelThing(noteWords(ns)) && !t.lex.travelThing(noteWords(ruled))
+}
+
+// noteWords are the lower-cased words of notes' texts.
+func noteWords(notes []memory.SaveNoteArgs) []string {
+	var ws []string
+	for _, n := range notes {
+		ws = append(ws, strings.Fields(strings.ToLower(n.Text))...)
+	}
+	return ws
+}
+
 // holdsAll reports whether the traveler's own words (ns) hold each rule
 // note's topic word: they say what the rules said, and more ("Always checks
 // a suitcase, cannot pack light." over "Always checks a suitcase.").
@@ -939,7 +956,8 @@ func holdsAll(ns, ruled []memory.SaveNoteArgs) bool {
 }
 
 // joinLeftOut joins to the traveler's own words (ns) each lasting rule note
-// on what they leave out, and returns how many it joined.
+// on what they leave out, in the order they were said ("Window seat, likes
+// leaning on the wall to sleep."), and returns how many it joined.
 func joinLeftOut(message string, ruled, ns []memory.SaveNoteArgs) int {
 	joined := 0
 	dropped := droppedWords(message, ns)
@@ -948,7 +966,11 @@ func joinLeftOut(message string, ruled, ns []memory.SaveNoteArgs) int {
 		if r.Scope != memory.ScopeDurable || i < 0 || sameTopic(ns[i], r) || !slices.ContainsFunc(longWords(r.Text), func(w string) bool { return dropped[w] }) {
 			continue // the traveler's words say it already, or it is a trip's
 		}
-		if merged, ok := joinNotes(r, ns[i], ""); ok {
+		first, second := r, ns[i]
+		if saidAt(message, ns[i]) < saidAt(message, r) {
+			first, second = ns[i], r
+		}
+		if merged, ok := joinNotes(first, second, ""); ok {
 			ns[i] = merged
 			joined++
 		}
@@ -975,6 +997,18 @@ func droppedWords(message string, notes []memory.SaveNoteArgs) map[string]bool {
 
 // longWords are a text's lower-cased words of four letters or more, a
 // plural s taken off.
+// saidAt is where in a message the first of a note's long words is said
+// (the message's length when none is).
+func saidAt(message string, n memory.SaveNoteArgs) int {
+	low, at := strings.ToLower(message), len(message)
+	for _, w := range longWords(n.Text) {
+		if i := strings.Index(low, w); i >= 0 {
+			at = min(at, i)
+		}
+	}
+	return at
+}
+
 func longWords(s string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {

@@ -249,6 +249,11 @@ func TestOwnWords(t *testing.T) {
 		{"I swim three times a week, so I need a pool", "Swims three times a week, needs a pool."},
 		{"I avoid helicopter tours and anything like that", "Avoids helicopter tours and anything like that."},
 		{"I'm up for anything", ""},
+		// The rules kept only the reason; the thing it is the reason for
+		// leads, in the order it was said.
+		{"window seat please, I like leaning on the wall to sleep", "Window seat, likes leaning on the wall to sleep."},
+		{"PLEASE NO OVERNIGHT FLIGHTS, i turn into a zombie for days", "No overnight flights, turns into a zombie for days."},
+		{"Hilton Honors Diamond", "Has Hilton Honors Diamond status."},
 		{"if I can help it I stick with Star Alliance airlines", "Sticks with Star Alliance airlines."},
 		{"allergic to shellfish fyi", "Is allergic to shellfish."},
 		{"my mate Dave swears by aisle seats", ""},
