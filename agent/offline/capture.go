@@ -293,7 +293,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			// SEA now": the move and the airport, one thought). Of a message
 			// of several clauses whose rules kept a little more, only when
 			// each holds something the other lacks.
-			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns) || t.thingsGained(ns, c.notes)) && (joinLeftOut(message, c.notes, ns) > 0 || lost || kept < coverage || holdsAll(ns, c.notes)) {
+			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && !(len(ns) < len(c.notes) && distinctKinds(c.notes)) && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns) || t.thingsGained(ns, c.notes)) && (joinLeftOut(message, c.notes, ns) > 0 || lost || kept < coverage || holdsAll(ns, c.notes)) {
 				ruled := slices.Clone(c.notes)
 				c.notes = c.notes[:0]
 				seen := map[string]bool{}
@@ -936,6 +936,25 @@ func holds(n, r memory.SaveNoteArgs) bool {
 func (t *table) thingsGained(ns, ruled []memory.SaveNoteArgs) bool {
 	return len(ruled) > 0 && t.lex.travelThing(noteWords(ns)) && !t.lex.travelThing(noteWords(ruled))
 }
+
+// distinctKinds reports whether the rules' notes are two or more lasting
+// facts of different kinds ("Is allergic to nuts." and "Needs gluten-free
+// food."): each stays a note of its own rather than one in the traveler's
+// words.
+func distinctKinds(notes []memory.SaveNoteArgs) bool {
+	seen := map[string]bool{}
+	for _, n := range notes {
+		if len(n.Keywords) == 0 || !noteKinds[n.Keywords[0]] || seen[n.Keywords[0]] || n.Scope != memory.ScopeDurable {
+			return false
+		}
+		seen[n.Keywords[0]] = true
+	}
+	return len(seen) > 1
+}
+
+// noteKinds are the first keywords that name a rule note's kind.
+var noteKinds = map[string]bool{"diet": true, "allergy": true, "flight": true, "hotel": true, "accessibility": true, "seat": true, "area": true, "cabin": true, "loyalty": true,
+	"budget": true, "airline": true, "lodging": true, "companions": true, "baggage": true, "room": true, "transport": true, "currency": true, "car": true, "home": true}
 
 // noteWords are the lower-cased words of notes' texts.
 func noteWords(notes []memory.SaveNoteArgs) []string {

@@ -840,8 +840,8 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
 		ws := c.ws
-		if (who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && (slices.Contains(t.lex.HabitVerbs, ws[0]) || reCanOnly.MatchString(c.text)))) && matchAt(ws, 0, t.lex.Compounds) == "" {
-			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin": chat drops the "I"
+		if (who == "" && len(ws) > 1 && (t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || ws[0] == "would" && matchAt(ws, 0, t.lex.BareWants) != "") || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && (slices.Contains(t.lex.HabitVerbs, ws[0]) || reCanOnly.MatchString(c.text)))) && matchAt(ws, 0, t.lex.Compounds) == "" {
+			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin", "would love a spa": chat drops the "I"
 		}
 		if m := reToAssistant.FindStringSubmatch(strings.Join(ws, " ")); m != nil {
 			rest := strings.Fields(m[2])
@@ -855,7 +855,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			continue // a remark on the world, in a message that says nothing of the traveler
 		}
 		odds := t.gate.clause.odds(c.feats)
-		if c.asks || afterOther || t.re["questions"].MatchString(c.text) && !reCanOnly.MatchString(c.text) || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) && !t.lex.travelThing(ws) && !(trip && who == "first") {
+		if c.asks || afterOther || t.re["questions"].MatchString(c.text) && !reCanOnly.MatchString(c.text) && !(c.ws[0] == "would" && ws[0] == "i") || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) && !t.lex.travelThing(ws) && !(trip && who == "first") {
 			continue
 		}
 		wants := trip || wish || c.trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
@@ -963,12 +963,12 @@ func (t *table) reasons(clauses []ownClause) []int {
 // book now ("i need silent rooms", "need smoking room or balcony"; not "i
 // need a hotel near the station", "we want flights to «Rome» in may", "i
 // want sushi"): its object is a travel thing with no article, count,
-// number, place or date.
+// place or date before it ("hotel breakfast served till 10:30" is one).
 func (t *table) genericWant(cl string, ws []string) bool {
 	for i := range ws {
 		if k := matchAt(ws, i, t.lex.BareWants); k != "" {
 			j := i + len(strings.Fields(k))
-			return j < len(ws) && !slices.Contains(notGeneric, ws[j]) && !slices.Contains(t.lex.Counts, ws[j]) && t.lex.travelThing(ws[j:]) && !strings.ContainsAny(cl, "«0123456789") && !t.re["trip.dates"].MatchString(cl)
+			return j < len(ws) && !slices.Contains(notGeneric, ws[j]) && !slices.Contains(t.lex.Counts, ws[j]) && !reNumber.MatchString(ws[j]) && t.lex.travelThing(ws[j:]) && !strings.Contains(cl, "«") && !t.re["trip.dates"].MatchString(cl)
 		}
 	}
 	return false

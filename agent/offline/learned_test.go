@@ -254,6 +254,17 @@ func TestOwnWords(t *testing.T) {
 		{"window seat please, I like leaning on the wall to sleep", "Window seat, likes leaning on the wall to sleep."},
 		{"PLEASE NO OVERNIGHT FLIGHTS, i turn into a zombie for days", "No overnight flights, turns into a zombie for days."},
 		{"Hilton Honors Diamond", "Has Hilton Honors Diamond status."},
+		{"I'm a member of Emirates Skywards, Silver tier.", "Has Silver status with Emirates Skywards."},
+		{"JetBlue Mosaic here, NYC-based, JFK or LGA both fine", "Has JetBlue Mosaic status."},
+		// A want whose "I" chat dropped ("would love …") is no question; a
+		// want of a travel thing keeps what it is wanted for.
+		{"Would love a hotel with a good gym on this trip, I'm in the middle of marathon training.", "Would love a hotel with a good gym, is in the middle of marathon training on this trip."},
+		{"Not a morning person - I want hotel breakfast served till at least 10:30.", "Not a morning person, wants hotel breakfast served till at least 10:30."},
+		{"Always Lufthansa or Swiss if I have the choice.", "Always Lufthansa or Swiss if they have the choice."},
+		// Facts of different kinds the rules read one by one stay one note
+		// each, not one in the traveler's words.
+		{"i have a nut allergy AND i'm gluten free. fun times", "Is allergic to nuts. | Needs gluten-free food."},
+		{"I'm vegetarian, I never check a bag, and I'd always rather pay more for a direct flight than save with a stop", "Is vegetarian. | Never checks a bag. | Prefers direct flights."},
 		{"if I can help it I stick with Star Alliance airlines", "Sticks with Star Alliance airlines."},
 		{"allergic to shellfish fyi", "Is allergic to shellfish."},
 		{"my mate Dave swears by aisle seats", ""},
