@@ -128,8 +128,13 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				asked = true
 				// "could we rent bikes this time?", "can we do an aisle seat
 				// this time?": asked for this trip, it is the trip's wish.
-				if cl = "i want " + m[2]; m[1] != "" { // "i want to rent bikes"
-					cl = "i want to " + m[1] + " " + m[2]
+				switch cl = "i want " + m[4]; {
+				case m[1] != "": // "i want to rent bikes"
+					cl = "i want to " + m[1] + " " + m[4]
+				case m[3] == "have": // "could the hotel have a spa?": "i want a hotel with a spa"
+					cl = "i want a " + m[2] + " with " + m[4]
+				case m[3] == "be": // "can the room be on a high floor?"
+					cl = "i want the " + m[2] + " to be " + m[4]
 				}
 			} else if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
 				firstPerson = false

@@ -650,6 +650,10 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"Could it be a twin room this time? We're travelling as friends.", "Wants a twin room on this trip."},
 		{"This time can we do a speedboat transfer instead of a seaplane? 🚤", "Wants a speedboat transfer instead of a seaplane on this trip."},
 		{"Could we rent bikes for the whole stay this time?", "Wants to rent bikes for the whole stay on this trip."},
+		// What the hotel or the room should have or be, asked for this trip.
+		{"this time can the room be on a high floor?", "Wants a high floor on this trip."},
+		{"I always need a fridge for my meds; on this one could we also get a kitchenette?", "Always needs a fridge for their meds. | Wants a kitchenette on this trip."},
+		{"aisle as always - and this time could the hotel be in the old town?", "Prefers aisle seats. | Wants to stay in the old town on this trip."},
 		{"can we do dinner at 8?", ""},
 		{"could you book the Ritz this time?", ""},
 		// Shapes of chat: a state without "I am", a verdict in two words, a
