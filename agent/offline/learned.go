@@ -851,11 +851,15 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			ws, who = slices.Concat([]string{"i"}, strings.Fields(m[1]), []string{"want"}, rest), "first" // "always book me a non-smoking room": "i always want …"
 		}
 		afterOther = afterOther && who == "" || who == "other" // "my husband snores, so two beds": the beds are his
+		// "my mum's joining on this one, so ground-floor rooms", "the kids
+		// want to see penguins on this trip": the named trip's wish, whoever
+		// it is for.
+		forTrip := afterOther && (trip || c.trip) && (t.lex.travelThing(ws) || t.lex.has(c.text, t.lex.BareWants, nil))
 		if !mine && t.remark(c, who) {
 			continue // a remark on the world, in a message that says nothing of the traveler
 		}
 		odds := t.gate.clause.odds(c.feats)
-		if c.asks || afterOther || t.re["questions"].MatchString(c.text) && !reCanOnly.MatchString(c.text) && !(c.ws[0] == "would" && ws[0] == "i") || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) && !t.lex.travelThing(ws) && !(trip && who == "first") {
+		if c.asks || afterOther && !forTrip || t.re["questions"].MatchString(c.text) && !reCanOnly.MatchString(c.text) && !(c.ws[0] == "would" && ws[0] == "i") || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) && !t.lex.travelThing(ws) && !(trip && who == "first") {
 			continue
 		}
 		wants := trip || wish || c.trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||

@@ -650,6 +650,10 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"Could it be a twin room this time? We're travelling as friends.", "Wants a twin room on this trip."},
 		{"This time can we do a speedboat transfer instead of a seaplane? 🚤", "Wants a speedboat transfer instead of a seaplane on this trip."},
 		{"Could we rent bikes for the whole stay this time?", "Wants to rent bikes for the whole stay on this trip."},
+		// The named trip's wish, whoever in the party it is for.
+		{"The kids want to see real penguins on this trip so any penguin spot is a must!!", "The kids want to see real penguins so any penguin spot is a must on this trip."},
+		{"for this trip my wife needs a wheelchair at the airport", "Their wife needs a wheelchair at the airport on this trip."},
+		{"my wife needs a wheelchair at the airport", ""},
 		// What the hotel or the room should have or be, asked for this trip.
 		{"this time can the room be on a high floor?", "Wants a high floor on this trip."},
 		{"I always need a fridge for my meds; on this one could we also get a kitchenette?", "Always needs a fridge for their meds. | Wants a kitchenette on this trip."},
