@@ -319,6 +319,11 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 		for _, n := range t.otherScope(message, c.notes, parts) {
 			c.add(n, known, map[string]bool{})
 		}
+		var listed []memory.SaveNoteArgs
+		for _, n := range c.notes {
+			listed = append(listed, t.lex.wishList(n)...)
+		}
+		c.notes = listed
 	}
 	return c
 }

@@ -459,6 +459,51 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 	return notes
 }
 
+// reWishHead opens a want of things ("wants", "would like to do", "would
+// love to see"); reWishAnd joins one more thing to its list.
+var (
+	reWishHead = regexp.MustCompile(`^(?:wants|needs|would (?:really )?(?:like|love))(?: to (?:do|see|try|visit|have|get|book))? `)
+	reWishAnd  = regexp.MustCompile(`,? (?:and(?: also)?|\+|plus|also) ((?:a|an|the|to|one|some|two)\b)`)
+)
+
+// wishList gives each thing a trip's note wants its own note ("Wants a
+// street-food tour and to visit Frida Kahlo's house on this trip.": two
+// wishes, each with the want).
+func (lx *lexicon) wishList(n memory.SaveNoteArgs) []memory.SaveNoteArgs {
+	text := strings.TrimSuffix(n.Text, tripSuffix)
+	m := reWishHead.FindStringSubmatch(lowerFirst(text))
+	if n.Scope != memory.ScopeThisTrip || m == nil || text == n.Text || reTogether.MatchString(text) {
+		return []memory.SaveNoteArgs{n}
+	}
+	items := cutList(text[len(m[0]):])
+	if len(items) < 2 {
+		return []memory.SaveNoteArgs{n}
+	}
+	var out []memory.SaveNoteArgs
+	for _, item := range items {
+		if r, ok := lx.finish(reading{}, m[0]+item, strings.Fields(item)); ok {
+			r.note.Keywords = lx.keywordsOf(strings.Fields(strings.ToLower(item)), r.note.Keywords)
+			out = append(out, lx.scoped(r.note, n.Scope))
+		}
+	}
+	return out
+}
+
+// reTogether says the things of a list go together ("split the stay
+// between Ubud and the coast", "both in one morning").
+var reTogether = regexp.MustCompile(`\b(?:between|both|together|combined|with)\b`)
+
+// cutList cuts a list of things at each joining word, keeping each thing's
+// article.
+func cutList(s string) []string {
+	var out []string
+	last := 0
+	for _, loc := range reWishAnd.FindAllStringSubmatchIndex(s, -1) {
+		out, last = append(out, s[last:loc[0]]), loc[2]
+	}
+	return append(out, s[last:])
+}
+
 // splitParts parts the clauses that tell something lasting from the rest.
 func splitParts(ps []ownPart) (lasting, rest []ownPart) {
 	for _, p := range ps {

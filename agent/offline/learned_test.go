@@ -654,6 +654,10 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"The kids want to see real penguins on this trip so any penguin spot is a must!!", "The kids want to see real penguins so any penguin spot is a must on this trip."},
 		{"for this trip my wife needs a wheelchair at the airport", "Their wife needs a wheelchair at the airport on this trip."},
 		{"my wife needs a wheelchair at the airport", ""},
+		// Each thing a trip's want lists is a wish of its own, unless the
+		// things go together.
+		{"For Mexico City we want a street-food tour and to visit Frida Kahlo's house.", "Wants a street-food tour on this trip. | Wants to visit Frida Kahlo's house on this trip."},
+		{"This time we'd like to split the stay between Ubud and the coast.", "Would like to split the stay between Ubud and the coast on this trip."},
 		// What the hotel or the room should have or be, asked for this trip.
 		{"this time can the room be on a high floor?", "Wants a high floor on this trip."},
 		{"I always need a fridge for my meds; on this one could we also get a kitchenette?", "Always needs a fridge for their meds. | Wants a kitchenette on this trip."},
