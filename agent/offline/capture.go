@@ -128,13 +128,13 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				asked = true
 				// "could we rent bikes this time?", "can we do an aisle seat
 				// this time?": asked for this trip, it is the trip's wish.
-				switch cl = "i want " + m[4]; {
+				switch cl = "i want " + m[5]; {
 				case m[1] != "": // "i want to rent bikes"
-					cl = "i want to " + m[1] + " " + m[4]
-				case m[3] == "have": // "could the hotel have a spa?": "i want a hotel with a spa"
-					cl = "i want a " + m[2] + " with " + m[4]
-				case m[3] == "be": // "can the room be on a high floor?"
-					cl = "i want the " + m[2] + " to be " + m[4]
+					cl = "i want to " + m[1] + " " + m[5]
+				case m[4] == "have": // "could the hotel have a spa?": "i want a hotel with a spa"
+					cl = "i want a " + m[3] + " with " + m[5]
+				case m[4] == "be": // "can the room be on a high floor?"
+					cl = "i want the " + m[3] + " to be " + m[5]
 				}
 			} else if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
 				firstPerson = false
@@ -164,7 +164,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				continue
 			}
 			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")
-			if wanted {
+			if wanted || asked {
 				scope = memory.ScopeThisTrip
 			}
 			// "I get seasick easily, so I'd rather avoid long ferry crossings":
@@ -329,12 +329,14 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 }
 
 // tripAsk reads a thing asked for this trip (trip_ask) in a clause the trip
-// scopes (scoped); nil otherwise.
+// scopes (scoped), or one asked to fit into it or of its hotel or room
+// without a marker; nil otherwise.
 func (t *table) tripAsk(cl string, scoped bool) []string {
-	if !scoped {
+	m := t.re["trip_ask"].FindStringSubmatch(cl)
+	if m == nil || !scoped && m[2] == "" && m[3] == "" { // "could we squeeze in a day at the Dead Sea?", "could the Vienna hotel have a gym?": asked of the trip at hand
 		return nil
 	}
-	return t.re["trip_ask"].FindStringSubmatch(cl)
+	return m
 }
 
 // standing reports whether a rule that holds when asked for reads the

@@ -658,6 +658,12 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// things go together.
 		{"For Mexico City we want a street-food tour and to visit Frida Kahlo's house.", "Wants a street-food tour on this trip. | Wants to visit Frida Kahlo's house on this trip."},
 		{"This time we'd like to split the stay between Ubud and the coast.", "Would like to split the stay between Ubud and the coast on this trip."},
+		// What the traveler asks to fit into the trip at hand, or of its
+		// hotel, is its wish without a marker; a pick or a booking is not.
+		{"For Kyoto can we fit in a tea ceremony?", "Wants a tea ceremony on this trip."},
+		{"Could the Vienna hotel have a gym? I'm in marathon training right now", "Wants a hotel with a gym on this trip."},
+		{"can we do the 10am train instead?", ""},
+		{"could we get a taxi from the airport?", ""},
 		// What the hotel or the room should have or be, asked for this trip.
 		{"this time can the room be on a high floor?", "Wants a high floor on this trip."},
 		{"I always need a fridge for my meds; on this one could we also get a kitchenette?", "Always needs a fridge for their meds. | Wants a kitchenette on this trip."},
