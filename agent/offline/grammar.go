@@ -541,7 +541,7 @@ func (lx *lexicon) wanted(r reading, ws []string) (reading, bool) {
 // sentence, and a negator before a liking verdict makes it an aversion.
 func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool) {
 	j := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(lx.Copulas, w) })
-	if j < 1 || j > 6 || slices.Contains(lx.Deictic, ws[0]) || slices.Contains(lx.NotThings, ws[0]) || slices.Contains([]string{"the", "your", "his", "her", "their"}, ws[0]) ||
+	if j < 1 || j > 6 || slices.Contains([]string{"a", "an", "the", "to"}, ws[j-1]) || slices.Contains(lx.Deictic, ws[0]) || // "keep the walking to a minimum": no standard slices.Contains(lx.NotThings, ws[0]) || slices.Contains([]string{"the", "your", "his", "her", "their"}, ws[0]) ||
 		slices.ContainsFunc(ws[:j], func(w string) bool {
 			return slices.Contains(lx.First, w) || slices.Contains(lx.People, w) || lx.Pronouns[w] == "" && lx.Yours[w] != ""
 		}) {
@@ -871,7 +871,7 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 	// "in «August» ," read back: "in August,"; "with their dog 🐶 pet
 	// friendly places" without the picture
 	text = strings.Join(strings.Fields(strings.Map(noEmoji, text)), " ")
-	text = strings.TrimRight(strings.TrimSpace(reSpacedPunct.ReplaceAllString(text, "$1")), " ,.;:")
+	text = strings.TrimRight(strings.TrimSpace(reSpacedPunct.ReplaceAllString(rePlease.ReplaceAllString(text, "$1"), "$1")), " ,.;:")
 	text = reDegrees.ReplaceAllStringFunc(text, strings.ToUpper) // "25°c": read in lower case, written as a temperature
 	text = lx.capitals(text)
 	for _, and := range []string{" and", " but", " or", " so"} { // "i'm a light sleeper and that's true…" cut at the clause
@@ -923,6 +923,10 @@ func noEmoji(r rune) rune {
 
 // reDegrees is a temperature's unit.
 var reDegrees = regexp.MustCompile(`°[cf]\b`)
+
+// rePlease is a "please" that ends a clause ("keep it cheap pls, max 80 a
+// night"): the request's manners, not the note's words.
+var rePlease = regexp.MustCompile(`\s+(?:please|pls|plz)\b([,.;]|$)`)
 
 // reSpacedPunct is a space before a comma or a full stop.
 var reSpacedPunct = regexp.MustCompile(` +([,.;:])`)

@@ -491,7 +491,7 @@ func (lx *lexicon) wishList(n memory.SaveNoteArgs) []memory.SaveNoteArgs {
 
 // reTogether says the things of a list go together ("split the stay
 // between Ubud and the coast", "both in one morning").
-var reTogether = regexp.MustCompile(`\b(?:between|both|together|combined|with)\b`)
+var reTogether = regexp.MustCompile(`\b(?:between|both (?:in|on|at|the same)|together|combined|with)\b`)
 
 // cutList cuts a list of things at each joining word, keeping each thing's
 // article.
@@ -545,7 +545,7 @@ func (lx *lexicon) keywordsOf(obj, fallback []string) []string {
 	for _, w := range obj {
 		k := keyword(w)
 		switch {
-		case len(k) < 3 || lx.stop[k] || lx.Cues[k] != "" || strings.HasSuffix(k, "ly") || slices.Contains(things, k) || slices.Contains(rest, k):
+		case len(k) < 3 || lx.stop[k] || lx.Chatter[k] || lx.Cues[k] != "" || strings.HasSuffix(k, "ly") || slices.Contains(things, k) || slices.Contains(rest, k):
 		case lx.travelThing([]string{k}):
 			things = append(things, k)
 		default:
@@ -578,7 +578,7 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	// "we once missed a train" is the past, "we moved to Austin last year" a change
 	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == ""
 	plain := t.re["trip.frequency"].ReplaceAllString(plainNames.Replace(cl), "") // "lisbon in «May»": the month is a date, not a name; "three times a week" none
-	if t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit ||
+	if t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit && !(trip && t.words["trip_orders"][ws[0]]) ||
 		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil) && !t.re["budget_trait"].MatchString(cl)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
 		return true
 	}
@@ -885,7 +885,8 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
 		ws := c.ws
-		if (who == "" && len(ws) > 1 && (t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || ws[0] == "would" && matchAt(ws, 0, t.lex.BareWants) != "") || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && (slices.Contains(t.lex.HabitVerbs, ws[0]) || reCanOnly.MatchString(c.text)))) && matchAt(ws, 0, t.lex.Compounds) == "" {
+		wouldWant := ws[0] == "would" && matchAt(ws, 0, t.lex.BareWants) != "" // "would love a spa": a want whose "I" chat dropped, no question
+		if (who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || wouldWant || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && (slices.Contains(t.lex.HabitVerbs, ws[0]) || reCanOnly.MatchString(c.text)))) && matchAt(ws, 0, t.lex.Compounds) == "" {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin", "would love a spa": chat drops the "I"
 		}
 		if m := reToAssistant.FindStringSubmatch(strings.Join(ws, " ")); m != nil {
@@ -904,7 +905,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			continue // a remark on the world, in a message that says nothing of the traveler
 		}
 		odds := t.gate.clause.odds(c.feats)
-		if c.asks || afterOther && !forTrip || t.re["questions"].MatchString(c.text) && !reCanOnly.MatchString(c.text) && !(c.ws[0] == "would" && ws[0] == "i") || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) && !t.lex.travelThing(ws) && !(trip && who == "first") {
+		if c.asks || afterOther && !forTrip || t.re["questions"].MatchString(c.text) && !reCanOnly.MatchString(c.text) && !wouldWant || odds < clauseOdds || !t.gate.clause.told(t.contentWords(c.text)) && !t.lex.travelThing(ws) && !(trip && who == "first") {
 			continue
 		}
 		wants := trip || wish || c.trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||

@@ -635,7 +635,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// room away from the lift").
 		{"I really dislike long layovers, anything over 3 hours is too much.", "Dislikes long layovers, anything over 3 hours is too much."},
 		{"I prefer a quiet room on a high floor, away from the lift", "Prefers a quiet room on a high floor, away from the lift."},
-		{"keep this one cheap pls, max 80 a night", ""},
+		{"keep this one cheap pls, max 80 a night", "Keep this one cheap, max 80 a night on this trip."},
 		{"i'm a light packer, one backpack for 2 weeks", "Is a light packer one backpack for 2 weeks."},
 		// What lasts beside this trip's wish is not the trip's: a "remember",
 		// an ability, a habit said of "our trips".
@@ -664,6 +664,10 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"Could the Vienna hotel have a gym? I'm in marathon training right now", "Wants a hotel with a gym on this trip."},
 		{"can we do the 10am train instead?", ""},
 		{"could we get a taxi from the airport?", ""},
+		// What the traveler tells a named trip to hold to is its wish.
+		{"please keep the driving under 3 hours a day on this road trip, my back can't take more", "Their back cannot take more. | Keep the driving under 3 hours a day on this trip."},
+		{"this trip keep the walking to a minimum", "This trip keep the walking to a minimum."},
+		{"would really like a boat day in the islands while we're in Croatia", "Would like a boat day in the islands while they are in Croatia on this trip."},
 		// What the hotel or the room should have or be, asked for this trip.
 		{"this time can the room be on a high floor?", "Wants a high floor on this trip."},
 		{"I always need a fridge for my meds; on this one could we also get a kitchenette?", "Always needs a fridge for their meds. | Wants a kitchenette on this trip."},
