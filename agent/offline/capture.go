@@ -43,6 +43,11 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				c.notes[k] = t.lex.lasting(n)
 			}
 		}
+		if c.sensitive { // "the pin I always use for hotel safes is 7391": no note holds a number the message gave with its secret
+			c.notes = slices.DeleteFunc(c.notes, func(n memory.SaveNoteArgs) bool {
+				return slices.ContainsFunc(reLongNumber.FindAllString(n.Text, -1), func(d string) bool { return strings.Contains(message, d) })
+			})
+		}
 	}()
 	if cat, blocked := guard.ScreenText(message); blocked {
 		if c.instruction = cat == memory.CategoryInstruction; c.instruction {
@@ -350,6 +355,9 @@ func (t *table) standing(cl string) bool {
 func (t *table) ownBudget(cl string) bool {
 	return slices.ContainsFunc(t.rules, func(r rule) bool { return r.Group == "budget" && r.re.MatchString(cl) })
 }
+
+// reLongNumber is a run of three digits or more.
+var reLongNumber = regexp.MustCompile(`\d{3,}`)
 
 // reSentence cuts a message into sentences, keeping "3.5" and "a.m." whole.
 var reSentence = regexp.MustCompile(`(?:[^.!?;\n]|\.\S)+[.!?;\n]*`)

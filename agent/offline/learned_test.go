@@ -664,6 +664,9 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"Could the Vienna hotel have a gym? I'm in marathon training right now", "Wants a hotel with a gym on this trip."},
 		{"can we do the 10am train instead?", ""},
 		{"could we get a taxi from the airport?", ""},
+		// A message that gives a secret leaves no note holding its numbers.
+		{"the pin I always use for hotel safes is 7391, just so I don't forget it", ""},
+		{"I prefer aisle seats. My card is 5500 0000 0000 0004 if you need it.", "Prefers aisle seats."},
 		// What the traveler tells a named trip to hold to is its wish.
 		{"please keep the driving under 3 hours a day on this road trip, my back can't take more", "Their back cannot take more. | Keep the driving under 3 hours a day on this trip."},
 		{"this trip keep the walking to a minimum", "This trip keep the walking to a minimum."},
