@@ -871,6 +871,7 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 	// "in «August» ," read back: "in August,"; "with their dog 🐶 pet
 	// friendly places" without the picture
 	text = strings.Join(strings.Fields(strings.Map(noEmoji, text)), " ")
+	text = reAside.ReplaceAllString(text, "")
 	text = strings.TrimRight(strings.TrimSpace(reSpacedPunct.ReplaceAllString(rePlease.ReplaceAllString(text, "$1"), "$1")), " ,.;:")
 	text = reDegrees.ReplaceAllStringFunc(text, strings.ToUpper) // "25°c": read in lower case, written as a temperature
 	text = lx.capitals(text)
@@ -923,6 +924,10 @@ func noEmoji(r rune) rune {
 
 // reDegrees is a temperature's unit.
 var reDegrees = regexp.MustCompile(`°[cf]\b`)
+
+// reAside is a word of chat the note does not need ("actually likes long
+// layovers", "not a big museum person tbh").
+var reAside = regexp.MustCompile(`(?i)\s*\b(?:actually|honestly|basically|genuinely|tbh|imo|imho|lol|haha|lmao)\b`)
 
 // rePlease is a "please" that ends a clause ("keep it cheap pls, max 80 a
 // night"): the request's manners, not the note's words.

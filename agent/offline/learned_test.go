@@ -386,7 +386,7 @@ func TestTripWishes(t *testing.T) {
 		{"on this trip we need 3 rooms", "Needs 3 rooms on this trip."},
 		{"For Rome in May I want a cooking class", "Wants a cooking class on this trip."},
 		{"In Oslo in winter we'd like a hotel with a sauna", "Would like a hotel with a sauna on this trip."},
-		{"For Utah we'll actually need a jeep", "Will actually need a jeep on this trip."},
+		{"For Utah we'll actually need a jeep", "Will need a jeep on this trip."},
 		{"just this time: window seat, please", "Wants a window seat on this trip."},
 		{"Only this trip: travel insurance with ski cover", "Wants travel insurance with ski cover on this trip."},
 		{"For Kyoto a tea ceremony is a must", "Wants a tea ceremony on this trip."},
@@ -664,6 +664,11 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"Could the Vienna hotel have a gym? I'm in marathon training right now", "Wants a hotel with a gym on this trip."},
 		{"can we do the 10am train instead?", ""},
 		{"could we get a taxi from the airport?", ""},
+		// Chat's asides are no part of a note; a choice among the offered
+		// ("let's do the …") is a pick.
+		{"I actually like long layovers", "Likes long layovers."},
+		{"not a big museum person tbh, rather be outside hiking", "Not a big museum person, rather be outside hiking."},
+		{"Let's take the later train.", ""},
 		// A message that gives a secret leaves no note holding its numbers.
 		{"the pin I always use for hotel safes is 7391, just so I don't forget it", ""},
 		{"I prefer aisle seats. My card is 5500 0000 0000 0004 if you need it.", "Prefers aisle seats."},
