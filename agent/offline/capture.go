@@ -857,6 +857,9 @@ func (t *table) normalise(s string) string {
 	if strings.HasPrefix(s, "if ") {
 		s = reBareCondition.ReplaceAllString(s, "$1, $2") // "if the flight is over 6 hours i want business": the condition ends where the traveler starts
 	}
+	if strings.Contains(s, " and ") {
+		s = reWithMe.ReplaceAllString(s, "${1}we ${4} with ${2}${3}${5}") // "my wife and i always travel together": "we always travel together with my wife"
+	}
 	if !slices.ContainsFunc(t.lex.habitWords, func(w string) bool { return strings.Contains(s, w) }) {
 		return s // most sentences have no habit opener: the regexp is not run
 	}
@@ -866,6 +869,11 @@ func (t *table) normalise(s string) string {
 // reBareCondition is a condition said without its comma, up to the
 // traveler's want ("if it is a long haul flight i need an aisle seat").
 var reBareCondition = regexp.MustCompile(`^(if [^,.;]{3,60}?) ((?:i|we) (?:always |usually |really |just |definitely |only )?(?:want|need|prefer|would like|would rather|would prefer|book|take|insist on|have to have|must have|cannot|will not|do not|refuse)\b)`)
+
+// reWithMe is a subject of the traveler and another ("my wife and i", "me
+// and my sister"), up to where its clause ends: read as "we … with my
+// wife", the clause stays the traveler's and keeps who comes along.
+var reWithMe = regexp.MustCompile(`(^|,\s*)(?:me and (my [a-z]+)|(my [a-z]+) and (?:i|me)) ((?:always|usually|often|never|love|like|prefer|travel|go|fly|hate|avoid|enjoy|stay)\b.*?)((?:\s+(?:but|so|and|because)\b|[,.;!?]).*)?$`)
 
 // reShout is a run of two or more words in capitals; reCaps one such word.
 var (

@@ -669,6 +669,14 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I actually like long layovers", "Likes long layovers."},
 		{"not a big museum person tbh, rather be outside hiking", "Not a big museum person, rather be outside hiking."},
 		{"Let's take the later train.", ""},
+		// The traveler and another as one subject: the clause is the
+		// traveler's and keeps who comes along.
+		{"my wife and I always travel together, she's my default +1", "Always travels together with their wife."},
+		{"me and my sister always travel together", "Always travels together with their sister."},
+		// What the traveler will do is the trip's plan; what they will not
+		// do is a refusal.
+		{"We'll fly from Mumbai.", ""},
+		{"Mushrooms are the one thing I won't eat.", "Mushrooms are the one thing they will not eat."},
 		// A message that gives a secret leaves no note holding its numbers.
 		{"the pin I always use for hotel safes is 7391, just so I don't forget it", ""},
 		{"I prefer aisle seats. My card is 5500 0000 0000 0004 if you need it.", "Prefers aisle seats."},
