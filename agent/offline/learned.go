@@ -585,9 +585,12 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	if who != "first" {
 		return false
 	}
-	now := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "am" || ws[subj+1] == "are") && strings.HasSuffix(ws[subj+2], "ing") && !t.words["not_doing"][ws[subj+2]]                              // "i am willing to pay" is no doing
-	plan := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "will" || ws[subj+1] == "gonna") && ws[subj+2] != "not"                                                                               // "we will fly from «Mumbai»": this trip's plan; "i will not eat" a refusal
-	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || t.lex.has(cl, t.lex.Passing, nil) // "this time i am checking a bag": the named trip's plan
+	// "i am willing to pay" is no doing
+	now := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "am" || ws[subj+1] == "are") && strings.HasSuffix(ws[subj+2], "ing") && !t.words["not_doing"][ws[subj+2]]
+	// "we will fly from «Mumbai»": this trip's plan; "i will not eat" a refusal
+	plan := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "will" || ws[subj+1] == "gonna") && ws[subj+2] != "not"
+	// "this time i am checking a bag": the named trip's plan
+	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || t.lex.has(cl, t.lex.Passing, nil)
 }
 
 // placePicked reports whether a clause prefers a place and nothing more
