@@ -423,9 +423,6 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 		return nil
 	}
 	norm := t.normalise(message)
-	if t.re["private"].MatchString(norm) { // a special category is never kept, whoever's it is
-		return nil
-	}
 	named := t.markerOf(norm) == memory.ScopeThisTrip || tripTold || slices.ContainsFunc(sentences, func(s string) bool { // a want is this trip's only when the message names it
 		s = t.normalise(s)
 		return !strings.HasSuffix(strings.TrimSpace(s), "?") && t.markerOf(t.namingTrip(s)) == memory.ScopeThisTrip
@@ -885,6 +882,9 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		conditional := cond != nil
 		condWords := cond
 		cond = nil
+		if t.re["private"].MatchString(c.text) {
+			continue // a special category is never kept, whoever's it is; what it makes the traveler need is ("so halal food and the qibla direction help")
+		}
 		if i > 0 && who == "" && c.begs && len(parts) > 0 || t.tripOnly(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}

@@ -677,6 +677,11 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// do is a refusal.
 		{"We'll fly from Mumbai.", ""},
 		{"Mushrooms are the one thing I won't eat.", "Mushrooms are the one thing they will not eat."},
+		// A special category is never kept; what it makes the traveler need
+		// is.
+		{"I'm Muslim and pray five times a day, so halal food and knowing the qibla direction in the room help a lot.", "Halal food and knowing the qibla direction in the room help a lot."},
+		{"Got diagnosed with coeliac disease in the spring, so strictly gluten-free from now on.", "Strictly gluten-free from now on."},
+		{"I'm a union member", ""},
 		// A message that gives a secret leaves no note holding its numbers.
 		{"the pin I always use for hotel safes is 7391, just so I don't forget it", ""},
 		{"I prefer aisle seats. My card is 5500 0000 0000 0004 if you need it.", "Prefers aisle seats."},
