@@ -677,6 +677,8 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// do is a refusal.
 		{"We'll fly from Mumbai.", ""},
 		{"Mushrooms are the one thing I won't eat.", "Mushrooms are the one thing they will not eat."},
+		// "Most trips", "every trip" make a habit of what the traveler will do.
+		{"I'll be working during most trips so I need a coworking space or a good cafe within walking distance", "Will be working during most trips, needs a coworking space or a good cafe within walking distance."},
 		// A special category is never kept; what it makes the traveler need
 		// is.
 		{"I'm Muslim and pray five times a day, so halal food and knowing the qibla direction in the room help a lot.", "Halal food and knowing the qibla direction in the room help a lot."},
