@@ -935,7 +935,8 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			!slices.ContainsFunc(ws, func(w string) bool { return w == "will" || w == "gonna" }) && !reDoing.MatchString(c.text) && t.gate.trip.odds(c.feats) < -tripOdds // no plan or doing, and the trip classifier is sure it is no trip's
 		// "I always prefer countryside stays over cities — farm stays,
 		// guesthouses": what goes on with a lasting clause lasts.
-		lasting = lasting || marker == "" && who == "" && c.goes && i > 0 && kept == i-1 && parts[len(parts)-1].lasting
+		lasting = lasting || marker == "" && who == "" && c.goes && i > 0 && kept == i-1 && parts[len(parts)-1].lasting ||
+			marker == "" && !c.trip && who != "other" && slices.ContainsFunc(ws, func(w string) bool { return t.words["lasting_states"][strings.Trim(w, ",.!")] })
 		parts, kept = append(parts, ownPart{text, o, lasting && !c.trip, c.trip}), i
 	}
 	return parts

@@ -677,6 +677,9 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// do is a refusal.
 		{"We'll fly from Mumbai.", ""},
 		{"Mushrooms are the one thing I won't eat.", "Mushrooms are the one thing they will not eat."},
+		// A diet or an allergy told beside a trip's wish lasts.
+		{"Lisbon sounds great, we'd love a fado night while we're there. we're vegetarian btw", "Is vegetarian. | Would love a fado night while they are there on this trip."},
+		{"Lactose intolerant. Also, in Tokyo I really want one proper omakase dinner!", "Lactose intolerant. | Wants one proper omakase dinner on this trip."},
 		// "Most trips", "every trip" make a habit of what the traveler will do.
 		{"I'll be working during most trips so I need a coworking space or a good cafe within walking distance", "Will be working during most trips, needs a coworking space or a good cafe within walking distance."},
 		// A special category is never kept; what it makes the traveler need
