@@ -336,6 +336,7 @@ func TestPlainThird(t *testing.T) {
 		{"need ground floor for my hip", "need ground floor for their hip"},
 		{"i , need a fridge", "they , need a fridge"},
 		{"i", "they"},
+		{"i just paid for a new car", "just paid for a new car"},
 	} {
 		if got := strings.Join(model.table.lex.plainThird(strings.Fields(c.ws)), " "); got != c.want {
 			t.Errorf("plainThird(%q) = %q, want %q", c.ws, got, c.want)
