@@ -238,7 +238,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				}
 			}
 			c.notes = slices.Concat(c.notes[:before], slices.DeleteFunc(c.notes[before:], func(n memory.SaveNoteArgs) bool {
-				return slices.ContainsFunc(c.notes[:before], func(p memory.SaveNoteArgs) bool { return sameTopic(p, n) }) // "…, I can't pack light": told again
+				return slices.ContainsFunc(c.notes[:before], func(p memory.SaveNoteArgs) bool { return p.Scope == n.Scope && sameTopic(p, n) }) // "…, I can't pack light": told again; "aisle as always, and on this trip seats together with my dad" is no repeat
 			}))
 			// "I need a hotel with a lift, I can't do stairs": the reason
 			// that makes the need lasting is said with it.

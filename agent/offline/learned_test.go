@@ -695,6 +695,8 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"please keep the driving under 3 hours a day on this road trip, my back can't take more", "Keep the driving under 3 hours a day on this trip."},
 		{"this trip keep the walking to a minimum", "This trip keep the walking to a minimum."},
 		{"would really like a boat day in the islands while we're in Croatia", "Would like a boat day in the islands while they are in Croatia on this trip."},
+		// A trip's wish on the topic of a lasting note is no repeat of it.
+		{"aisle for me as always, and on this trip can we get seats together with my dad?", "Prefers aisle seats. | Wants seats together with their dad on this trip."},
 		// What the hotel or the room should have or be, asked for this trip.
 		{"this time can the room be on a high floor?", "Wants a high floor on this trip."},
 		{"I always need a fridge for my meds; on this one could we also get a kitchenette?", "Always needs a fridge for their meds. | Wants a kitchenette on this trip."},
