@@ -532,7 +532,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I stayed in Rome, loved the hotel", ""},
 		// A lasting habit and the named trip's exception in the traveler's
 		// own words stay apart; "for flights" names no trip.
-		{"I always take the aisle, but on the Tokyo leg I want a window", "Always takes the aisle. | Wants a window on this trip."},
+		{"I always take the aisle, but on the Tokyo leg I want a window", "Prefers aisle seats. | Wants a window seat on this trip."},
 		{"for flights i'd like at least 23kg of checked luggage, i always overpack and i bring back loads of stuff", "Would like at least 23kg of checked luggage for flights."},
 		{"for vancouver i want a hotel w free parking, we're driving up", "Wants a hotel with free parking, is driving up on this trip."},
 		// "<place> — we want …" names the trip as "<place>: we want …" does.
