@@ -1042,8 +1042,6 @@ func droppedWords(message string, notes []memory.SaveNoteArgs) map[string]bool {
 	return out
 }
 
-// longWords are a text's lower-cased words of four letters or more, a
-// plural s taken off.
 // saidAt is where in a message the first of a note's long words is said
 // (the message's length when none is).
 func saidAt(message string, n memory.SaveNoteArgs) int {
@@ -1056,6 +1054,8 @@ func saidAt(message string, n memory.SaveNoteArgs) int {
 	return at
 }
 
+// longWords are a text's lower-cased words of four letters or more, a
+// plural s taken off.
 func longWords(s string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) }) {

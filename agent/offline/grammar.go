@@ -541,7 +541,8 @@ func (lx *lexicon) wanted(r reading, ws []string) (reading, bool) {
 // sentence, and a negator before a liking verdict makes it an aversion.
 func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool) {
 	j := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(lx.Copulas, w) })
-	if j < 1 || j > 6 || slices.Contains([]string{"a", "an", "the", "to"}, ws[j-1]) || slices.Contains(lx.Deictic, ws[0]) || // "keep the walking to a minimum": no standard slices.Contains(lx.NotThings, ws[0]) || slices.Contains([]string{"the", "your", "his", "her", "their"}, ws[0]) ||
+	// "keep the walking to a minimum": a standard word after an article is no standard
+	if j < 1 || j > 6 || slices.Contains([]string{"a", "an", "the", "to"}, ws[j-1]) || slices.Contains(lx.Deictic, ws[0]) || slices.Contains(lx.NotThings, ws[0]) || slices.Contains([]string{"the", "your", "his", "her", "their"}, ws[0]) ||
 		slices.ContainsFunc(ws[:j], func(w string) bool {
 			return slices.Contains(lx.First, w) || slices.Contains(lx.People, w) || lx.Pronouns[w] == "" && lx.Yours[w] != ""
 		}) {
