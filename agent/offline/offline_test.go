@@ -800,3 +800,20 @@ func TestMoveOverridesHomeCity(t *testing.T) {
 		t.Errorf("the trip after the move does not start from Berlin:\n%s", reply)
 	}
 }
+
+// TestSecretGivenInPassing: a message that gives a PIN while saying
+// something of the traveler is warned about, keeps no note holding the
+// PIN, and is offered no options (the words "hotel safes" ask for no
+// hotels).
+func TestSecretGivenInPassing(t *testing.T) {
+	c := newChat(t, memory.State{})
+	reply := c.say("the pin I always use for hotel safes is 7391, just so I don't forget it")
+	if !strings.Contains(reply, "For your safety") || strings.Contains(reply, "\n- ") {
+		t.Errorf("reply = %q, want the safety warning and no options", reply)
+	}
+	for _, n := range c.saved {
+		if strings.Contains(n.Text, "7391") {
+			t.Errorf("saved %q, which holds the PIN", n.Text)
+		}
+	}
+}

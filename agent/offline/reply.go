@@ -325,8 +325,8 @@ func (t *table) reply(v *view, c capture, ack []string) string {
 	// A booking is restated once there is something to restate; before that
 	// the trip helper asks for what is missing.
 	before, tp := len(parts), vc.topicOf(low, tr["to"] == "" || tr["dates"] == "")
-	if len(c.notes)+len(c.known) > 0 && !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) {
-		tp = nil // "I'm vegetarian and I never fly red-eyes" tells, it does not ask for flights
+	if (len(c.notes)+len(c.known) > 0 || c.sensitive) && !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) {
+		tp = nil // "I'm vegetarian and I never fly red-eyes" tells, it does not ask for flights; nor does "the pin for hotel safes is …"
 	}
 	remark := !is("question") && !t.isRequest(low) && !t.re["choosing"].MatchString(low) && len(c.notes)+len(c.known) == 0 && t.remarks(v)
 	if remark {
