@@ -45,7 +45,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 		}
 		if c.sensitive { // "the pin I always use for hotel safes is 7391": no note holds a number the message gave with its secret
 			c.notes = slices.DeleteFunc(c.notes, func(n memory.SaveNoteArgs) bool {
-				return slices.ContainsFunc(reLongNumber.FindAllString(n.Text, -1), func(d string) bool { return strings.Contains(message, d) })
+				return slices.ContainsFunc(reNumber.FindAllString(n.Text, -1), func(d string) bool { return len(d) >= 3 && strings.Contains(message, d) })
 			})
 		}
 	}()
@@ -303,7 +303,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			// SEA now": the move and the airport, one thought). Of a message
 			// of several clauses whose rules kept a little more, only when
 			// each holds something the other lacks.
-			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && !(len(ns) < len(c.notes) && distinctKinds(c.notes)) && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns) || t.thingsGained(ns, c.notes)) && (joinLeftOut(message, c.notes, ns) > 0 || lost || kept < coverage || holdsAll(ns, c.notes)) {
+			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && !(len(ns) < len(c.notes) && t.distinctKinds(c.notes)) && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns) || t.thingsGained(ns, c.notes)) && (joinLeftOut(message, c.notes, ns) > 0 || lost || kept < coverage || holdsAll(ns, c.notes)) {
 				ruled := slices.Clone(c.notes)
 				c.notes = c.notes[:0]
 				seen := map[string]bool{}
@@ -355,9 +355,6 @@ func (t *table) standing(cl string) bool {
 func (t *table) ownBudget(cl string) bool {
 	return slices.ContainsFunc(t.rules, func(r rule) bool { return r.Group == "budget" && r.re.MatchString(cl) })
 }
-
-// reLongNumber is a run of three digits or more.
-var reLongNumber = regexp.MustCompile(`\d{3,}`)
 
 // reSentence cuts a message into sentences, keeping "3.5" and "a.m." whole.
 var reSentence = regexp.MustCompile(`(?:[^.!?;\n]|\.\S)+[.!?;\n]*`)
@@ -966,23 +963,19 @@ func (t *table) thingsGained(ns, ruled []memory.SaveNoteArgs) bool {
 }
 
 // distinctKinds reports whether the rules' notes are two or more lasting
-// facts of different kinds ("Is allergic to nuts." and "Needs gluten-free
-// food."): each stays a note of its own rather than one in the traveler's
-// words.
-func distinctKinds(notes []memory.SaveNoteArgs) bool {
+// facts of different kinds, a kind being a rule's first keyword ("Is
+// allergic to nuts." and "Needs gluten-free food."): each stays a note of
+// its own rather than one in the traveler's words.
+func (t *table) distinctKinds(notes []memory.SaveNoteArgs) bool {
 	seen := map[string]bool{}
 	for _, n := range notes {
-		if len(n.Keywords) == 0 || !noteKinds[n.Keywords[0]] || seen[n.Keywords[0]] || n.Scope != memory.ScopeDurable {
+		if len(n.Keywords) == 0 || !t.kinds[n.Keywords[0]] || seen[n.Keywords[0]] || n.Scope != memory.ScopeDurable {
 			return false
 		}
 		seen[n.Keywords[0]] = true
 	}
 	return len(seen) > 1
 }
-
-// noteKinds are the first keywords that name a rule note's kind.
-var noteKinds = map[string]bool{"diet": true, "allergy": true, "flight": true, "hotel": true, "accessibility": true, "seat": true, "area": true, "cabin": true, "loyalty": true,
-	"budget": true, "airline": true, "lodging": true, "companions": true, "baggage": true, "room": true, "transport": true, "currency": true, "car": true, "home": true}
 
 // noteWords are the lower-cased words of notes' texts.
 func noteWords(notes []memory.SaveNoteArgs) []string {

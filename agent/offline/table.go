@@ -139,6 +139,7 @@ type topic struct {
 type table struct {
 	file         tableFile
 	rules        []rule
+	kinds        map[string]bool // the rules' first keywords, each naming a kind of note ("diet", "seat")
 	requests     []*pattern
 	re           map[string]*pattern        // by key; nested keys as "trip.dates"
 	words        map[string]map[string]bool // by key
@@ -218,6 +219,7 @@ func loadTable(raw []byte) (*table, error) {
 		delete(rest, k)
 	}
 	walk("", rest)
+	t.kinds = map[string]bool{}
 	for _, rf := range t.file.Rules {
 		r := rule{ruleFile: rf, re: compile(rf.Pattern), context: compile(rf.Context), unless: compile(rf.Unless), negatable: rf.Negatable == nil || *rf.Negatable}
 		if r.Scope == "" {
@@ -227,6 +229,9 @@ func loadTable(raw []byte) (*table, error) {
 			return nil, fmt.Errorf("offline rules: rule %q needs a note and keywords", rf.Pattern)
 		}
 		t.rules = append(t.rules, r)
+		if k := rf.Keywords[0]; !strings.Contains(k, "{") {
+			t.kinds[k] = true
+		}
 	}
 	if e := yaml.Unmarshal(gazetteerYAML, &t.places); e != nil {
 		return nil, fmt.Errorf("offline gazetteer: %w", e)
