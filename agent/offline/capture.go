@@ -680,7 +680,7 @@ func (t *table) nameTrip(norm string) string {
 var occasionWords = []string{"«", "trip", "week", "holiday", "vacation", "layover", "stopover", "getaway", "break", "safari", "cruise", "leg", "next"}
 
 // reWantWord is in every want trip_named reads: a cheap test before it.
-var reWantWord = regexp.MustCompile(`\b(?:want|wanna|need|would|must|have to|keen|hoping)\b`)
+var reWantWord = regexp.MustCompile(`\b(?:want|wanna|need|would|must|have to|keen|hoping|negotiable|essential|please|pls)\b`)
 
 // markerOf reads the explicit scope marker of a clause, if any.
 func (t *table) markerOf(cl string) memory.Scope {
