@@ -469,22 +469,60 @@ var (
 func (lx *lexicon) wishList(n memory.SaveNoteArgs) []memory.SaveNoteArgs {
 	text := strings.TrimSuffix(n.Text, tripSuffix)
 	m := reWishHead.FindStringSubmatch(lowerFirst(text))
-	if n.Scope != memory.ScopeThisTrip || m == nil || text == n.Text || reTogether.MatchString(text) {
+	if n.Scope != memory.ScopeThisTrip || text == n.Text || reTogether.MatchString(text) {
 		return []memory.SaveNoteArgs{n}
 	}
-	items := cutList(text[len(m[0]):])
+	var head string
+	var items []string
+	if m != nil {
+		head, items = m[0], cutList(text[len(m[0]):])
+	} else {
+		items = lx.thingsListed(lowerFirst(text)) // "a rooftop bar one night, and a cooking class"
+	}
 	if len(items) < 2 {
 		return []memory.SaveNoteArgs{n}
 	}
 	var out []memory.SaveNoteArgs
 	for _, item := range items {
-		if r, ok := lx.finish(reading{}, m[0]+item, strings.Fields(item)); ok {
+		if r, ok := lx.finish(reading{}, head+item, strings.Fields(item)); ok {
 			r.note.Keywords = lx.keywordsOf(strings.Fields(strings.ToLower(item)), r.note.Keywords)
 			out = append(out, lx.scoped(r.note, n.Scope))
 		}
 	}
 	return out
 }
+
+// thingsListed cuts a trip's wish told as a list of things without a verb
+// ("temples early morning, tea ceremony one afternoon") into its things;
+// nil when a word of it is a verb or a negation, no "and" or article
+// opens a thing after the first, or a
+// part of it is no thing of two words or more ("for their anniversary in
+// paris, a dinner cruise").
+func (lx *lexicon) thingsListed(s string) []string {
+	ws := strings.Fields(s)
+	if slices.ContainsFunc(ws, func(w string) bool {
+		w = strings.Trim(w, ",.!")
+		return lx.Cues[w] != "" || lx.Verbs[w] != "" || slices.Contains(lx.Copulas, w) || slices.Contains(lx.ThirdVerbs, w) || slices.Contains(lx.FeelingVerbs, w) || slices.Contains(lx.NotVerbs, w) || slices.Contains(lx.First, w)
+	}) {
+		return nil
+	}
+	items := reThingsCut.Split(s, -1)
+	if !reWishAnd.MatchString(s) && !reThingNext.MatchString(s) || slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(lx.Negators, strings.Trim(w, ",.!")) }) {
+		return nil // "sunset-facing room, Oia side if possible": one wish told in parts; "beer tasting yes, castle tour no"
+	}
+	for _, it := range items {
+		if iw := strings.Fields(it); len(iw) < 2 || slices.Contains(lx.AfterVerbs, iw[0]) && iw[0] != "a" && iw[0] != "an" && iw[0] != "the" || iw[0] == "for" || iw[0] == "if" || iw[0] == "close" || iw[0] == "near" {
+			return nil
+		}
+	}
+	return items
+}
+
+// reThingNext opens a thing after a comma ("…, a cooking class").
+var reThingNext = regexp.MustCompile(`, (?:a|an|the|one|some|two)\b`)
+
+// reThingsCut is where a list of things parts: a comma, "and", "plus".
+var reThingsCut = regexp.MustCompile(`,? (?:and(?: also)?|plus|\+) |, `)
 
 // reTogether says the things of a list go together ("split the stay
 // between Ubud and the coast", "both in one morning").
