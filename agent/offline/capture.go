@@ -107,7 +107,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			} else if cond != "" {
 				cl = cond + bare
 				bare, cond = t.stripFillers(cl), ""
-			} else if k := matchAt(strings.Fields(bare), 0, t.lex.Conditions); k != "" && i+1 < len(clauses) && t.subject(cl) != "other" && !t.lex.conditionHolds(bare) {
+			} else if k := matchAt(strings.Fields(bare), 0, t.lex.Conditions); k != "" && i+1 < len(clauses) && t.subject(cl) != "other" && !t.lex.conditionHolds(bare) && !t.lex.mainAfter(strings.Fields(bare)) {
 				cond = strings.Trim(bare, ",") + " "
 				continue
 			}

@@ -962,6 +962,20 @@ func (lx *lexicon) othersTaste(cl string) bool {
 // this trip's ("for this trip I want…", "these days I'd rather…").
 func (lx *lexicon) wantMarked(cl string) bool { return lx.has(cl, lx.WantMarkers, nil) }
 
+// mainAfter reports whether a clause that opens on a condition goes on to
+// its main clause ("when a flight is longer than 8 hours i need the
+// aisle"): a first-person subject after the condition's own, with a verb of
+// taste or habit. Such a clause is whole; the clause after it is not its
+// main clause.
+func (lx *lexicon) mainAfter(ws []string) bool {
+	for j := 2; j+1 < len(ws); j++ {
+		if slices.Contains(lx.First, ws[j]) && (lx.Cues[ws[j+1]] != "" || slices.Contains(lx.HabitAdverbs, ws[j+1])) {
+			return true
+		}
+	}
+	return false
+}
+
 // has reports whether a clause holds one of the phrases, not counting those
 // of except.
 func (lx *lexicon) has(cl string, phrases, except []string) bool {

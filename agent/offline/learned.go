@@ -913,7 +913,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 	kept := -1        // the clause the last part came from
 	for i, c := range clauses {
 		who := whos[i]
-		if matchAt(c.ws, 0, t.lex.Conditions) != "" && i+1 < len(clauses) && who != "other" && !c.asks && !t.re["hypothetical"].MatchString(strings.Join(c.ws[1:], " ")) && !t.lex.conditionHolds(c.text) {
+		if matchAt(c.ws, 0, t.lex.Conditions) != "" && i+1 < len(clauses) && who != "other" && !c.asks && !t.re["hypothetical"].MatchString(strings.Join(c.ws[1:], " ")) && !t.lex.conditionHolds(c.text) && !t.lex.mainAfter(c.ws) {
 			cond = c.ws // "if i ever win the lottery" stays a hypothetical
 			continue
 		}
