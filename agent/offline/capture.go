@@ -218,7 +218,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			needs := request && (t.re["want_forms"].MatchString(cl) && strings.Contains(cl, " need ") || t.standing(cl) || needing)
 			if scope != "" || !request || needs {
 				notes, knowns := len(c.notes), len(c.known)
-				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "", &c, known, seen)
+				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "" && !t.genericWant(cl, strings.Fields(cl)), &c, known, seen) // "…, and I'd like aisle seats": things of a kind are a taste
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
 				// "…, I soak every night": a reason told after a note is no second
 				// note, unless it is a state, names a travel thing, or is marked

@@ -1056,16 +1056,21 @@ func (t *table) reasons(clauses []ownClause) []int {
 // book now ("i need silent rooms", "need smoking room or balcony"; not "i
 // need a hotel near the station", "we want flights to «Rome» in may", "i
 // want sushi"): its object is a travel thing with no article, count,
-// place or date before it ("hotel breakfast served till 10:30" is one).
+// place or date before it ("hotel breakfast served till 10:30" is one), and
+// none for the people at hand.
 func (t *table) genericWant(cl string, ws []string) bool {
 	for i := range ws {
 		if k := matchAt(ws, i, t.lex.BareWants); k != "" {
 			j := i + len(strings.Fields(k))
-			return j < len(ws) && !slices.Contains(notGeneric, ws[j]) && !slices.Contains(t.lex.Counts, ws[j]) && !reNumber.MatchString(ws[j]) && t.lex.travelThing(ws[j:]) && !strings.Contains(cl, "«") && !t.re["trip.dates"].MatchString(cl)
+			return j < len(ws) && !slices.Contains(notGeneric, ws[j]) && !slices.Contains(t.lex.Counts, ws[j]) && !reNumber.MatchString(ws[j]) && t.lex.travelThing(ws[j:]) && !strings.Contains(cl, "«") && !t.re["trip.dates"].MatchString(cl) && !reForThese.MatchString(cl)
 		}
 	}
 	return false
 }
+
+// reForThese makes a want of things one for the people at hand ("aisle
+// seats together for us both").
+var reForThese = regexp.MustCompile(`\b(?:together|for (?:us|both|me|the two|all of us))\b`)
 
 // notGeneric are words after a want that make its object one thing, or
 // no thing.
