@@ -1102,6 +1102,9 @@ func (t *table) tripOnly(cl string) bool {
 		return false
 	}
 	ws := strings.Fields(strings.Trim(m[1], " «»"))
+	if len(ws) >= 3 && slices.ContainsFunc(ws, func(w string) bool { return w == "to" || w == "near" || w == "with" || w == "from" }) {
+		return false // "walking distance to old town this time": where the trip wants to be
+	}
 	return len(ws) <= 1 || strings.Contains(m[1], "«") || t.placeIn(m[1]) != "" || !t.lex.travelThing(ws) && !slices.ContainsFunc(ws, func(w string) bool { return t.lex.Cues[w] != "" })
 }
 
