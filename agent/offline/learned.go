@@ -628,6 +628,9 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || t.lex.has(cl, t.lex.Passing, nil)
 }
 
+// reFindThing is an order to find a kind of place, and the place.
+var reFindThing = regexp.MustCompile(`^(?:please |pls )?(?:find|get|look for) (?:me |us )?((?:something|somewhere|a place|a hotel|a room|a villa|an apartment|a house|a cabin) (?:with|near|close to|that has|within) .+)$`)
+
 // placePicked reports whether a clause prefers a place and nothing more
 // ("actually, I prefer Chicago"): a pick among the places on offer, not a
 // taste that lasts.
@@ -937,6 +940,9 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 				continue // "never book me on one", "don't put me in a middle seat": the rules read what it avoids
 			}
 			ws, who = slices.Concat([]string{"i"}, strings.Fields(m[1]), []string{"want"}, rest), "first" // "always book me a non-smoking room": "i always want …"
+		}
+		if m := reFindThing.FindStringSubmatch(strings.Join(ws, " ")); m != nil && (trip || c.trip) {
+			ws, who = slices.Concat([]string{"i", "want"}, strings.Fields(m[1])), "first" // "for this trip pls find something with a kids' club": what the trip wants
 		}
 		afterOther = afterOther && who == "" || who == "other" // "my husband snores, so two beds": the beds are his
 		// "my mum's joining on this one, so ground-floor rooms", "the kids
