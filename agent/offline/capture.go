@@ -218,7 +218,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			needs := request && (t.re["want_forms"].MatchString(cl) && strings.Contains(cl, " need ") || t.standing(cl) || needing)
 			if scope != "" || !request || needs {
 				notes, knowns := len(c.notes), len(c.known)
-				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "" && !t.genericWant(cl, strings.Fields(cl)), &c, known, seen) // "…, and I'd like aisle seats": things of a kind are a taste
+				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "" && !(len(c.notes) > 0 && t.genericWant(cl, strings.Fields(cl))), &c, known, seen) // "i'm vegetarian, and i'd like aisle seats": things of a kind wanted among facts are a taste
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
 				// "…, I soak every night": a reason told after a note is no second
 				// note, unless it is a state, names a travel thing, or is marked
@@ -677,7 +677,7 @@ func (t *table) nameTrip(norm string) string {
 }
 
 // occasionWords are what every match of trip_occasions holds one of.
-var occasionWords = []string{"«", "trip", "week", "holiday", "vacation", "layover", "stopover", "getaway", "break", "safari", "cruise", "leg", "next"}
+var occasionWords = []string{"«", "trip", "week", "holiday", "vacation", "layover", "stopover", "getaway", "break", "safari", "cruise", "leg", "part", "bit", "stretch", "next"}
 
 // reWantWord is in every want trip_named reads: a cheap test before it.
 var reWantWord = regexp.MustCompile(`\b(?:want|wanna|need|would|must|have to|keen|hoping|negotiable|essential|please|pls)\b`)
