@@ -959,7 +959,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		wants := trip || wish || c.trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
 			slices.ContainsFunc(t.lex.Needs, func(n string) bool { return strings.Contains(c.text, "my "+n) }) || // "… for my insulin"
 			t.genericWant(c.text, ws)
-		if t.keepsNothing(c.text, ws, who, trip, wants) {
+		if t.keepsNothing(c.text, ws, who, trip || wish && reDoing.MatchString(c.text), wants) { // "we are bringing the bikes to mallorca so the hotel needs bike storage": what the trip is sure to do tells its wish
 			continue
 		}
 		text, o, ok := t.lex.thirdClause(ws, wants)
