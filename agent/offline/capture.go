@@ -304,11 +304,15 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			// of several clauses whose rules kept a little more, only when
 			// each holds something the other lacks.
 			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && !(len(ns) < len(c.notes) && t.distinctKinds(c.notes)) && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns) || t.thingsGained(ns, c.notes)) && (joinLeftOut(message, c.notes, ns) > 0 || lost || kept < coverage || holdsAll(ns, c.notes)) {
-				ruled := slices.Clone(c.notes)
-				c.notes = c.notes[:0]
-				seen := map[string]bool{}
-				for _, n := range ns {
-					c.add(withTopics(n, ruled), known, seen)
+				if left, ok := t.leftOut(message, c.notes, len(ns)); ok {
+					c.add(left, known, seen) // "I'm vegan, I don't drink coffee, and I'm scared of heights": the rules' facts stay apart, the coffee joins them
+				} else {
+					ruled := slices.Clone(c.notes)
+					c.notes = c.notes[:0]
+					seen := map[string]bool{}
+					for _, n := range ns {
+						c.add(withTopics(n, ruled), known, seen)
+					}
 				}
 			} else if parts > 1 && kept < partsCoverage && len(c.notes) > 0 && !durable {
 				// The rules kept only the trip's wish: what lasts beside it
@@ -952,6 +956,37 @@ func withTopics(n memory.SaveNoteArgs, ruled []memory.SaveNoteArgs) memory.SaveN
 func holds(n, r memory.SaveNoteArgs) bool {
 	text := strings.ReplaceAll(strings.ToLower(n.Text), " ", "")
 	return slices.ContainsFunc(r.Keywords[min(1, len(r.Keywords)):], func(k string) bool { return strings.Contains(text, strings.TrimSuffix(k, "s")) })
+}
+
+// leftOut is the note, in the traveler's own words, of the clauses that no
+// rule note of a message holds, when the rules kept two lasting facts or
+// more, the traveler's words (in fewer notes, own of them) would merge
+// them, and the message tells more facts, each with its own "I", than the
+// rules read: each fact the rules read stays a note of its own.
+func (t *table) leftOut(message string, ruled []memory.SaveNoteArgs, own int) (memory.SaveNoteArgs, bool) {
+	if len(ruled) < 2 || own >= len(ruled) || slices.ContainsFunc(ruled, func(r memory.SaveNoteArgs) bool { return r.Scope != memory.ScopeDurable }) {
+		return memory.SaveNoteArgs{}, false
+	}
+	mine := 0 // facts each told with its own "I": "I'm vegan, I don't drink coffee, and I'm scared of heights"
+	for _, c := range t.clausesOf(message) {
+		mine += btoi(t.subject(c.text) == "first")
+	}
+	if mine <= len(ruled) {
+		return memory.SaveNoteArgs{}, false // "claustrophobic: no tiny lifts, no caves, no middle seats": one fact and what it rules out
+	}
+	var left []ownPart
+	for _, p := range t.ownParts(message, false, false) {
+		if !slices.ContainsFunc(ruled, func(r memory.SaveNoteArgs) bool { return holds(memory.SaveNoteArgs{Text: p.text}, r) }) {
+			left = append(left, p)
+		}
+	}
+	text, obj := joinParts(left)
+	r, ok := t.lex.finish(reading{}, text, obj)
+	if text == "" || !ok {
+		return memory.SaveNoteArgs{}, false
+	}
+	r.note.Keywords = t.lex.keywordsOf(obj, r.note.Keywords)
+	return t.lex.scoped(r.note, memory.ScopeDurable), true
 }
 
 // thingsGained reports whether the traveler's own words (ns) name a travel
