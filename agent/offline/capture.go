@@ -188,7 +188,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				scope = memory.ScopeDurable
 			}
 			request := t.isRequest(cl)
-			g, read := t.lex.read(cl, firstPerson, fronted == memory.ScopeThisTrip || tripWant)
+			g, read := t.lex.read(cl, firstPerson, fronted == memory.ScopeThisTrip || tripWant || asked)
 			// A want counts when this clause or an earlier one of the
 			// sentence scopes it ("for this trip, I need a car").
 			// A need whose sentence tells a lasting reason ("carpet sets off my
