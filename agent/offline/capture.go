@@ -129,17 +129,17 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				}
 			}
 			asked := false // a thing asked for this trip
-			if m := t.tripAsk(cl, marker == memory.ScopeThisTrip || fronted == memory.ScopeThisTrip); m != nil {
+			if m, ok := t.tripAsk(cl, marker == memory.ScopeThisTrip || fronted == memory.ScopeThisTrip); ok {
 				asked = true
 				// "could we rent bikes this time?", "can we do an aisle seat
 				// this time?": asked for this trip, it is the trip's wish.
-				switch cl = "i want " + m[5]; {
-				case m[1] != "": // "i want to rent bikes"
-					cl = "i want to " + m[1] + " " + m[5]
-				case m[4] == "have": // "could the hotel have a spa?": "i want a hotel with a spa"
-					cl = "i want a " + m[3] + " with " + m[5]
-				case m[4] == "be": // "can the room be on a high floor?"
-					cl = "i want the " + m[3] + " to be " + m[5]
+				switch cl = "i want " + m.rest; {
+				case m.verb != "": // "i want to rent bikes"
+					cl = "i want to " + m.verb + " " + m.rest
+				case m.have == "have": // "could the hotel have a spa?": "i want a hotel with a spa"
+					cl = "i want a " + m.thing + " with " + m.rest
+				case m.have == "be": // "can the room be on a high floor?"
+					cl = "i want the " + m.thing + " to be " + m.rest
 				}
 			} else if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
 				firstPerson = false
@@ -338,15 +338,25 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 }
 
 // tripAsk reads a thing asked for this trip (trip_ask) in a clause the trip
-// scopes (scoped), or one asked to fit into it or of its hotel or room
-// without a marker; nil otherwise.
-func (t *table) tripAsk(cl string, scoped bool) []string {
-	m := t.re["trip_ask"].FindStringSubmatch(cl)
-	if m == nil || !scoped && m[2] == "" && m[3] == "" { // "could we squeeze in a day at the Dead Sea?", "could the Vienna hotel have a gym?": asked of the trip at hand
-		return nil
+// scopes (scoped) or that names it first, or one asked to fit into it or of
+// its hotel or room without a marker.
+func (t *table) tripAsk(cl string, scoped bool) (asking, bool) {
+	re := t.re["trip_ask"]
+	m := re.FindStringSubmatch(cl)
+	if m == nil {
+		return asking{}, false
 	}
-	return m
+	group := func(name string) string { return m[re.SubexpIndex(name)] }
+	a := asking{verb: group("verb"), thing: group("thing"), have: group("have"), rest: group("rest")}
+	// "could we squeeze in a day at the Dead Sea?", "could the Vienna hotel
+	// have a gym?", "at the Lake Como hotel, could we get …": asked of the
+	// trip at hand
+	return a, scoped || group("on") != "" || group("open") != "" || a.thing != ""
 }
+
+// asking is what trip_ask read: the verb kept ("rent"), the trip's thing
+// asked of ("hotel") and whether it should have or be it, and the rest.
+type asking struct{ verb, thing, have, rest string }
 
 // standing reports whether a rule that holds when asked for reads the
 // clause ("show prices in GBP pls"): how they always want it, and theirs.
