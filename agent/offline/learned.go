@@ -457,10 +457,11 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 }
 
 // reWishHead opens a want of things ("wants", "would like to do", "would
-// love to see"); reWishAnd joins one more thing to its list.
+// love to see"); reWishAnd joins one more thing to its list, with "and" or
+// with a comma and an article.
 var (
 	reWishHead = regexp.MustCompile(`^(?:wants|needs|would (?:really )?(?:like|love))(?: to (?:do|see|try|visit|have|get|book))? `)
-	reWishAnd  = regexp.MustCompile(`,? (?:and(?: also)?|\+|plus|also) ((?:a|an|the|to|one|some|two)\b)`)
+	reWishAnd  = regexp.MustCompile(`,? (?:and(?: also)?|\+|plus|also) ((?:a|an|the|to|one|some|two)\b)|, ((?:a|an|one|two)\b)`)
 )
 
 // wishList gives each thing a trip's note wants its own note ("Wants a
@@ -475,7 +476,7 @@ func (lx *lexicon) wishList(n memory.SaveNoteArgs) []memory.SaveNoteArgs {
 	var head string
 	var items []string
 	if m != nil {
-		head, items = m[0], cutList(text[len(m[0]):])
+		head, items = m[0], cutList(text[len(m[0]):], !strings.Contains(m[0], " to "))
 	} else {
 		items = lx.thingsListed(lowerFirst(text)) // "a rooftop bar one night, and a cooking class"
 	}
@@ -529,15 +530,23 @@ var reThingsCut = regexp.MustCompile(`,? (?:and(?: also)?|plus|\+) |, `)
 var reTogether = regexp.MustCompile(`\b(?:between|both (?:in|on|at|the same)|together|combined|with)\b`)
 
 // cutList cuts a list of things at each joining word, keeping each thing's
-// article.
-func cutList(s string) []string {
+// article; at a comma too (commas) when each thing it leaves is one ("a
+// fado night, a day in Sintra"; not "a quiet one", "one night is enough").
+func cutList(s string, commas bool) []string {
 	var out []string
 	last := 0
 	for _, loc := range reWishAnd.FindAllStringSubmatchIndex(s, -1) {
-		out, last = append(out, s[last:loc[0]]), loc[2]
+		if loc[2] < 0 && (!commas || reNoThing.MatchString(s[loc[4]:])) {
+			continue
+		}
+		out, last = append(out, s[last:loc[0]]), max(loc[2], loc[4]) // the article, after "and" or after a comma
 	}
 	return append(out, s[last:])
 }
+
+// reNoThing opens what follows a comma in a list but is no thing of its
+// own: "a private one", "one night is enough".
+var reNoThing = regexp.MustCompile(`^(?:an? (?:\S+ )?one\b|[^,]*\b(?:is|are|was|would be)\b)`)
 
 // splitParts parts the clauses that tell something lasting from the rest.
 func splitParts(ps []ownPart) (lasting, rest []ownPart) {
