@@ -130,16 +130,18 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			}
 			asked := false // a thing asked for this trip
 			if m, ok := t.tripAsk(cl, marker == memory.ScopeThisTrip || fronted == memory.ScopeThisTrip); ok {
-				asked = true
+				asked = !m.needs
 				// "could we rent bikes this time?", "can we do an aisle seat
 				// this time?": asked for this trip, it is the trip's wish.
 				switch cl = "i want " + m.rest; {
 				case m.verb != "": // "i want to rent bikes"
 					cl = "i want to " + m.verb + " " + m.rest
-				case m.have == "have": // "could the hotel have a spa?": "i want a hotel with a spa"
-					cl = "i want a " + m.thing + " with " + m.rest
-				case m.have == "be": // "can the room be on a high floor?"
+				case strings.HasSuffix(m.have, "be"): // "can the room be on a high floor?"
 					cl = "i want the " + m.thing + " to be " + m.rest
+				case m.needs: // "…, so the hotel must have a lift"
+					cl = "i need a " + m.thing + " with " + m.rest
+				case m.have != "": // "could the hotel have a spa?", "the Rome hotel needs aircon": "i want a hotel with a spa"
+					cl = "i want a " + m.thing + " with " + m.rest
 				}
 			} else if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
 				firstPerson = false
@@ -350,13 +352,20 @@ func (t *table) tripAsk(cl string, scoped bool) (asking, bool) {
 	a := asking{verb: group("verb"), thing: group("thing"), have: group("have"), rest: group("rest")}
 	// "could we squeeze in a day at the Dead Sea?", "could the Vienna hotel
 	// have a gym?", "at the Lake Como hotel, could we get …": asked of the
-	// trip at hand
-	return a, scoped || group("on") != "" || group("open") != "" || a.thing != ""
+	// trip at hand; "the Rome hotel needs aircon" said of it. "…, so the
+	// hotel must have a lift" says what the traveler needs.
+	named := scoped || group("on") != ""
+	a.needs = a.thing != "" && !named && group("modal") == "" && group("where") == "" && group("in") == ""
+	return a, named || group("open") != "" || a.thing != ""
 }
 
 // asking is what trip_ask read: the verb kept ("rent"), the trip's thing
-// asked of ("hotel") and whether it should have or be it, and the rest.
-type asking struct{ verb, thing, have, rest string }
+// asked of ("hotel") and whether it should have or be it, and the rest;
+// needs when it is said, of no named trip's hotel.
+type asking struct {
+	verb, thing, have, rest string
+	needs                   bool
+}
 
 // standing reports whether a rule that holds when asked for reads the
 // clause ("show prices in GBP pls"): how they always want it, and theirs.
