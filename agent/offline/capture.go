@@ -1116,4 +1116,4 @@ func longWords(s string) []string {
 // reOursNeed is what another's fact makes the traveler need ("our daughter
 // is in a wheelchair and comes on every trip, so we need roll-in
 // showers"): their own want, read in their words.
-var reOursNeed = regexp.MustCompile(`(?i)\bso (?:we|i) (?:always |will )?(?:need|have to have|can only)\b`)
+var reOursNeed = regexp.MustCompile(`(?i)\bso (?:wherever we go |wherever we stay |when we travel )?(?:we|i) (?:always |will )?(?:need|have to have|can only)\b`)

@@ -637,6 +637,9 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || t.lex.has(cl, t.lex.Passing, nil)
 }
 
+// reFrontHabit is a clause that opens on where or when its habit holds.
+var reFrontHabit = regexp.MustCompile(`^((?:wherever|whenever) (?:we|i) \S+) ((?:we|i) .+)$`)
+
 // reFindThing is an order to find a kind of place, and the place.
 var reFindThing = regexp.MustCompile(`^(?:please |pls )?(?:find|get|look for) (?:me |us )?((?:something|somewhere|a place|a hotel|a room|a villa|an apartment|a house|a cabin) (?:with|near|close to|that has|within) .+)$`)
 
@@ -939,14 +942,19 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
 		ws := c.ws
+		if m := reFrontHabit.FindStringSubmatch(strings.Join(ws, " ")); m != nil {
+			ws = strings.Fields(m[2] + " " + m[1]) // "wherever we go we need gluten-free options": the habit after what it holds for
+		}
 		wouldWant := ws[0] == "would" && matchAt(ws, 0, t.lex.BareWants) != "" // "would love a spa": a want whose "I" chat dropped, no question
 		if (who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || wouldWant || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && (slices.Contains(t.lex.HabitVerbs, ws[0]) || reCanOnly.MatchString(c.text)))) && matchAt(ws, 0, t.lex.Compounds) == "" {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin", "would love a spa": chat drops the "I"
 		}
 		if m := reToAssistant.FindStringSubmatch(strings.Join(ws, " ")); m != nil {
 			rest := strings.Fields(m[2])
-			if slices.Contains([]string{"on", "in", "at", "near", "next", "with", "through"}, rest[0]) {
-				continue // "never book me on one", "don't put me in a middle seat": the rules read what it avoids
+			if slices.Contains([]string{"on", "in", "at", "with"}, rest[0]) && len(rest) > 1 && m[1] != "do not" {
+				rest = rest[1:] // "never book me on Ryanair again", "always put me in a non-smoking room": a standing order
+			} else if slices.Contains([]string{"on", "in", "at", "near", "next", "with", "through"}, rest[0]) {
+				continue // "don't book me on overnight flights": this booking's; "never put me in a middle seat": the rules read what it avoids
 			}
 			ws, who = slices.Concat([]string{"i"}, strings.Fields(m[1]), []string{"want"}, rest), "first" // "always book me a non-smoking room": "i always want …"
 		}
