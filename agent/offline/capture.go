@@ -356,7 +356,7 @@ func (t *table) tripAsk(cl string, scoped bool) (asking, bool) {
 	// hotel must have a lift" says what the traveler needs.
 	named := scoped || group("on") != ""
 	a.needs = a.thing != "" && !named && group("modal") == "" && group("where") == "" && group("in") == ""
-	return a, named || group("open") != "" || a.thing != ""
+	return a, named || group("open") != "" || group("asked") != "" || a.thing != ""
 }
 
 // asking is what trip_ask read: the verb kept ("rent"), the trip's thing
