@@ -976,6 +976,23 @@ func (lx *lexicon) mainAfter(ws []string) bool {
 	return false
 }
 
+// factBefore reports whether a want follows, in its clause, a fact of the
+// traveler's that it goes with ("i am learning japanese and would love any
+// chance to practise it", "on long flights i wear compression socks and
+// need to get up"): the fact makes the want lasting.
+func (lx *lexicon) factBefore(ws []string) bool {
+	k := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(lx.FeelingVerbs, w) || w == "would" })
+	if k < 3 || !slices.ContainsFunc(ws[:k], func(w string) bool { return w == "and" || w == "so" }) {
+		return false
+	}
+	i := slices.IndexFunc(ws[:k], func(w string) bool { return slices.Contains(lx.First, w) })
+	if i < 0 || i+2 >= k || slices.Contains(lx.FeelingVerbs, ws[i+1]) || ws[i+1] == "would" || ws[i+1] == "will" {
+		return false
+	}
+	// "i am in paris and i need a taxi", "we are flying to rome and need …": where they are, what they do now
+	return !(slices.Contains(lx.Copulas, ws[i+1]) && (slices.Contains(lx.AfterVerbs, ws[i+2]) || strings.HasSuffix(ws[i+2], "ing")))
+}
+
 // has reports whether a clause holds one of the phrases, not counting those
 // of except.
 func (lx *lexicon) has(cl string, phrases, except []string) bool {

@@ -637,6 +637,10 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || t.lex.has(cl, t.lex.Passing, nil)
 }
 
+// reAtLeast bounds what a want asks for ("i need at least 2 hours for
+// connections"): a rule the traveler holds to, not a thing to book.
+var reAtLeast = regexp.MustCompile(`\b(?:at least|at most|no more than|no less than|minimum|maximum)\b`)
+
 // reFrontHabit is a clause that opens on where or when its habit holds.
 var reFrontHabit = regexp.MustCompile(`^((?:wherever|whenever) (?:we|i) \S+) ((?:we|i) .+)$`)
 
@@ -975,7 +979,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		}
 		wants := trip || wish || c.trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
 			slices.ContainsFunc(t.lex.Needs, func(n string) bool { return strings.Contains(c.text, "my "+n) }) || // "… for my insulin"
-			t.genericWant(c.text, ws)
+			t.genericWant(c.text, ws) || reAtLeast.MatchString(c.text) || t.lex.factBefore(ws)
 		if t.keepsNothing(c.text, ws, who, trip || wish && reDoing.MatchString(c.text), wants) { // "we are bringing the bikes to mallorca so the hotel needs bike storage": what the trip is sure to do tells its wish
 			continue
 		}
