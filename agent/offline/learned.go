@@ -637,9 +637,10 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || t.lex.has(cl, t.lex.Passing, nil)
 }
 
-// reAtLeast bounds what a want asks for ("i need at least 2 hours for
-// connections"): a rule the traveler holds to, not a thing to book.
-var reAtLeast = regexp.MustCompile(`\b(?:at least|at most|no more than|no less than|minimum|maximum)\b`)
+// reAtLeast bounds what a want asks for in time, distance or stops ("i need
+// at least 2 hours for connections"): a rule the traveler holds to, not a
+// thing to book ("i need at least four bedrooms").
+var reAtLeast = regexp.MustCompile(`\b(?:at least|at most|no more than|no less than|minimum|maximum) (?:\d+|an?|one|two|three|four|five|six) ?(?:hours?|h|hrs?|minutes?|mins?|days?|weeks?|km|miles?|stops?|layovers?|connections?|changes?)\b`)
 
 // reFrontHabit is a clause that opens on where or when its habit holds.
 var reFrontHabit = regexp.MustCompile(`^((?:wherever|whenever) (?:we|i) \S+) ((?:we|i) .+)$`)
