@@ -621,7 +621,11 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	subj := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) })
 	// "we once missed a train" is the past, "we moved to Austin last year" a change
 	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == ""
-	plain := t.re["trip.frequency"].ReplaceAllString(plainNames.Replace(cl), "") // "lisbon in «May»": the month is a date, not a name; "three times a week" none
+	// "lisbon in «May»": the month is a date, not a name; "three times a
+	// week", "until the end of «March»" (the note's end) and "since
+	// «February»" (when it changed) date no trip
+	plain := reSinceWhen.ReplaceAllString(t.lex.until.ReplaceAllString(t.re["trip.frequency"].ReplaceAllString(cl, ""), ""), "")
+	plain = plainNames.Replace(plain)
 	if t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit && !(trip && t.words["trip_orders"][ws[0]]) ||
 		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil) && !t.re["budget_trait"].MatchString(cl)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
 		return true
@@ -636,6 +640,10 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	// "this time i am checking a bag": the named trip's plan
 	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || t.lex.has(cl, t.lex.Passing, nil)
 }
+
+// reSinceWhen is when a change of the traveler's began ("since «February»",
+// "since last year").
+var reSinceWhen = regexp.MustCompile(`\bsince (?:«[^»]+»|last \S+|\S+)`)
 
 // reAtLeast bounds what a want asks for in time, distance or stops ("i need
 // at least 2 hours for connections"): a rule the traveler holds to, not a
