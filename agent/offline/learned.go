@@ -617,7 +617,7 @@ func (lx *lexicon) keywordsOf(obj, fallback []string) []string {
 // little recall on the development sets; the contract's tests and the SGD
 // dialogues hold them.
 func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants bool) bool {
-	habit := t.lex.has(cl, t.lex.HabitAdverbs, nil)
+	habit := t.lex.has(cl, t.lex.HabitAdverbs, nil) || t.markerOf(cl) == memory.ScopeDurable // "so it is solo trips from now on"
 	subj := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) })
 	// "we once missed a train" is the past, "we moved to Austin last year" a change
 	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == ""
