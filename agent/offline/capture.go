@@ -295,7 +295,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 		}
 		return c // each item is its own note: no one note in the traveler's words for the whole list
 	}
-	if !c.sensitive && (!c.otherPerson || reOursNeed.MatchString(message) || t.markerOf(t.namingTrip(t.normalise(message))) == memory.ScopeThisTrip) && len(c.known) == 0 { // another's fact in a message for the trip may tell its wish
+	if !c.sensitive && (!c.otherPerson || reOursNeed.MatchString(message) || len(c.notes) == 0 && reComesAlong.MatchString(strings.ToLower(message)) || t.markerOf(t.namingTrip(t.normalise(message))) == memory.ScopeThisTrip) && len(c.known) == 0 { // another's fact in a message for the trip may tell its wish
 		lost, kept := t.lostNumbers(message, c.notes), t.covered(message, c.notes)
 		durable := slices.ContainsFunc(c.notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeDurable }) // only a lasting note joins
 		if lost || kept < coverage || parts > 1 && (kept < partsCoverage || len(c.notes) > 0 && !t.lex.travelThing(noteWords(c.notes)) && t.lex.travelThing(strings.Fields(strings.ToLower(message)))) {
@@ -796,8 +796,9 @@ func (t *table) along(cl string) string {
 }
 
 // reObjectOf ends the words before a person someone does something for or
-// with, after the clause has begun ("For my wife I need…" is about her).
-var reObjectOf = regexp.MustCompile(`\S\s+(?:for|with|to|about|from)\s+$`)
+// with, after the clause has begun ("For my wife I need…" is about her), or
+// with whom it is done ("with my parents along i always book …").
+var reObjectOf = regexp.MustCompile(`\S\s+(?:for|with|to|about|from)\s+$|^with\s+$`)
 
 func (t *table) isRequest(cl string) bool {
 	return slices.ContainsFunc(t.requests, func(re *pattern) bool { return re.MatchString(cl) })

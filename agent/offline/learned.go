@@ -650,6 +650,9 @@ var reSinceWhen = regexp.MustCompile(`\bsince (?:«[^»]+»|last \S+|\S+)`)
 // thing to book ("i need at least four bedrooms").
 var reAtLeast = regexp.MustCompile(`\b(?:at least|at most|no more than|no less than|minimum|maximum) (?:\d+|an?|one|two|three|four|five|six) ?(?:hours?|h|hrs?|minutes?|mins?|days?|weeks?|km|miles?|stops?|layovers?|connections?|changes?)\b`)
 
+// reComesAlong says someone comes on the traveler's trips as a rule.
+var reComesAlong = regexp.MustCompile(`\b(?:(?:always |usually )?(?:travels?|comes?|goes?) (?:with (?:us|me)\b(?: (?:everywhere|always|on every|on all))?|on (?:every|all (?:our|my)|most of (?:our|my)|most) trips?)|joins? (?:us |me )?on (?:every|all|most) trips?|(?:is|are) (?:usually |always )?my travel (?:partner|buddy|companion))`)
+
 // reFrontHabit is a clause that opens on where or when its habit holds.
 var reFrontHabit = regexp.MustCompile(`^((?:wherever|whenever) (?:we|i) \S+) ((?:we|i) .+)$`)
 
@@ -973,6 +976,9 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		}
 		if m := reFindThing.FindStringSubmatch(strings.Join(ws, " ")); m != nil && (trip || c.trip) {
 			ws, who = slices.Concat([]string{"i", "want"}, strings.Fields(m[1])), "first" // "for this trip pls find something with a kids' club": what the trip wants
+		}
+		if who == "other" && t.lex.others.MatchString(c.text) && reComesAlong.MatchString(c.text) && !t.re["along"].MatchString(c.text) { // what along reads, the rules keep
+			who = "first" // "my mum lives with me and travels with us", "she comes on every trip now": the traveler's party
 		}
 		afterOther = afterOther && who == "" || who == "other" // "my husband snores, so two beds": the beds are his
 		// "my mum's joining on this one, so ground-floor rooms", "the kids
