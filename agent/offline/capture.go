@@ -558,7 +558,7 @@ func (t *table) note(r *rule, groups map[string]string, scope memory.Scope) memo
 			text = strings.TrimSuffix(r.Note, ".") + " on this trip."
 		}
 	}
-	n := memory.SaveNoteArgs{Text: t.lex.capitals(fill(text)), Scope: scope}
+	n := memory.SaveNoteArgs{Text: upperFirst(t.lex.capitals(fill(text))), Scope: scope} // "{kind} budget is …": a template may open on a group
 	for _, k := range r.Keywords {
 		if k = fill(k); k != "" {
 			n.Keywords = append(n.Keywords, k)
