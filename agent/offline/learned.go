@@ -630,6 +630,9 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil) && !t.re["budget_trait"].MatchString(cl)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
 		return true
 	}
+	if who == "" && len(ws) >= 2 && len(ws) <= 4 && ws[0] == "just" && slices.Contains([]string{"a", "an", "the"}, ws[1]) {
+		return true // "just a nap": an answer to what was offered, not a habit
+	}
 	if who != "first" {
 		return false
 	}
