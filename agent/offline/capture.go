@@ -676,8 +676,8 @@ func (t *table) nameTrip(norm string) string {
 			return "for this trip" + m[len(strings.TrimRight(m, ",:")):]
 		})
 	}
-	if !reWantWord.MatchString(norm) {
-		return norm // trip_named ends on a want: most sentences have none
+	if !reWantWord.MatchString(norm) && !(strings.Contains(norm, "«") && rePlease.MatchString(norm)) {
+		return norm // trip_named ends on a want, or on a please after a name: most sentences have none
 	}
 	m := t.re["trip_named"].FindStringSubmatchIndex(norm)
 	if m == nil {
@@ -703,7 +703,7 @@ func (t *table) nameTrip(norm string) string {
 var occasionWords = []string{"«", "trip", "week", "holiday", "vacation", "layover", "stopover", "getaway", "break", "safari", "cruise", "leg", "part", "bit", "stretch", "next"}
 
 // reWantWord is in every want trip_named reads: a cheap test before it.
-var reWantWord = regexp.MustCompile(`\b(?:want|wanna|need|would|must|have to|keen|hoping|negotiable|essential|please|pls)\b`)
+var reWantWord = regexp.MustCompile(`\b(?:want|wanna|need|would|must|have to|keen|hoping|negotiable|essential)\b`)
 
 // markerOf reads the explicit scope marker of a clause, if any.
 func (t *table) markerOf(cl string) memory.Scope {
