@@ -494,11 +494,10 @@ func (lx *lexicon) wishList(n memory.SaveNoteArgs) []memory.SaveNoteArgs {
 }
 
 // thingsListed cuts a trip's wish told as a list of things without a verb
-// ("temples early morning, tea ceremony one afternoon") into its things;
-// nil when a word of it is a verb or a negation, no "and" or article
-// opens a thing after the first, or a
-// part of it is no thing of two words or more ("for their anniversary in
-// paris, a dinner cruise").
+// ("a rooftop bar one night, and a cooking class") into its things; nil
+// when a word of it is a verb or a negation, no "and" or article opens a
+// thing after the first, or a part of it is no thing of two words or more
+// ("for their anniversary in paris, a dinner cruise").
 func (lx *lexicon) thingsListed(s string) []string {
 	ws := strings.Fields(s)
 	if slices.ContainsFunc(ws, func(w string) bool {
@@ -507,10 +506,10 @@ func (lx *lexicon) thingsListed(s string) []string {
 	}) {
 		return nil
 	}
-	items := reThingsCut.Split(s, -1)
 	if !reWishAnd.MatchString(s) && !reThingNext.MatchString(s) || slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(lx.Negators, strings.Trim(w, ",.!")) }) {
 		return nil // "sunset-facing room, Oia side if possible": one wish told in parts; "beer tasting yes, castle tour no"
 	}
+	items := reThingsCut.Split(s, -1)
 	for _, it := range items {
 		if iw := strings.Fields(it); len(iw) < 2 || slices.Contains(lx.AfterVerbs, iw[0]) && iw[0] != "a" && iw[0] != "an" && iw[0] != "the" || iw[0] == "for" || iw[0] == "if" || iw[0] == "close" || iw[0] == "near" {
 			return nil
@@ -981,7 +980,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			ws, who = slices.Concat([]string{"i", "want"}, strings.Fields(m[1])), "first" // "for this trip pls find something with a kids' club": what the trip wants
 		}
 		if who == "other" && t.lex.others.MatchString(c.text) && reComesAlong.MatchString(c.text) && !t.re["along"].MatchString(c.text) { // what along reads, the rules keep
-			who = "first" // "my mum lives with me and travels with us", "she comes on every trip now": the traveler's party
+			who = "first" // "my mum lives with me and travels with us": the traveler's party ("she comes on every trip" names no one)
 		}
 		afterOther = afterOther && who == "" || who == "other" // "my husband snores, so two beds": the beds are his
 		// "my mum's joining on this one, so ground-floor rooms", "the kids
