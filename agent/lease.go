@@ -102,7 +102,11 @@ type heldLease struct {
 	// released is set once the lease is given back with the turn's last
 	// write (CommitRound with Release), so release has nothing to do.
 	released bool
-	a        *Agent
+	// away is set when the database refused a round as unavailable: giving
+	// the lease back would wait out a second deadline before the traveler
+	// is answered, and the lease expires on its own (AnswerLease).
+	away bool
+	a    *Agent
 }
 
 // release ends the heartbeat and gives the lease back unless the turn's
@@ -110,6 +114,10 @@ type heldLease struct {
 func (h *heldLease) release() {
 	h.stop()
 	if h.released {
+		return
+	}
+	if h.away {
+		h.a.log.Warn("answer lease left to expire", "session_id", h.lease.SessionID)
 		return
 	}
 	if err := h.a.store.ReleaseAnswerLease(h.parent, h.lease); err != nil {
@@ -124,12 +132,15 @@ func (h *heldLease) release() {
 func (h *heldLease) commit(r models.Round) error {
 	if !r.Release {
 		r.Renew = h.a.cfg.AnswerLease
-		return h.a.notes.CommitRound(h.ctx, h.lease, r)
+		err := h.a.notes.CommitRound(h.ctx, h.lease, r)
+		h.away = h.away || models.IsUnavailable(err)
+		return err
 	}
 	if h.stop() {
 		return errLeaseLost
 	}
 	if err := h.a.notes.CommitRound(h.parent, h.lease, r); err != nil {
+		h.away = models.IsUnavailable(err)
 		return err
 	}
 	h.released = true
