@@ -140,7 +140,7 @@ func (h *heldLease) commit(r models.Round) error {
 		return errLeaseLost
 	}
 	if err := h.a.notes.CommitRound(h.parent, h.lease, r); err != nil {
-		h.away = models.IsUnavailable(err)
+		h.away = h.away || models.IsUnavailable(err)
 		return err
 	}
 	h.released = true
