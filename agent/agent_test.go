@@ -384,7 +384,10 @@ func TestLiveTurnKeepsItsLease(t *testing.T) {
 			return agent.Response{Content: "first"}, nil
 		}}}
 		cfg := agent.DefaultConfig("gpt-4o-mini")
-		cfg.AnswerLease, cfg.AnswerWait = 150*time.Millisecond, 600*time.Millisecond
+		// A lease of 300 ms: the heartbeat renews it every 100 ms, with room
+		// for a renewal slowed by a loaded machine (-race beside other
+		// packages) — at 150 ms it lapsed in CI.
+		cfg.AnswerLease, cfg.AnswerWait = 300*time.Millisecond, 1200*time.Millisecond
 		one := agent.New(cfg, store, slow, quietLog())
 		two := agent.New(cfg, store, &scripted{}, quietLog())
 		done := make(chan error, 1)
@@ -393,7 +396,7 @@ func TestLiveTurnKeepsItsLease(t *testing.T) {
 			done <- err
 		}()
 		<-entered
-		// The retry through the other instance waits 600 ms (4 leases) and
+		// The retry through the other instance waits 1.2 s (4 leases) and
 		// finds the message stored and still being answered.
 		_, err := two.Send(ctx, agent.Post{SessionID: sid, Content: "Find me a hotel", IdempotencyKey: "k1"})
 		var de *memory.Error
