@@ -625,7 +625,10 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	// «February»" (when it changed) date no trip
 	plain := reSinceWhen.ReplaceAllString(t.lex.until.ReplaceAllString(t.re["trip.frequency"].ReplaceAllString(cl, ""), ""), "")
 	plain = plainNames.Replace(plain)
-	if t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit && !(trip && t.words["trip_orders"][ws[0]]) ||
+	// "if i am somewhere for more than a week i always work from a coworking
+	// space": a habit under a condition, no hypothetical
+	hypothetical := t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) && !(habit && reIfMain.MatchString(cl) && !t.re["hypothetical"].MatchString(cl[3:]))
+	if hypothetical || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit && !(trip && t.words["trip_orders"][ws[0]]) ||
 		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil) && !t.re["budget_trait"].MatchString(cl)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
 		return true
 	}
@@ -646,6 +649,10 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 // reSinceWhen is when a change of the traveler's began ("since «February»",
 // "since last year").
 var reSinceWhen = regexp.MustCompile(`\bsince (?:«[^»]+»|last \S+|\S+)`)
+
+// reIfMain is a condition of the traveler's followed by a main clause of
+// their own ("if i am away for a week, i always …").
+var reIfMain = regexp.MustCompile(`^if (?:i|we) [^,]*?,? (?:i|we) `)
 
 // reAtLeast bounds what a want asks for in time, distance or stops ("i need
 // at least 2 hours for connections"): a rule the traveler holds to, not a
@@ -959,13 +966,14 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		if i > 0 && who == "" && c.begs && len(parts) > 0 || t.tripOnly(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
-		ws := c.ws
+		ws, text := c.ws, c.text
 		if m := reFrontHabit.FindStringSubmatch(strings.Join(ws, " ")); m != nil {
 			ws = strings.Fields(m[2] + " " + m[1]) // "wherever we go we need gluten-free options": the habit after what it holds for
 		}
 		wouldWant := ws[0] == "would" && matchAt(ws, 0, t.lex.BareWants) != "" // "would love a spa": a want whose "I" chat dropped, no question
-		if (who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || wouldWant || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && (slices.Contains(t.lex.HabitVerbs, ws[0]) || reCanOnly.MatchString(c.text)))) && matchAt(ws, 0, t.lex.Compounds) == "" {
+		if (who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || wouldWant || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && (slices.Contains(t.lex.HabitVerbs, ws[0]) || reCanOnly.MatchString(c.text) || reStateDropped.MatchString(c.text)))) && matchAt(ws, 0, t.lex.Compounds) == "" {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin", "would love a spa": chat drops the "I"
+			text = strings.Join(ws, " ")                        // read with its "I", it is no order ("get airsick easily so seats over the wing")
 		}
 		if m := reToAssistant.FindStringSubmatch(strings.Join(ws, " ")); m != nil {
 			rest := strings.Fields(m[2])
@@ -997,7 +1005,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		wants := trip || wish || c.trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
 			slices.ContainsFunc(t.lex.Needs, func(n string) bool { return strings.Contains(c.text, "my "+n) }) || // "… for my insulin"
 			t.genericWant(c.text, ws) || reAtLeast.MatchString(c.text) || t.lex.factBefore(ws)
-		if t.keepsNothing(c.text, ws, who, trip || wish && reDoing.MatchString(c.text), wants) { // "we are bringing the bikes to mallorca so the hotel needs bike storage": what the trip is sure to do tells its wish
+		if t.keepsNothing(text, ws, who, trip || wish && reDoing.MatchString(c.text), wants) { // "we are bringing the bikes to mallorca so the hotel needs bike storage": what the trip is sure to do tells its wish
 			continue
 		}
 		text, o, ok := t.lex.thirdClause(ws, wants)
@@ -1132,6 +1140,11 @@ var reDoing = regexp.MustCompile(`\b(?:i|we) (?:am|are) (?:\S+ )?[a-z]+ing\b`)
 // reCanOnly is a clause that opens on what the traveler can only or never
 // do, its "I" dropped ("can only travel weekends"): no question.
 var reCanOnly = regexp.MustCompile(`^can (?:only|never|barely|hardly)\b`)
+
+// reStateDropped is a clause that opens on a state of the traveler's, its
+// "I" dropped ("get airsick easily", "keep kosher"): no order to the
+// assistant.
+var reStateDropped = regexp.MustCompile(`^(?:get|keep) (?:airsick|carsick|seasick|motion ?sick|travel ?sick|sick|queasy|kosher|halal)\b`)
 
 // reSo opens a clause that follows from the one before.
 var reSo = regexp.MustCompile(`^[\x00,\s]*(?:and\s+)?so\b`)
