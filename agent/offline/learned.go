@@ -971,7 +971,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			ws = strings.Fields(m[2] + " " + m[1]) // "wherever we go we need gluten-free options": the habit after what it holds for
 		}
 		wouldWant := ws[0] == "would" && matchAt(ws, 0, t.lex.BareWants) != "" // "would love a spa": a want whose "I" chat dropped, no question
-		if (who == "" && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || wouldWant || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && (slices.Contains(t.lex.HabitVerbs, ws[0]) || reCanOnly.MatchString(c.text) || reStateDropped.MatchString(c.text)))) && matchAt(ws, 0, t.lex.Compounds) == "" {
+		if ((who == "" || who == "first" && reForMe.MatchString(c.text) && !slices.ContainsFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) })) && len(ws) > 1 && t.lex.Cues[ws[0]] != "" && !slices.Contains(t.lex.Objects, ws[1]) || wouldWant || who != "other" && len(ws) > 1 && (slices.Contains(t.lex.FeelingVerbs, ws[0]) || i == 0 && (slices.Contains(t.lex.HabitVerbs, ws[0]) || reCanOnly.MatchString(c.text) || reStateDropped.MatchString(c.text)))) && matchAt(ws, 0, t.lex.Compounds) == "" {
 			ws, who = slices.Concat([]string{"i"}, ws), "first" // "travel for work a lot", "need a fridge for my insulin", "would love a spa": chat drops the "I"
 			text = strings.Join(ws, " ")                        // read with its "I", it is no order ("get airsick easily so seats over the wing")
 		}
@@ -1140,6 +1140,10 @@ var reDoing = regexp.MustCompile(`\b(?:i|we) (?:am|are) (?:\S+ )?[a-z]+ing\b`)
 // reCanOnly is a clause that opens on what the traveler can only or never
 // do, its "I" dropped ("can only travel weekends"): no question.
 var reCanOnly = regexp.MustCompile(`^can (?:only|never|barely|hardly)\b`)
+
+// reForMe names the traveler only as whom a clause is for ("avoid Ryanair
+// for me, always"): its "I" was dropped.
+var reForMe = regexp.MustCompile(`\bfor (?:me|us)\b`)
 
 // reStateDropped is a clause that opens on a state of the traveler's, its
 // "I" dropped ("get airsick easily", "keep kosher"): no order to the
