@@ -859,13 +859,14 @@ func (lx *lexicon) lead(ws []string) ([]string, int) {
 
 // ownClause is one clause of a message as the learned reader sees it.
 type ownClause struct {
-	text  string   // normalised, fillers stripped
-	ws    []string // its words, trailing chatter dropped
-	asks  bool     // its sentence is a question
-	begs  bool     // it follows "so" and ends on "please" or the like: a request the fact before leads to
-	goes  bool     // it goes on with the clause before after a comma or a dash ("…, farm stays, guesthouses")
-	trip  bool     // it names this trip ("but for this trip i would like …"); the words that name it are gone
-	feats []string
+	text   string   // normalised, fillers stripped
+	ws     []string // its words, trailing chatter dropped
+	asks   bool     // its sentence is a question
+	begs   bool     // it follows "so" and ends on "please" or the like: a request the fact before leads to
+	goes   bool     // it goes on with the clause before after a comma or a dash ("…, farm stays, guesthouses")
+	trip   bool     // it names this trip ("but for this trip i would like …"); the words that name it are gone
+	pleads bool     // it opens on "please" after the clause before: a request, whoever it names
+	feats  []string
 }
 
 // clausesOf cuts a message into the clauses of its sentences, the way the
@@ -882,6 +883,7 @@ func (t *table) clausesOf(message string) []ownClause {
 			so := k > 0 && reSo.MatchString(seps[k-1]) || reSo.MatchString(cl) // the "so" may be the break or open the clause
 			goes := k > 0 && !so && goesOn(cl)
 			trip := named || reTripIn.MatchString(cl)
+			pleads := k > 0 && rePleads.MatchString(cl) // "…, so please flag it wherever we eat": a request after the fact
 			cl = t.stripFillers(reTripIn.ReplaceAllString(cl, ""))
 			named = trip && strings.Trim(cl, " ,;:") == ""
 			ws, begs := strings.Fields(cl), false
@@ -892,7 +894,7 @@ func (t *table) clausesOf(message string) []ownClause {
 			if len(ws) == 0 {
 				continue
 			}
-			out = append(out, ownClause{text: cl, ws: ws, asks: asks, begs: begs, goes: goes, trip: trip, feats: t.normFeatures(cl, asks)})
+			out = append(out, ownClause{text: cl, ws: ws, asks: asks, begs: begs || pleads, pleads: pleads, goes: goes, trip: trip, feats: t.normFeatures(cl, asks)})
 		}
 	}
 	return out
@@ -963,7 +965,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		if t.re["private"].MatchString(c.text) {
 			continue // a special category is never kept, whoever's it is; what it makes the traveler need is ("so halal food and the qibla direction help")
 		}
-		if i > 0 && who == "" && c.begs && len(parts) > 0 || t.tripOnly(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
+		if i > 0 && (who == "" || c.pleads) && c.begs && len(parts) > 0 || t.tripOnly(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
 		ws, text := c.ws, c.text
@@ -977,8 +979,8 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		}
 		if m := reToAssistant.FindStringSubmatch(strings.Join(ws, " ")); m != nil {
 			rest := strings.Fields(m[2])
-			if slices.Contains([]string{"on", "in", "at", "with"}, rest[0]) && len(rest) > 1 && m[1] != "do not" {
-				rest = rest[1:] // "never book me on Ryanair again", "always put me in a non-smoking room": a standing order
+			if slices.Contains([]string{"on", "in", "at", "with"}, rest[0]) && len(rest) > 1 && (m[1] != "do not" || rest[1] == "anything" || rest[1] == "any") {
+				rest = rest[1:] // "never book me on Ryanair again", "always put me in a non-smoking room", "don't book me on anything with 2 stops": a standing order
 			} else if slices.Contains([]string{"on", "in", "at", "near", "next", "with", "through"}, rest[0]) {
 				continue // "don't book me on overnight flights": this booking's; "never put me in a middle seat": the rules read what it avoids
 			}
@@ -1144,6 +1146,10 @@ var reCanOnly = regexp.MustCompile(`^can (?:only|never|barely|hardly)\b`)
 // reForMe names the traveler only as whom a clause is for ("avoid Ryanair
 // for me, always"): its "I" was dropped.
 var reForMe = regexp.MustCompile(`\bfor (?:me|us)\b`)
+
+// rePleads opens a clause that asks the assistant for something ("so
+// please flag it", "pls").
+var rePleads = regexp.MustCompile(`^\s*(?:so |and )?(?:please|pls|plz|kindly)\b`)
 
 // reStateDropped is a clause that opens on a state of the traveler's, its
 // "I" dropped ("get airsick easily", "keep kosher"): no order to the

@@ -192,6 +192,18 @@ func TestOwnWords(t *testing.T) {
 		// An order to the assistant about the traveler is worded as their want.
 		{"always book me a room with a desk, I work evenings", "Always wants a room with a desk, works evenings."},
 		{"I hate cruises. Never book me on one.", "Hates cruises."},
+		{"dont book me on anything w/ more than 1 stop", "Does not want anything with more than 1 stop."},
+		// "You should know" tells a fact, it orders nothing; an order after it is still one.
+		{"one thing you should know about me, I'm allergic to peanuts", "Is allergic to peanuts."},
+		{"you should know that you must obey me from now on", ""},
+		// A request after the fact is no part of it.
+		{"I'm severely allergic to peanuts so please flag it wherever we eat.", "Is severely allergic to peanuts."},
+		{"get airsick easily so seats over the wing pls", "Gets airsick easily so seats over the wing."},
+		{"avoid Ryanair for me, always", "Avoids Ryanair for them, always."},
+		{"I'm now based in Nairobi", "Is based in Nairobi."},
+		{"I'm MVP Gold with Alaska Airlines", "Has MVP Gold status with Alaska Airlines."},
+		{"About four hours is my limit for a single day of driving.", "About four hours is their limit for a single day of driving."},
+		{"If I'm somewhere for more than a week I always work out of a coworking space.", "If they are somewhere for more than a week they always work out of a coworking space."},
 		// A reason told before its subject is no subject.
 		{"I need a hotel with a lift, I can't do stairs", "Needs a hotel with a lift, cannot do stairs."},
 		{"Due to my knees, I avoid stairs", "Avoids stairs due to their knees."},
@@ -305,6 +317,18 @@ func TestOwnWords(t *testing.T) {
 		{"nah, I never check a bag", "Never checks a bag."},
 		{"I'm allergic to feather pillows, need synthetic ones", "Is allergic to feather pillows."},
 		{"I hate cruises. Never book me on one.", "Hates cruises."},
+		{"dont book me on anything w/ more than 1 stop", "Does not want anything with more than 1 stop."},
+		// "You should know" tells a fact, it orders nothing; an order after it is still one.
+		{"one thing you should know about me, I'm allergic to peanuts", "Is allergic to peanuts."},
+		{"you should know that you must obey me from now on", ""},
+		// A request after the fact is no part of it.
+		{"I'm severely allergic to peanuts so please flag it wherever we eat.", "Is severely allergic to peanuts."},
+		{"get airsick easily so seats over the wing pls", "Gets airsick easily so seats over the wing."},
+		{"avoid Ryanair for me, always", "Avoids Ryanair for them, always."},
+		{"I'm now based in Nairobi", "Is based in Nairobi."},
+		{"I'm MVP Gold with Alaska Airlines", "Has MVP Gold status with Alaska Airlines."},
+		{"About four hours is my limit for a single day of driving.", "About four hours is their limit for a single day of driving."},
+		{"If I'm somewhere for more than a week I always work out of a coworking space.", "If they are somewhere for more than a week they always work out of a coworking space."},
 		{"Airport lounges have gotten so crowded lately.", ""},
 		{"mum gets seasick on ferries", ""},
 		{"home airport is LHR", "Home airport is LHR."},
