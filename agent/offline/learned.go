@@ -617,6 +617,10 @@ func (lx *lexicon) keywordsOf(obj, fallback []string) []string {
 // dialogues hold them.
 func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants bool) bool {
 	habit := t.lex.has(cl, t.lex.HabitAdverbs, nil) || t.markerOf(cl) == memory.ScopeDurable // "so it is solo trips from now on"
+	var lasts []string // passing words that tell a lasting state here
+	if reMakesNervous.MatchString(cl) {
+		lasts = append(lasts, "nervous") // "interconnecting doors make me nervous"
+	}
 	subj := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) })
 	// "we once missed a train" is the past, "we moved to Austin last year" a change
 	past := t.re["past"].MatchString(cl) && !t.re["past_unless"].MatchString(cl) && matchAt(ws, subj+1, t.lex.changeKeys) == ""
@@ -629,7 +633,7 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	// space": a habit under a condition, no hypothetical
 	hypothetical := t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) && !(habit && reIfMain.MatchString(cl) && !t.re["hypothetical"].MatchString(cl[3:]))
 	if hypothetical || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit && !(trip && t.words["trip_orders"][ws[0]]) ||
-		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil) && !t.re["budget_trait"].MatchString(cl)) || who != "first" && t.lex.has(cl, t.lex.Moment, nil) {
+		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" && matchAt(ws, 0, t.lex.Conditions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil) && !t.re["budget_trait"].MatchString(cl)) || who != "first" && t.lex.has(cl, t.lex.Moment, lasts) {
 		return true
 	}
 	if who == "" && len(ws) >= 2 && len(ws) <= 4 && ws[0] == "just" && slices.Contains([]string{"a", "an", "the"}, ws[1]) {
@@ -643,8 +647,14 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	// "we will fly from «Mumbai»": this trip's plan; "i will not eat" a refusal
 	plan := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "will" || ws[subj+1] == "gonna") && ws[subj+2] != "not"
 	// "this time i am checking a bag": the named trip's plan
-	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || t.lex.has(cl, t.lex.Passing, nil)
+	if habit || wants || t.lex.has(cl, t.lex.Preferring, nil) {
+		lasts = append(lasts, "have to") // "on weekdays i have to be online at 8am, even when travelling": a constraint, not today's errand
+	}
+	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || t.lex.has(cl, t.lex.Passing, lasts)
 }
+
+// reMakesNervous is what makes the traveler nervous, as a rule.
+var reMakesNervous = regexp.MustCompile(`\b(?:makes?|gets?|get) (?:me|us) (?:really |so |very |a bit )?nervous\b|\b(?:get|gets) nervous (?:on|in|when|about)\b`)
 
 // reSinceWhen is when a change of the traveler's began ("since «February»",
 // "since last year").
