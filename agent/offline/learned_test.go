@@ -205,6 +205,10 @@ func TestOwnWords(t *testing.T) {
 		{"On weekdays I have to be online at 8am my time for a standup with my team, even when travelling.", "Has to be online at 8am their time for a standup with their team, even when travelling."},
 		{"I have to leave early tomorrow", ""},
 		{"have global entry", "Has global entry."},
+		// A frame of every trip makes what it holds last.
+		{"Wherever I stay, I want to be able to walk into the old town.", "Wherever they stay, wants to be able to walk into the old town."},
+		{"For work travel I want to be walking distance from the office", "Wants to stay within walking distance of the office."},
+		{"we'd love to be able to walk to the beach from wherever we stay in Tulum", "Would love to be able to walk to the beach from wherever they stay in Tulum on this trip."},
 		{"actually make that three nights in Florence instead of two", "Wants three nights in Florence instead of two on this trip."},
 		{"please move the Colosseum tour to the morning, it'll be too hot after lunch", "Wants the Colosseum tour moved to the morning on this trip."},
 		{"interconnecting doors make me nervous, prefer rooms without them", "Interconnecting doors make them nervous, prefer rooms without them."},
@@ -337,6 +341,10 @@ func TestOwnWords(t *testing.T) {
 		{"On weekdays I have to be online at 8am my time for a standup with my team, even when travelling.", "Has to be online at 8am their time for a standup with their team, even when travelling."},
 		{"I have to leave early tomorrow", ""},
 		{"have global entry", "Has global entry."},
+		// A frame of every trip makes what it holds last.
+		{"Wherever I stay, I want to be able to walk into the old town.", "Wherever they stay, wants to be able to walk into the old town."},
+		{"For work travel I want to be walking distance from the office", "Wants to stay within walking distance of the office."},
+		{"we'd love to be able to walk to the beach from wherever we stay in Tulum", "Would love to be able to walk to the beach from wherever they stay in Tulum on this trip."},
 		{"actually make that three nights in Florence instead of two", "Wants three nights in Florence instead of two on this trip."},
 		{"please move the Colosseum tour to the morning, it'll be too hot after lunch", "Wants the Colosseum tour moved to the morning on this trip."},
 		{"interconnecting doors make me nervous, prefer rooms without them", "Interconnecting doors make them nervous, prefer rooms without them."},
