@@ -36,7 +36,7 @@ func (t *table) capture(message string, known map[string]bool) capture {
 // reYouShouldKnow is a preamble that tells the assistant a fact follows
 // ("one thing you should know about me, I'm allergic to peanuts"): the
 // guard reads "you should" as an order, but nothing is ordered.
-var reYouShouldKnow = regexp.MustCompile(`(?i)\b(?:(?:one|another|a)(?: more| last| other)? thing )?you (?:should|must|need to|ought to|might want to|may want to|will want to) (?:know|be aware)(?: (?:about me|this|that))?\s*(?:[,:;.!]|[—–-]|$)`)
+var reYouShouldKnow = mustPattern(`(?i)\b(?:(?:one|another|a)(?: more| last| other)? thing )?you (?:should|must|need to|ought to|might want to|may want to|will want to) (?:know|be aware)(?: (?:about me|this|that))?\s*(?:[,:;.!]|[—–-]|$)`)
 
 // captureIn is capture with the account's language as the fallback of
 // messageLanguage. Spanish and Russian go to their clause reader

@@ -617,9 +617,9 @@ func (lx *lexicon) keywordsOf(obj, fallback []string) []string {
 // dialogues hold them.
 func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants bool) bool {
 	habit := t.lex.has(cl, t.lex.HabitAdverbs, nil) || t.markerOf(cl) == memory.ScopeDurable // "so it is solo trips from now on"
-	var lasts []string // passing words that tell a lasting state here
+	lasts := passingNone // passing words that tell a lasting state here
 	if reMakesNervous.MatchString(cl) {
-		lasts = append(lasts, "nervous") // "interconnecting doors make me nervous"
+		lasts = passingNervous // "interconnecting doors make me nervous"
 	}
 	subj := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(t.lex.First, w) })
 	// "we once missed a train" is the past, "we moved to Austin last year" a change
@@ -648,10 +648,19 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	plan := subj >= 0 && subj+2 < len(ws) && (ws[subj+1] == "will" || ws[subj+1] == "gonna") && ws[subj+2] != "not"
 	// "this time i am checking a bag": the named trip's plan
 	if habit || wants || t.lex.has(cl, t.lex.Preferring, nil) {
-		lasts = append(lasts, "have to") // "on weekdays i have to be online at 8am, even when travelling": a constraint, not today's errand
+		lasts = passingHaveTo[:1+len(lasts)] // "on weekdays i have to be online at 8am, even when travelling": a constraint, not today's errand
 	}
 	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || t.lex.has(cl, t.lex.Passing, lasts)
 }
+
+// The passing words a clause may hold and still last (keepsNothing):
+// none, what makes the traveler nervous, and an obligation beside a habit
+// or a want (with or without the nervousness: passingHaveTo[:1] or [:2]).
+var (
+	passingNone    []string
+	passingNervous = []string{"nervous"}
+	passingHaveTo  = []string{"have to", "nervous"}
+)
 
 // reMakesNervous is what makes the traveler nervous, as a rule.
 var reMakesNervous = regexp.MustCompile(`\b(?:makes?|gets?|get) (?:me|us) (?:really |so |very |a bit )?nervous\b|\b(?:get|gets) nervous (?:on|in|when|about)\b`)
