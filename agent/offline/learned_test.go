@@ -206,6 +206,8 @@ func TestOwnWords(t *testing.T) {
 		{"I have to leave early tomorrow", ""},
 		{"have global entry", "Has global entry."},
 		// A frame of every trip makes what it holds last.
+		{"since the divorce it's just me and the kids, single parent now", "Since the divorce it is just them and the kids, single parent now."},
+		{"as a treat we'd like a spa day", "Would like a spa day on this trip."},
 		{"Wherever I stay, I want to be able to walk into the old town.", "Wherever they stay, wants to be able to walk into the old town."},
 		{"For work travel I want to be walking distance from the office", "Wants to stay within walking distance of the office."},
 		{"we'd love to be able to walk to the beach from wherever we stay in Tulum", "Would love to be able to walk to the beach from wherever they stay in Tulum on this trip."},
@@ -342,6 +344,8 @@ func TestOwnWords(t *testing.T) {
 		{"I have to leave early tomorrow", ""},
 		{"have global entry", "Has global entry."},
 		// A frame of every trip makes what it holds last.
+		{"since the divorce it's just me and the kids, single parent now", "Since the divorce it is just them and the kids, single parent now."},
+		{"as a treat we'd like a spa day", "Would like a spa day on this trip."},
 		{"Wherever I stay, I want to be able to walk into the old town.", "Wherever they stay, wants to be able to walk into the old town."},
 		{"For work travel I want to be walking distance from the office", "Wants to stay within walking distance of the office."},
 		{"we'd love to be able to walk to the beach from wherever we stay in Tulum", "Would love to be able to walk to the beach from wherever they stay in Tulum on this trip."},
