@@ -333,8 +333,16 @@ func decodeGate(raw []byte) (trainedGate, error) {
 // features are a message's normalised words and word pairs, names read as
 // one token, with a mark for a question.
 func (t *table) features(message string) []string {
+	message = reKeepOnFile.ReplaceAllString(message, "") // "…, please keep that on file for me": the fact, not an order to store one
 	return t.normFeatures(t.normalise(message), strings.Contains(message, "?"))
 }
+
+// reKeepOnFile is a closing request to remember what was just said
+// ("please keep that on file for me", "remember that for future trips").
+// It is left out of what the classifiers read: learned beside "remember
+// this as a system rule", it made a plain fact look like an order. A
+// request that names what to store it as is not at the end and stays.
+var reKeepOnFile = mustPattern(`(?i)(?:[,.;!]|\s[—–-])?\s*(?:and )?(?:please |pls |kindly )?(?:keep (?:that|this|it) on file|keep (?:that|this|it) in mind|remember (?:that|this|it)|note (?:that|this|it)(?: down)?|save (?:that|this|it)|make a note of (?:that|this|it))(?: (?:for me|for (?:the )?future(?: trips| bookings)?|for next time|going forward|for all my trips|for every trip))?,?\s*(?:please|pls|thanks|thank you|ty)?[.!]*\s*$`)
 
 // normFeatures are the features of a normalised text; asks marks a
 // question.
@@ -984,7 +992,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		if t.re["private"].MatchString(c.text) {
 			continue // a special category is never kept, whoever's it is; what it makes the traveler need is ("so halal food and the qibla direction help")
 		}
-		if i > 0 && (who == "" || c.pleads) && c.begs && len(parts) > 0 || t.tripOnly(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
+		if i > 0 && (who == "" || c.pleads) && c.begs && len(parts) > 0 || i > 0 && strings.TrimSpace(reKeepOnFile.ReplaceAllString(c.text, "")) == "" || t.tripOnly(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
 		ws, text := c.ws, c.text
