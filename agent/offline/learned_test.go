@@ -205,6 +205,7 @@ func TestOwnWords(t *testing.T) {
 		{"On weekdays I have to be online at 8am my time for a standup with my team, even when travelling.", "Has to be online at 8am their time for a standup with their team, even when travelling."},
 		{"I have to leave early tomorrow", ""},
 		{"have global entry", "Has global entry."},
+		{"we are both into diving", "Are both into diving."},
 		// A closing request to remember is no part of the fact, nor an order.
 		{"Accessible bathroom with grab bars, please keep that on file for me.", "Accessible bathroom with grab bars."},
 		{"I'm vegan, remember that", "Is vegan."},
@@ -347,6 +348,7 @@ func TestOwnWords(t *testing.T) {
 		{"On weekdays I have to be online at 8am my time for a standup with my team, even when travelling.", "Has to be online at 8am their time for a standup with their team, even when travelling."},
 		{"I have to leave early tomorrow", ""},
 		{"have global entry", "Has global entry."},
+		{"we are both into diving", "Are both into diving."},
 		// A closing request to remember is no part of the fact, nor an order.
 		{"Accessible bathroom with grab bars, please keep that on file for me.", "Accessible bathroom with grab bars."},
 		{"I'm vegan, remember that", "Is vegan."},
