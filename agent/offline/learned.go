@@ -625,7 +625,8 @@ func (lx *lexicon) keywordsOf(obj, fallback []string) []string {
 // dialogues hold them.
 func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants bool) bool {
 	habit := t.lex.has(cl, t.lex.HabitAdverbs, nil) || t.markerOf(cl) == memory.ScopeDurable // "so it is solo trips from now on"
-	lasts := passingNone // passing words that tell a lasting state here
+	// the passing words that tell a lasting state here
+	lasts := passingNone
 	if reMakesNervous.MatchString(cl) {
 		lasts = passingNervous // "interconnecting doors make me nervous"
 	}
