@@ -692,10 +692,10 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 				rest[0] = cmp.Or(lx.base[rest[0]], rest[0])
 				return lx.predicate(r, rest, true)
 			}
-			self := false // "I'm a keen hiker", "we are big foodies"
+			self, plural := false, false // "I'm a keen hiker", "we are big foodies"
 			if n := len(rest); n > 0 {
-				self = lx.identity(rest, 0) ||
-					n < 4 && strings.HasSuffix(rest[n-1], "s") && slices.Contains(lx.Identities, strings.TrimSuffix(rest[n-1], "s"))
+				plural = n < 4 && strings.HasSuffix(rest[n-1], "s") && slices.Contains(lx.Identities, strings.TrimSuffix(rest[n-1], "s"))
+				self = lx.identity(rest, 0) || plural
 			}
 			if ing := slices.DeleteFunc(slices.Clone(rest), func(w string) bool { return w == "not" }); r.marked && len(ing) > 0 && strings.HasSuffix(ing[0], "ing") && !slices.Contains(lx.NotVerbs, ing[0]) {
 				return lx.finish(r, lx.third(ws), rest) // "on this trip I'm not drinking": marked, what is done now is the trip's
@@ -703,6 +703,9 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			if len(rest) == 0 || !habitual && matchAt(rest, 0, lx.States) == "" && (rest[0] == "not" || !slices.Contains(lx.States, rest[len(rest)-1])) && !self ||
 				slices.Contains(rest, "any") || slices.Contains(rest, "anything") || slices.Contains(lx.Deictic, rest[len(rest)-1]) {
 				return r, false
+			}
+			if text := lx.third(ws[:]); plural && strings.HasPrefix(text, "is ") {
+				return lx.finish(r, "are "+text[len("is "):], ws[i+1:]) // "we are big foodies": "Are big foodies."
 			}
 			return lx.finish(r, lx.third(ws[:]), ws[i+1:])
 		}
@@ -1031,6 +1034,7 @@ func (lx *lexicon) second(text string) string {
 	case matchAt(ws, 0, lx.States) != "":
 		lead = "you are"
 	case slices.Contains(lx.Modals, ws[0]):
+	case ws[0] == "are": // "Are big foodies.": "you're big foodies"
 	case first < 0 || lx.base[ws[first]] == "": // "Kids are 4 and 7, …", "Their back cannot take …": said as they are, in the second person
 		lead = ""
 	}

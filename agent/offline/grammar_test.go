@@ -168,6 +168,7 @@ func TestSecondPerson(t *testing.T) {
 		"Does not drink alcohol.":                                               "you don't drink alcohol",
 		"Budget for hotels is usually around 200 dollars a night.":              "your budget for hotels is usually around 200 dollars a night",
 		"Is vegetarian.":                                                        "you're vegetarian",
+		"Are big foodies.":                                                      "you're big foodies",
 		"Allergic to peanuts.":                                                  "you're allergic to peanuts",
 		"Has stopped drinking.":                                                 "you have stopped drinking",
 		"Lives in Seattle.":                                                     "you live in Seattle",
