@@ -694,7 +694,7 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			}
 			self, plural := false, false // "I'm a keen hiker", "we are big foodies"
 			if n := len(rest); n > 0 {
-				plural = n < 4 && strings.HasSuffix(rest[n-1], "s") && slices.Contains(lx.Identities, strings.TrimSuffix(rest[n-1], "s"))
+				plural = lx.pluralIdentity(rest)
 				self = lx.identity(rest, 0) || plural
 			}
 			if ing := slices.DeleteFunc(slices.Clone(rest), func(w string) bool { return w == "not" }); r.marked && len(ing) > 0 && strings.HasSuffix(ing[0], "ing") && !slices.Contains(lx.NotVerbs, ing[0]) {
@@ -1001,6 +1001,13 @@ func (lx *lexicon) factBefore(ws []string) bool {
 func (lx *lexicon) has(cl string, phrases, except []string) bool {
 	cl = " " + strings.Join(strings.FieldsFunc(cl, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(",.;:!?", r) }), " ") + " "
 	return slices.ContainsFunc(phrases, func(m string) bool { return !slices.Contains(except, m) && strings.Contains(cl, " "+m+" ") })
+}
+
+// pluralIdentity reports whether a short predicate names what the
+// travelers are, in the plural ("big foodies", "early risers").
+func (lx *lexicon) pluralIdentity(ws []string) bool {
+	n := len(ws)
+	return n > 0 && n < 4 && strings.HasSuffix(ws[n-1], "s") && slices.Contains(lx.Identities, strings.TrimSuffix(ws[n-1], "s"))
 }
 
 // second words a stored note for the traveler: "Always flies economy." →

@@ -854,8 +854,8 @@ func (lx *lexicon) thirdClause(ws []string, wants bool) (string, []string, bool)
 	}
 	switch {
 	case slices.ContainsFunc(lead, func(w string) bool { return w == "does" || w == "cannot" }): // "does not have", "cannot drive"
-	case ws[subj] == "we" && v == "are" && len(after) > 0 && (after[0] == "both" || after[0] == "all"):
-		// "we are both in our 80s": "Are both in their 80s."
+	case ws[subj] == "we" && v == "are" && len(after) > 0 && (after[0] == "both" || after[0] == "all" || lx.pluralIdentity(after)):
+		// "we are both in our 80s": "Are both in their 80s."; "we are big foodies"
 	case lx.Verbs[v] != "":
 		v = lx.Verbs[v]
 	default:

@@ -207,6 +207,7 @@ func TestOwnWords(t *testing.T) {
 		{"have global entry", "Has global entry."},
 		{"we are both into diving", "Are both into diving."},
 		{"we are big foodies", "Are big foodies."},
+		{"we are big foodies, and count me out of anything involving heights", "Are big foodies, avoids anything involving heights."},
 		{"Count me out of cruises", "Avoids cruises."},
 		// A closing request to remember is no part of the fact, nor an order.
 		{"Accessible bathroom with grab bars, please keep that on file for me.", "Accessible bathroom with grab bars."},
