@@ -704,10 +704,11 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 				slices.Contains(rest, "any") || slices.Contains(rest, "anything") || slices.Contains(lx.Deictic, rest[len(rest)-1]) {
 				return r, false
 			}
-			if text := lx.third(ws[:]); plural && strings.HasPrefix(text, "is ") {
-				return lx.finish(r, "are "+text[len("is "):], ws[i+1:]) // "we are big foodies": "Are big foodies."
+			text := lx.third(ws[:])
+			if plural && strings.HasPrefix(text, "is ") {
+				text = "are " + text[len("is "):] // "we are big foodies": "Are big foodies."
 			}
-			return lx.finish(r, lx.third(ws[:]), ws[i+1:])
+			return lx.finish(r, text, ws[i+1:])
 		}
 		auxHere := slices.Contains(lx.Auxiliaries, ws[i]) && i+1 < len(ws) && (slices.Contains(lx.Negators, ws[i+1]) || slices.Contains(lx.Adverbs, ws[i+1]) || lx.Cues[ws[i+1]] != "")
 		k, verb := matchAt(ws, i, cues), ""

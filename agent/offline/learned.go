@@ -1052,7 +1052,11 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		if conditional {
 			text, o = plainNames.Replace(strings.Join(t.lex.thirdAll(condWords), " "))+", "+text, slices.Concat(condWords, o)
 		}
-		marker := t.markerOf(strings.TrimSpace(strings.Join(condWords, " ") + " " + c.text)) // "wherever i stay, i want …": the condition may make it last
+		framed := c.text
+		if conditional {
+			framed = strings.Join(condWords, " ") + " " + c.text // "wherever i stay, i want …": the condition may make it last
+		}
+		marker := t.markerOf(framed)
 		lasting := marker == memory.ScopeDurable || marker == "" && (who == "first" || t.lex.has(c.text, t.lex.HabitAdverbs, nil)) && !t.lex.has(c.text, t.lex.BareWants, nil) && !slices.Contains(t.lex.FeelingVerbs, ws[min(1, len(ws)-1)]) &&
 			!slices.ContainsFunc(ws, func(w string) bool { return w == "will" || w == "gonna" }) && !reDoing.MatchString(c.text) && t.gate.trip.odds(c.feats) < -tripOdds // no plan or doing, and the trip classifier is sure it is no trip's
 		// "I always prefer countryside stays over cities — farm stays,
