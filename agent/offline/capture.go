@@ -361,7 +361,11 @@ func (t *table) tripAsk(cl string, scoped bool) (asking, bool) {
 	// hotel must have a lift" says what the traveler needs.
 	named := scoped || group("on") != ""
 	a.needs = a.thing != "" && !named && group("modal") == "" && group("where") == "" && group("in") == ""
-	return a, named || group("open") != "" || group("asked") != "" || a.thing != ""
+	// "can we have a rest day in the middle?", "would it be possible to get
+	// adjoining rooms?": a thing the party wants; "can we do the 10am train
+	// instead?", "can we do dinner at 8?" pick or book one.
+	wish := (group("we") != "" || group("possible") != "") && !strings.HasPrefix(a.rest, "the ") && !strings.ContainsAny(a.rest, "0123456789")
+	return a, named || wish || group("open") != "" || group("asked") != "" || a.thing != ""
 }
 
 // asking is what trip_ask read: the verb kept ("rent"), the trip's thing

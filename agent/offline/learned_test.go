@@ -717,11 +717,12 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"For Mexico City we want a street-food tour and to visit Frida Kahlo's house.", "Wants a street-food tour on this trip. | Wants to visit Frida Kahlo's house on this trip."},
 		{"This time we'd like to split the stay between Ubud and the coast.", "Would like to split the stay between Ubud and the coast on this trip."},
 		// What the traveler asks to fit into the trip at hand, or of its
-		// hotel, is its wish without a marker; a pick or a booking is not.
+		// hotel, is its wish without a marker; a pick or a booking with its time is not.
 		{"For Kyoto can we fit in a tea ceremony?", "Wants a tea ceremony on this trip."},
 		{"Could the Vienna hotel have a gym? I'm in marathon training right now", "Wants a hotel with a gym on this trip."},
 		{"can we do the 10am train instead?", ""},
-		{"could we get a taxi from the airport?", ""},
+		{"could we get a taxi from the airport?", "Wants a taxi from the airport on this trip."},
+		{"would it be possible to get adjoining rooms in Orlando? the kids are with us", "Wants adjoining rooms in Orlando on this trip."},
 		// Chat's asides are no part of a note; a choice among the offered
 		// ("let's do the …") is a pick.
 		{"I actually like long layovers", "Likes long layovers."},
