@@ -148,7 +148,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				case m.have != "": // "could the hotel have a spa?", "the Rome hotel needs aircon": "i want a hotel with a spa"
 					cl = "i want a " + m.thing + " with " + m.rest
 				}
-			} else if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
+			} else if !remembered && !t.swaps(cl) && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
 				firstPerson = false
 				continue
 			}
@@ -160,7 +160,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				cl = "i " + cl // "need a fridge in the room for my insulin": chat dropped the "I"
 			}
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
-			if who := t.subject(cl); who != "first" && !t.othersFirst(cl) && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && (t.ownBudget(cl) || t.standing(cl))) {
+			if t.swaps(cl) {
+				firstPerson = true // "can Sunday be a beach day instead of the fort tour?": the party's plan, whoever it names
+			} else if who := t.subject(cl); who != "first" && !t.othersFirst(cl) && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && (t.ownBudget(cl) || t.standing(cl))) {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing; "trip budget 5k all in" is theirs
 			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && (joins == "so" || fronted == memory.ScopeThisTrip || slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0])) && t.lex.travelThing(ws) {
 				firstPerson, wanted, cl = true, true, "this trip, "+cl
@@ -380,6 +382,13 @@ type asking struct {
 // clause ("show prices in GBP pls"): how they always want it, and theirs.
 func (t *table) standing(cl string) bool {
 	return slices.ContainsFunc(t.rules, func(r rule) bool { return r.Standing && r.re.MatchString(cl) })
+}
+
+// swaps reports whether the clause asks to swap one part of the trip's
+// plan for another ("can Sunday be a beach day instead of the fort
+// tour?"): asked, it is the trip's wish all the same.
+func (t *table) swaps(cl string) bool {
+	return slices.ContainsFunc(t.rules, func(r rule) bool { return r.Group == "swap" && r.re.MatchString(cl) })
 }
 
 // ownBudget reports whether a clause without a subject states a budget

@@ -723,6 +723,9 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"can we do the 10am train instead?", ""},
 		{"could we get a taxi from the airport?", "Wants a taxi from the airport on this trip."},
 		{"would it be possible to get adjoining rooms in Orlando? the kids are with us", "Wants adjoining rooms in Orlando on this trip."},
+		// A swap in the plan asked as a question is the trip's wish too.
+		{"the itinerary's great but can Sunday be a beach day instead of the fort tour?", "Wants a beach day instead of the fort tour on this trip."},
+		{"can we swap the boat tour for a cooking class?", "Wants a cooking class instead of the boat tour on this trip."},
 		// Chat's asides are no part of a note; a choice among the offered
 		// ("let's do the …") is a pick.
 		{"I actually like long layovers", "Likes long layovers."},
