@@ -161,7 +161,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			}
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
 			if t.swaps(cl) {
-				firstPerson = true // "can Sunday be a beach day instead of the fort tour?": the party's plan, whoever it names
+				firstPerson = true // the party's plan, whoever it names
 			} else if who := t.subject(cl); who != "first" && !t.othersFirst(cl) && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && (t.ownBudget(cl) || t.standing(cl))) {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing; "trip budget 5k all in" is theirs
 			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && (joins == "so" || fronted == memory.ScopeThisTrip || slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0])) && t.lex.travelThing(ws) {
@@ -384,9 +384,9 @@ func (t *table) standing(cl string) bool {
 	return slices.ContainsFunc(t.rules, func(r rule) bool { return r.Standing && r.re.MatchString(cl) })
 }
 
-// swaps reports whether the clause asks to swap one part of the trip's
-// plan for another ("can Sunday be a beach day instead of the fort
-// tour?"): asked, it is the trip's wish all the same.
+// swaps reports whether the clause swaps one part of the trip's plan for
+// another ("can Sunday be a beach day instead of the fort tour?"): asked,
+// or of a day or a thing, it is the trip's wish all the same.
 func (t *table) swaps(cl string) bool {
 	return slices.ContainsFunc(t.rules, func(r rule) bool { return r.Group == "swap" && r.re.MatchString(cl) })
 }
@@ -576,7 +576,10 @@ func (t *table) note(r *rule, groups map[string]string, scope memory.Scope) memo
 			text = strings.TrimSuffix(r.Note, ".") + " on this trip."
 		}
 	}
-	n := memory.SaveNoteArgs{Text: upperFirst(t.lex.capitals(fill(text))), Scope: scope} // "{kind} budget is …": a template may open on a group
+	// A group the clause left out leaves no gap: "… by {when} {why}." reads
+	// "… by Friday." without its reason.
+	filled := strings.NewReplacer(" .", ".", " ,", ",").Replace(strings.Join(strings.Fields(fill(text)), " "))
+	n := memory.SaveNoteArgs{Text: upperFirst(t.lex.capitals(filled)), Scope: scope} // "{kind} budget is …": a template may open on a group
 	for _, k := range r.Keywords {
 		if k = fill(k); k != "" {
 			n.Keywords = append(n.Keywords, k)

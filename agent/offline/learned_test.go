@@ -726,6 +726,11 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// A swap in the plan asked as a question is the trip's wish too.
 		{"the itinerary's great but can Sunday be a beach day instead of the fort tour?", "Wants a beach day instead of the fort tour on this trip."},
 		{"can we swap the boat tour for a cooking class?", "Wants a cooking class instead of the boat tour on this trip."},
+		{"pls make the Barcelona hotel one with a rooftop pool, my friends insist lol", "Wants a hotel with a pool on this trip."},
+		// A time to be somewhere by, for an event, bounds the trip; without
+		// one it may be a day's errand.
+		{"we have to be back in London by Friday 6pm for a wedding", "Needs to be back in London by Friday 6pm for a wedding on this trip."},
+		{"I need to be in Boston by 9 on Monday.", ""},
 		// Chat's asides are no part of a note; a choice among the offered
 		// ("let's do the …") is a pick.
 		{"I actually like long layovers", "Likes long layovers."},
