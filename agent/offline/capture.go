@@ -357,6 +357,9 @@ func (t *table) tripAsk(cl string, scoped bool) (asking, bool) {
 	}
 	group := func(name string) string { return m[re.SubexpIndex(name)] }
 	a := asking{verb: group("verb"), thing: group("thing"), have: group("have"), rest: group("rest")}
+	if seek := group("seek"); seek != "" {
+		a.rest = seek + " with " + a.rest // "could you look for something with a kitchenette?": what the place must have
+	}
 	// "could we squeeze in a day at the Dead Sea?", "could the Vienna hotel
 	// have a gym?", "at the Lake Como hotel, could we get …": asked of the
 	// trip at hand; "the Rome hotel needs aircon" said of it. "…, so the
@@ -367,7 +370,7 @@ func (t *table) tripAsk(cl string, scoped bool) (asking, bool) {
 	// adjoining rooms?": a thing the party wants; "can we do the 10am train
 	// instead?", "can we do dinner at 8?" pick or book one.
 	wish := (group("we") != "" || group("possible") != "") && !strings.HasPrefix(a.rest, "the ") && !strings.ContainsAny(a.rest, "0123456789")
-	return a, named || wish || group("open") != "" || group("asked") != "" || a.thing != ""
+	return a, named || wish || group("open") != "" || group("asked") != "" || group("seek") != "" || a.thing != ""
 }
 
 // asking is what trip_ask read: the verb kept ("rent"), the trip's thing

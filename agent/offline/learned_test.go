@@ -727,6 +727,8 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"the itinerary's great but can Sunday be a beach day instead of the fort tour?", "Wants a beach day instead of the fort tour on this trip."},
 		{"can we swap the boat tour for a cooking class?", "Wants a cooking class instead of the boat tour on this trip."},
 		{"pls make the Barcelona hotel one with a rooftop pool, my friends insist lol", "Wants a hotel with a pool on this trip."},
+		{"could you look for something with a kitchenette in Copenhagen? eating out there will bankrupt us", "Wants something with a kitchenette in Copenhagen on this trip."},
+		{"can you find a hotel in Paris?", ""},
 		// A time to be somewhere by, for an event, bounds the trip; without
 		// one it may be a day's errand.
 		{"we have to be back in London by Friday 6pm for a wedding", "Needs to be back in London by Friday 6pm for a wedding on this trip."},
