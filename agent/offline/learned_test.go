@@ -736,6 +736,9 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// Chat's asides are no part of a note; a choice among the offered
 		// ("let's do the …") is a pick.
 		{"I actually like long layovers", "Likes long layovers."},
+		// "for anything under 5 hours" is a limit; "up for anything" no taste.
+		{"I take the train over flying for anything under 5 hours", "Takes the train over flying for anything under 5 hours."},
+		{"I'm up for anything", ""},
 		{"not a big museum person tbh, rather be outside hiking", "Not a big museum person, rather be outside hiking."},
 		{"Let's take the later train.", ""},
 		// The traveler and another as one subject: the clause is the
