@@ -174,7 +174,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep
 				continue
 			}
-			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) || marker == "" && t.re["pointing"].MatchString(cl) && !t.lex.has(cl, t.lex.HabitAdverbs, nil) && !t.ownBudget(cl) {
+			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) && !(t.re["contingency"].MatchString(cl) && t.swaps(cl)) || marker == "" && t.re["pointing"].MatchString(cl) && !t.lex.has(cl, t.lex.HabitAdverbs, nil) && !t.ownBudget(cl) {
 				continue
 			}
 			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")

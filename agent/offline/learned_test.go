@@ -726,6 +726,10 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// A swap in the plan asked as a question is the trip's wish too.
 		{"the itinerary's great but can Sunday be a beach day instead of the fort tour?", "Wants a beach day instead of the fort tour on this trip."},
 		{"can we swap the boat tour for a cooking class?", "Wants a cooking class instead of the boat tour on this trip."},
+		// A plan B for the weather is the trip's plan; another "if" is a daydream.
+		{"if it's raining in Edinburgh, swap the castle walk for whisky tastings indoors", "Wants whisky tastings indoors instead of the castle walk on this trip."},
+		{"if the weather's bad on Skye, just push the hike to the next day", "Wants the hike moved to the next day on this trip."},
+		{"if I win, a party instead of dinner", ""},
 		{"pls make the Barcelona hotel one with a rooftop pool, my friends insist lol", "Wants a hotel with a pool on this trip."},
 		{"could you look for something with a kitchenette in Copenhagen? eating out there will bankrupt us", "Wants something with a kitchenette in Copenhagen on this trip."},
 		{"can you find a hotel in Paris?", ""},

@@ -157,7 +157,7 @@ type table struct {
 
 // patterns lists every pattern the engine reads, so a table missing one
 // fails to load instead of failing mid-conversation.
-var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless", "indifferent", "hypothetical", "pointing", "picks", "book_object", "vague_object", "at_hand", "budget_trait", "near", "questions", "want_forms", "trip_wants", "trip_named", "trip_named_acts", "list_head",
+var patterns = []string{"trip_markers", "durable_markers", "past", "past_unless", "indifferent", "hypothetical", "contingency", "pointing", "picks", "book_object", "vague_object", "at_hand", "budget_trait", "near", "questions", "want_forms", "trip_wants", "trip_named", "trip_named_acts", "list_head",
 	"fillers", "choosing", "remember", "list_stop", "clause_breaks", "first_subject", "other_subject", "safety_notes", "private", "trip.destination", "trip.destination_lower",
 	"trip.origin", "trip.home", "trip.planning", "trip_dated_week", "trip_other", "trip_ask", "trip.dates", "trip.stay_before", "trip.month_after", "trip.party", "trip.budget", "trip.budget_habit", "trip.budget_words", "along", "intents.change", "intents.new_destination"}
 
