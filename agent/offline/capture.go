@@ -174,7 +174,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep
 				continue
 			}
-			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) && !(t.re["contingency"].MatchString(cl) && t.swaps(cl)) || marker == "" && t.re["pointing"].MatchString(cl) && !t.lex.has(cl, t.lex.HabitAdverbs, nil) && !t.ownBudget(cl) {
+			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) && !(t.re["contingency"].MatchString(cl) && t.swaps(cl)) || marker == "" && t.re["pointing"].MatchString(cl) && !t.lex.has(cl, t.lex.HabitAdverbs, nil) && !t.ownBudget(cl) && !t.standing(cl) {
 				continue
 			}
 			scope := marker // a request counts only when a marker scopes it ("for this trip I want a pool")
@@ -369,8 +369,8 @@ func (t *table) tripAsk(cl string, scoped bool) (asking, bool) {
 	// "can we have a rest day in the middle?", "would it be possible to get
 	// adjoining rooms?": a thing the party wants; "can we do the 10am train
 	// instead?", "can we do dinner at 8?" pick or book one.
-	wish := (group("we") != "" || group("possible") != "") && !strings.HasPrefix(a.rest, "the ") && !strings.ContainsAny(a.rest, "0123456789")
-	return a, named || wish || group("open") != "" || group("asked") != "" || group("seek") != "" || a.thing != ""
+	wish := (group("we") != "" || group("possible") != "") && (a.verb != "" || !strings.HasPrefix(a.rest, "the ") && !strings.ContainsAny(a.rest, "0123456789"))
+	return a, named || wish || group("open") != "" || group("asked") != "" || group("seek") != "" || group("includes") != "" || a.thing != ""
 }
 
 // asking is what trip_ask read: the verb kept ("rent"), the trip's thing
@@ -388,10 +388,11 @@ func (t *table) standing(cl string) bool {
 }
 
 // swaps reports whether the clause swaps one part of the trip's plan for
-// another ("can Sunday be a beach day instead of the fort tour?"): asked,
-// or of a day or a thing, it is the trip's wish all the same.
+// another or reshapes it ("can Sunday be a beach day instead of the fort
+// tour?", "can we shorten the Rome part by a day?"): asked, or of a day or
+// a thing, it is the trip's wish all the same.
 func (t *table) swaps(cl string) bool {
-	return slices.ContainsFunc(t.rules, func(r rule) bool { return r.Group == "swap" && r.re.MatchString(cl) })
+	return slices.ContainsFunc(t.rules, func(r rule) bool { return (r.Group == "swap" || r.Group == "reshape") && r.re.MatchString(cl) })
 }
 
 // ownBudget reports whether a clause without a subject states a budget

@@ -730,6 +730,13 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"if it's raining in Edinburgh, swap the castle walk for whisky tastings indoors", "Wants whisky tastings indoors instead of the castle walk on this trip."},
 		{"if the weather's bad on Skye, just push the hike to the next day", "Wants the hike moved to the next day on this trip."},
 		{"if I win, a party instead of dinner", ""},
+		// The trip's days and places reshaped, asked or told.
+		{"extend Vienna to 5 nights", "Wants to extend Vienna to 5 nights on this trip."},
+		{"can we shorten the Rome part by a day?", "Wants to shorten the Rome part by a day on this trip."},
+		{"Keep Thursday evening open, I have a work dinner in London", "Wants Thursday evening kept free on this trip."},
+		{"Can the Kenya trip include a hot air balloon over the Masai Mara?", "Wants a hot air balloon over the Masai Mara on this trip."},
+		{"Could we tack on 3 days in Zanzibar after the safari?", "Wants 3 days in Zanzibar after the safari on this trip."},
+		{"can we see the Alhambra?", "Wants to see the Alhambra on this trip."},
 		{"pls make the Barcelona hotel one with a rooftop pool, my friends insist lol", "Wants a hotel with a pool on this trip."},
 		{"could you look for something with a kitchenette in Copenhagen? eating out there will bankrupt us", "Wants something with a kitchenette in Copenhagen on this trip."},
 		{"can you find a hotel in Paris?", ""},
