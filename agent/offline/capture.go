@@ -68,11 +68,16 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 		return c
 	}
 	seen := map[string]bool{}
-	sentences := reSentence.FindAllString(message, -1)
+	// "Travel insurance? I never buy it": the topic asked first is what "it" is.
+	told := reTopicAsked.ReplaceAllStringFunc(message, func(m string) string {
+		g := reTopicAsked.FindStringSubmatch(m)
+		return g[2] + lowerFirst(g[1])
+	})
+	sentences := reSentence.FindAllString(told, -1)
 	listed := t.ownList(message)
 	// A taste stated while asking for something ("…? I prefer flexible
 	// tickets") is about this search.
-	choosing := strings.Contains(message, "?") || slices.ContainsFunc(sentences, func(s string) bool {
+	choosing := strings.Contains(told, "?") || slices.ContainsFunc(sentences, func(s string) bool {
 		s = t.stripFillers(t.normalise(s))
 		return t.isRequest(s) || t.re["questions"].MatchString(s) || t.re["choosing"].MatchString(s)
 	})
@@ -613,7 +618,9 @@ func transform(v, how string) string {
 		}
 	case "title":
 		for i, w := range words {
-			words[i] = strings.ToUpper(w[:1]) + w[1:]
+			if w != "or" && w != "and" && w != "nor" { // "spirit or frontier": Spirit or Frontier
+				words[i] = strings.ToUpper(w[:1]) + w[1:]
+			}
 		}
 	case "code": // "aud" is written AUD; "euros" stays a word
 		if len(words) == 1 && len(words[0]) == 3 && strings.Trim(words[0], "abcdefghijklmnopqrstuvwxyz") == "" {
@@ -905,6 +912,7 @@ func (t *table) normalise(s string) string {
 	}
 	if strings.Contains(s, " and ") {
 		s = reWithMe.ReplaceAllString(s, "${1}we ${4} with ${2}${3}${5}") // "my wife and i always travel together": "we always travel together with my wife"
+		s = reAlwaysMe.ReplaceAllString(s, "${1}i ${2} travel with ${3}${4}") // "it's always me and my teenage son": "i always travel with my teenage son"
 	}
 	if !slices.ContainsFunc(t.lex.habitWords, func(w string) bool { return strings.Contains(s, w) }) {
 		return s // most sentences have no habit opener: the regexp is not run
@@ -920,6 +928,14 @@ var reBareCondition = regexp.MustCompile(`^(if [^,.;]{3,60}?) ((?:i|we) (?:alway
 // and my sister"), up to where its clause ends: read as "we … with my
 // wife", the clause stays the traveler's and keeps who comes along.
 var reWithMe = regexp.MustCompile(`(^|,\s*)(?:me and (my [a-z]+)|(my [a-z]+) and (?:i|me)) ((?:always|usually|often|never|love|like|prefer|travel|go|fly|hate|avoid|enjoy|stay)\b.*?)((?:\s+(?:but|so|and|because)\b|[,.;!?]).*)?$`)
+
+// reTopicAsked is a topic named as a question and then told of as "it"
+// ("Travel insurance? I never buy it").
+var reTopicAsked = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z' -]{2,30}?)\s*\?\s+([Ii]\b[^.?!]*?\b)(?:it|them)\b`)
+
+// reAlwaysMe is who the traveler's party always is ("it's always me and my
+// husband travelling together").
+var reAlwaysMe = regexp.MustCompile(`(^|,\s*)it is (always|usually|mostly|normally) me and ((?:my|our) [a-z' -]+?)(?: (?:travel(?:l)?ing|who travel))?(?: together)?(\s*[,.;!?].*)?$`)
 
 // reShout is a run of two or more words in capitals; reCaps one such word.
 var (
