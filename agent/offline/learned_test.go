@@ -750,6 +750,17 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// "for anything under 5 hours" is a limit; "up for anything" no taste.
 		{"I take the train over flying for anything under 5 hours", "Takes the train over flying for anything under 5 hours."},
 		{"I'm up for anything", ""},
+		// "only if I ever have to" is when a habit holds, no daydream.
+		{"automatic cars only if I ever have to rent", "Automatic cars only when they have to rent."},
+		// Verbless refusals of airlines, programme memberships, who always
+		// comes, and a topic asked first then told of as "it".
+		{"no Spirit or Frontier, ever", "Avoids flying Spirit or Frontier."},
+		{"Marriott Bonvoy member, Gold", "Has Gold status with Marriott Bonvoy."},
+		{"Hilton Honors member", "Is a Hilton Honors member."},
+		{"Hilton Honors member 1284 5573 90, please remember", ""},
+		{"It's always me and my teenage son travelling together", "Travels with their teenage son."},
+		{"Travel insurance? I never buy it, waste of money", "Never buys travel insurance."},
+		{"Lounges? I love them", "Loves lounges."},
 		{"not a big museum person tbh, rather be outside hiking", "Not a big museum person, rather be outside hiking."},
 		{"Let's take the later train.", ""},
 		// The traveler and another as one subject: the clause is the
