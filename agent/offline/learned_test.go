@@ -761,6 +761,10 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"It's always me and my teenage son travelling together", "Travels with their teenage son."},
 		{"Travel insurance? I never buy it, waste of money", "Never buys travel insurance."},
 		{"Lounges? I love them", "Loves lounges."},
+		{"Digital nomad — I need a proper desk and chair, not just a bed and wifi", "Needs a proper desk and chair."},
+		{"One day on the Bali trip just for surfing lessons", "Wants one day for surfing lessons on this trip."},
+		{"Coming back from Budapest by train instead of flying", "Wants train instead of flying on this trip."},
+		{"I always go by train instead of flying", "Always goes by train instead of flying."},
 		{"not a big museum person tbh, rather be outside hiking", "Not a big museum person, rather be outside hiking."},
 		{"Let's take the later train.", ""},
 		// The traveler and another as one subject: the clause is the
