@@ -85,6 +85,7 @@ type lexicon struct {
 	Details       string            `yaml:"details"`
 	NoteNegations []string          `yaml:"note_negations"`
 	Needs         []string          `yaml:"needs"`
+	SharedVerbs   []string          `yaml:"shared_verbs"`
 	Reasons       []string          `yaml:"lasting_reasons"`
 	NotReasons    []string          `yaml:"not_lasting_reasons"`
 	Access        []string          `yaml:"access"`

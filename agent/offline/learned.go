@@ -2,6 +2,7 @@ package offline
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"crypto/sha256"
 	"embed"
@@ -864,7 +865,11 @@ func (lx *lexicon) thirdClause(ws []string, wants bool) (string, []string, bool)
 	if len(after) == 0 {
 		after = rest[j:] // "I don't drive": the verb is the keyword
 	}
-	return plainNames.Replace(strings.Join(slices.Concat(lead, []string{v}, lx.thirdAll(said[subj+1+j+1:])), " ")), after, true
+	third := slices.Concat(lead, []string{v}, lx.thirdAll(said[subj+1+j+1:]))
+	if ws[subj] == "i" {
+		lx.sharedVerbs(third)
+	}
+	return plainNames.Replace(strings.Join(third, " ")), after, true
 }
 
 // lead reads what comes between a subject and its verb: adverbs, a
@@ -1240,7 +1245,22 @@ func (lx *lexicon) plainThird(ws []string) []string {
 	default:
 		v = thirdPerson(v)
 	}
-	return slices.Concat(out[1:at], []string{v + ws[at][len(strings.Trim(ws[at], ",.")):]}, out[at+1:])
+	out = slices.Concat(out[1:at], []string{v + ws[at][len(strings.Trim(ws[at], ",.")):]}, out[at+1:])
+	if strings.Trim(ws[0], ",.") == "i" {
+		lx.sharedVerbs(out)
+	}
+	return out
+}
+
+// sharedVerbs puts a verb after "and" that shares the traveler's "I" in the
+// third person too ("is a nurse and live in leeds" → "… and lives in
+// leeds").
+func (lx *lexicon) sharedVerbs(ws []string) {
+	for k := 0; k+1 < len(ws); k++ {
+		if w := strings.Trim(ws[k+1], ",."); ws[k] == "and" && slices.Contains(lx.SharedVerbs, w) {
+			ws[k+1] = cmp.Or(lx.Verbs[w], thirdPerson(w)) + ws[k+1][len(w):]
+		}
+	}
 }
 
 // otherScope keeps, in the traveler's own words, what a message says for

@@ -765,6 +765,10 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"One day on the Bali trip just for surfing lessons", "Wants one day for surfing lessons on this trip."},
 		{"Coming back from Budapest by train instead of flying", "Wants train instead of flying on this trip."},
 		{"I always go by train instead of flying", "Always goes by train instead of flying."},
+		// A verb that shares the traveler's "I" after "and" is third person too.
+		{"I'm blind and travel with a guide dog", "Is blind and travels with a guide dog."},
+		{"I am Korean and live in Busan", "Is based in Busan."},
+		{"my parents are retired and live in Spain", ""},
 		{"not a big museum person tbh, rather be outside hiking", "Not a big museum person, rather be outside hiking."},
 		{"Let's take the later train.", ""},
 		// The traveler and another as one subject: the clause is the
