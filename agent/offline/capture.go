@@ -67,6 +67,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 	case langOther:
 		return c
 	}
+	message = unsaid(message) // "I'm lactose... no wait, I'm fully dairy-free now": what they meant
 	seen := map[string]bool{}
 	// "Travel insurance? I never buy it": the topic asked first is what "it" is.
 	told := reTopicAsked.ReplaceAllStringFunc(message, func(m string) string {
@@ -928,6 +929,30 @@ var reBareCondition = regexp.MustCompile(`^(if [^,.;]{3,60}?) ((?:i|we) (?:alway
 // and my sister"), up to where its clause ends: read as "we … with my
 // wife", the clause stays the traveler's and keeps who comes along.
 var reWithMe = regexp.MustCompile(`(^|,\s*)(?:me and (my [a-z]+)|(my [a-z]+) and (?:i|me)) ((?:always|usually|often|never|love|like|prefer|travel|go|fly|hate|avoid|enjoy|stay)\b.*?)((?:\s+(?:but|so|and|because)\b|[,.;!?]).*)?$`)
+
+// reUnsay is a correction the traveler makes mid-message, followed by what
+// they meant in their own words ("I'm lactose... no wait, I'm fully
+// dairy-free now").
+var reUnsay = regexp.MustCompile(`(?i)\b(?:no wait|wait,? no|sorry,? i meant?|scratch that|let me correct that)\b[,:.!]*\s+(?:i\b|i'm\b|i am\b|we\b|we're\b|we are\b)`)
+
+// unsaid is message without what a correction in it takes back: the part
+// of its sentence before the correction. A sentence ends at ".", "!" or
+// "?" and a space, not at "...", which is a pause.
+func unsaid(message string) string {
+	loc := reUnsay.FindStringSubmatchIndex(message)
+	if loc == nil {
+		return message
+	}
+	start := 0
+	for i := loc[0] - 1; i > 0; i-- {
+		if strings.ContainsRune(".!?", rune(message[i-1])) && message[i] == ' ' && !strings.HasSuffix(message[:i], "..") {
+			start = i
+			break
+		}
+	}
+	meant := strings.LastIndexAny(message[:loc[1]], " ") + 1 // the subject that opens what they meant
+	return message[:start] + " " + message[meant:]
+}
 
 // reTopicAsked is a topic named as a question and then told of as "it"
 // ("Travel insurance? I never buy it").

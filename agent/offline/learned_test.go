@@ -769,6 +769,9 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I'm blind and travel with a guide dog", "Is blind and travels with a guide dog."},
 		{"I am Korean and live in Busan", "Is based in Busan."},
 		{"my parents are retired and live in Spain", ""},
+		// A correction mid-message takes back what came before it.
+		{"so anyway, I'm lactose... no wait, I'm fully dairy-free now, no cheese, no butter, nothing.", "Is fully dairy-free now, no cheese."},
+		{"I'm vegan. I fly Delta, no wait, I fly United", "Is vegan. | Prefers flying United."},
 		{"not a big museum person tbh, rather be outside hiking", "Not a big museum person, rather be outside hiking."},
 		{"Let's take the later train.", ""},
 		// The traveler and another as one subject: the clause is the
