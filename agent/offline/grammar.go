@@ -1044,7 +1044,7 @@ func (lx *lexicon) second(text string) string {
 		lead = "you are"
 	case slices.Contains(lx.Modals, ws[0]):
 	case ws[0] == "are": // "Are big foodies.": "you're big foodies"
-	case first < 0 || lx.base[ws[first]] == "": // "Kids are 4 and 7, …", "Their back cannot take …": said as they are, in the second person
+	case first < 0 || lx.base[ws[first]] == "" && !lx.afterHabit(ws, first): // "Kids are 4 and 7, …", "Their back cannot take …": said as they are, in the second person
 		lead = ""
 	}
 	out, verbNext := []string{lead}, lead == "you"
@@ -1053,8 +1053,8 @@ func (lx *lexicon) second(text string) string {
 			w = lx.Yours[bare] + w[len(bare):]
 		}
 		if verbNext {
-			if b := lx.baseOf(ws, i); b != "" {
-				w, verbNext = b, false
+			if b := lx.baseOf(ws, i); b != "" || lx.afterHabit(ws, i) {
+				w, verbNext = cmp.Or(b, unthird(w)), false
 			} else {
 				verbNext = slices.Contains(lx.Adverbs, w) || slices.Contains(lx.HabitAdverbs, w) || slices.Contains(lx.Negators, w)
 			}
@@ -1081,6 +1081,21 @@ func (lx *lexicon) baseOf(ws []string, i int) string {
 	if b := lx.base[w]; b != "" || i+1 >= len(ws) || !slices.Contains(lx.AfterVerbs, ws[i+1]) || len(w) < 4 || lx.stop[w] {
 		return b
 	}
+	return unthird(w)
+}
+
+// afterHabit reports whether ws[i] is a verb in -s after the habit words
+// that open a note ("Never buys travel insurance", "Usually rents a
+// car"): nothing else follows them there.
+func (lx *lexicon) afterHabit(ws []string, i int) bool {
+	return i > 0 && strings.HasSuffix(ws[i], "s") && !slices.ContainsFunc(ws[:i], func(w string) bool {
+		return !slices.Contains(lx.HabitAdverbs, strings.ToLower(w)) // not "No flights …"
+	}) && unthird(ws[i]) != ""
+}
+
+// unthird is the base form of a verb in the third person ("flies" → "fly",
+// "watches" → "watch", "books" → "book"); "" for a word that is none.
+func unthird(w string) string {
 	switch {
 	case strings.HasSuffix(w, "ies"):
 		return w[:len(w)-3] + "y"

@@ -163,6 +163,8 @@ func TestTuning(t *testing.T) {
 func TestSecondPerson(t *testing.T) {
 	for note, want := range map[string]string{
 		"Always flies economy.":                                                 "you always fly economy",
+		"Never buys travel insurance.":                                          "you never buy travel insurance",
+		"No flights before 8am.":                                                "no flights before 8am",
 		"Travels with a small dog, needs pet-friendly hotels.":                  "you travel with a small dog and need pet-friendly hotels",
 		"Never wants to fly with budget airlines.":                              "you never want to fly with budget airlines",
 		"Does not drink alcohol.":                                               "you don't drink alcohol",
