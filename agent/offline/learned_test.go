@@ -772,6 +772,8 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		// A correction mid-message takes back what came before it.
 		{"so anyway, I'm lactose... no wait, I'm fully dairy-free now, no cheese, no butter, nothing.", "Is fully dairy-free now, no cheese."},
 		{"I'm vegan. I fly Delta, no wait, I fly United", "Is vegan. | Prefers flying United."},
+		// "on the way back" is the trip's.
+		{"on the way back, a layover in Singapore would be nice to break it up", "Wants a layover in Singapore on this trip."},
 		{"not a big museum person tbh, rather be outside hiking", "Not a big museum person, rather be outside hiking."},
 		{"Let's take the later train.", ""},
 		// The traveler and another as one subject: the clause is the
