@@ -67,7 +67,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 	case langOther:
 		return c
 	}
-	message = unsaid(message) // "I'm lactose... no wait, I'm fully dairy-free now": what they meant
+	message = reSaidBut.ReplaceAllString(unsaid(message), "") // "I'm lactose... no wait, I'm fully dairy-free now", "I said I hate trains but …": what they meant
 	seen := map[string]bool{}
 	// "Travel insurance? I never buy it": the topic asked first is what "it" is.
 	told := reTopicAsked.ReplaceAllStringFunc(message, func(m string) string {
@@ -911,6 +911,9 @@ func (t *table) normalise(s string) string {
 	if strings.HasPrefix(s, "if ") {
 		s = reBareCondition.ReplaceAllString(s, "$1, $2") // "if the flight is over 6 hours i want business": the condition ends where the traveler starts
 	}
+	if strings.HasPrefix(s, "it is ") || strings.Contains(s, " it is ") {
+		s = reCleft.ReplaceAllString(s, "${1}i $3 $2") // "it's buses i hate": "i hate buses"
+	}
 	if strings.Contains(s, " and ") {
 		s = reWithMe.ReplaceAllString(s, "${1}we ${4} with ${2}${3}${5}") // "my wife and i always travel together": "we always travel together with my wife"
 		s = reAlwaysMe.ReplaceAllString(s, "${1}i ${2} travel with ${3}${4}") // "it's always me and my teenage son": "i always travel with my teenage son"
@@ -934,6 +937,13 @@ var reWithMe = regexp.MustCompile(`(^|,\s*)(?:me and (my [a-z]+)|(my [a-z]+) and
 // they meant in their own words ("I'm lactose... no wait, I'm fully
 // dairy-free now").
 var reUnsay = regexp.MustCompile(`(?i)\b(?:no wait|wait,? no|sorry,? i meant?|scratch that|let me correct that)\b[,:.!]*\s+(?:i\b|i'm\b|i am\b|we\b|we're\b|we are\b)`)
+
+// reCleft is a taste told with its thing first ("it's buses I hate").
+var reCleft = regexp.MustCompile(`(^|[,;—-]\s*|\bbut )it is ([a-z][a-z -]{1,30}?) (?:that )?i (hate|love|like|prefer|avoid|need|cannot stand|dislike|mind)\b`)
+
+// reSaidBut is what the traveler says they said, then corrects ("I said I
+// hate trains but it's buses I hate").
+var reSaidBut = regexp.MustCompile(`(?i)\bi said [^,.;!?]{2,60}? but (?:actually |really )?`)
 
 // unsaid is message without what a correction in it takes back: the part
 // of its sentence before the correction. A sentence ends at ".", "!" or

@@ -774,6 +774,11 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I'm vegan. I fly Delta, no wait, I fly United", "Is vegan. | Prefers flying United."},
 		// "on the way back" is the trip's.
 		{"on the way back, a layover in Singapore would be nice to break it up", "Wants a layover in Singapore on this trip."},
+		// A taste told thing first, and a correction of what they said.
+		{"it's buses I hate", "Hates buses."},
+		{"Wait no, I said I hate trains but it's buses I hate — trains are fine", "Hates buses. | Is fine with trains."},
+		// A reason bound to the trip's week is no lasting note.
+		{"for the Berlin leg I need a hotel with a proper desk, I've got calls every day that week", "Needs a hotel with a proper desk on this trip."},
 		{"not a big museum person tbh, rather be outside hiking", "Not a big museum person, rather be outside hiking."},
 		{"Let's take the later train.", ""},
 		// The traveler and another as one subject: the clause is the
