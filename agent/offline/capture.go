@@ -1021,7 +1021,7 @@ var plainMarks = strings.NewReplacer("’", "'", "‘", "'", "“", `"`, "”", 
 func (t *table) plain(s string) string {
 	var out []string
 	for _, w := range strings.Fields(t.lex.expand.Replace(" " + strings.ToLower(s) + " ")) { // spaces: "im", "dont" as whole words
-		if !t.words["intensifiers"][strings.Trim(w, ",.;:!?")] || len(out) > 0 && out[len(out)-1] == "too" { // "too much" is a limit
+		if !t.words["intensifiers"][strings.Trim(w, ",.;:!?")] || len(out) > 0 && slices.Contains([]string{"too", "so", "as", "how", "that"}, out[len(out)-1]) { // "too much", "so much leave": an amount
 			out = append(out, w)
 		}
 	}

@@ -779,6 +779,8 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"Wait no, I said I hate trains but it's buses I hate — trains are fine", "Hates buses. | Is fine with trains."},
 		// A reason bound to the trip's week is no lasting note.
 		{"for the Berlin leg I need a hotel with a proper desk, I've got calls every day that week", "Needs a hotel with a proper desk on this trip."},
+		// A trip's length capped; "so much" is an amount, no intensifier.
+		{"keep the Norway fjords trip under 10 days total, I only have so much leave", "Wants the trip kept under 10 days on this trip."},
 		{"not a big museum person tbh, rather be outside hiking", "Not a big museum person, rather be outside hiking."},
 		{"Let's take the later train.", ""},
 		// The traveler and another as one subject: the clause is the
