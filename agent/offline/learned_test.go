@@ -28,10 +28,9 @@ func (h *heldOut) add(it eval.HoldoutItem, without, with []eval.SavedNote) {
 // reports "dev" (the dev_en_* sets, written blind to the rules and not
 // tuned on by them, together and one by one), "unseen" (the lines every fourth of en_3 and en_4, which the rules
 // were not tuned on either), "several" (the dev lines that expect more
-// than one note), "blind_en_27" and "blind_en_29" (testdata/, never
-// trained on), "opened_en_28" and "opened_en_30" (testdata/, tuned on,
-// not trained on)
-// and "all".
+// than one note), the blind_en_* sets (testdata/, never trained on or
+// opened), the opened_en_* sets (testdata/, tuned on, not trained on) and
+// "all".
 func scoreHeldOut(t *testing.T) map[string]*heldOut {
 	t.Helper()
 	sets, err := loadLabelled()
