@@ -915,7 +915,7 @@ func (t *table) normalise(s string) string {
 		s = reCleft.ReplaceAllString(s, "${1}i $3 $2") // "it's buses i hate": "i hate buses"
 	}
 	if strings.Contains(s, " and ") {
-		s = reWithMe.ReplaceAllString(s, "${1}we ${4} with ${2}${3}${5}") // "my wife and i always travel together": "we always travel together with my wife"
+		s = reWithMe.ReplaceAllString(s, "${1}we ${4} with ${2}${3}${5}")     // "my wife and i always travel together": "we always travel together with my wife"
 		s = reAlwaysMe.ReplaceAllString(s, "${1}i ${2} travel with ${3}${4}") // "it's always me and my teenage son": "i always travel with my teenage son"
 	}
 	if !slices.ContainsFunc(t.lex.habitWords, func(w string) bool { return strings.Contains(s, w) }) {
