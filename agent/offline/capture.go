@@ -67,13 +67,16 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 	case langOther:
 		return c
 	}
-	message = reSaidBut.ReplaceAllString(unsaid(message), "") // "I'm lactose... no wait, I'm fully dairy-free now", "I said I hate trains but …": what they meant
+	message = unsaid(message) // "I'm lactose... no wait, I'm fully dairy-free now", "I said I hate trains but …": what they meant
 	seen := map[string]bool{}
 	// "Travel insurance? I never buy it": the topic asked first is what "it" is.
-	told := reTopicAsked.ReplaceAllStringFunc(message, func(m string) string {
-		g := reTopicAsked.FindStringSubmatch(m)
-		return g[2] + lowerFirst(g[1])
-	})
+	told := message
+	if strings.Contains(message, "?") { // most messages ask nothing: the regexp is not run
+		told = reTopicAsked.ReplaceAllStringFunc(message, func(m string) string {
+			g := reTopicAsked.FindStringSubmatch(m)
+			return g[2] + lowerFirst(g[1])
+		})
+	}
 	sentences := reSentence.FindAllString(told, -1)
 	listed := t.ownList(message)
 	// A taste stated while asking for something ("…? I prefer flexible
@@ -154,7 +157,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				case m.have != "": // "could the hotel have a spa?", "the Rome hotel needs aircon": "i want a hotel with a spa"
 					cl = "i want a " + m.thing + " with " + m.rest
 				}
-			} else if !remembered && !t.swaps(cl) && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) {
+			} else if !remembered && (t.re["questions"].MatchString(cl) || (strings.HasSuffix(s, "?") && i == len(clauses)-1)) && !t.swaps(cl) {
 				firstPerson = false
 				continue
 			}
@@ -166,9 +169,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				cl = "i " + cl // "need a fridge in the room for my insulin": chat dropped the "I"
 			}
 			wanted := false // "…, so a twin room" in a message about this trip: a thing wanted for it
-			if t.swaps(cl) {
+			if who := t.subject(cl); who != "first" && t.swaps(cl) {
 				firstPerson = true // the party's plan, whoever it names
-			} else if who := t.subject(cl); who != "first" && !t.othersFirst(cl) && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && (t.ownBudget(cl) || t.standing(cl))) {
+			} else if who != "first" && !t.othersFirst(cl) && i == 0 && (t.lex.frontedIn(cl, t.subject(norm) == "first") || who == "" && (t.ownBudget(cl) || t.standing(cl))) {
 				firstPerson = true // "a bathtub is my must": the traveler judges a thing; "trip budget 5k all in" is theirs
 			} else if ws := strings.Fields(cl); who == "" && i > 0 && (marker == memory.ScopeThisTrip || tripTold) && len(ws) > 1 && (joins == "so" || fronted == memory.ScopeThisTrip || slices.Contains([]string{"a", "an", "no", "something", "somewhere"}, ws[0])) && t.lex.travelThing(ws) {
 				firstPerson, wanted, cl = true, true, "this trip, "+cl
@@ -398,7 +401,7 @@ func (t *table) standing(cl string) bool {
 // tour?", "can we shorten the Rome part by a day?"): asked, or of a day or
 // a thing, it is the trip's wish all the same.
 func (t *table) swaps(cl string) bool {
-	return slices.ContainsFunc(t.rules, func(r rule) bool { return (r.Group == "swap" || r.Group == "reshape") && r.re.MatchString(cl) })
+	return slices.ContainsFunc(t.plans, func(re *pattern) bool { return re.MatchString(cl) })
 }
 
 // ownBudget reports whether a clause without a subject states a budget
@@ -936,7 +939,7 @@ var reWithMe = regexp.MustCompile(`(^|,\s*)(?:me and (my [a-z]+)|(my [a-z]+) and
 // reUnsay is a correction the traveler makes mid-message, followed by what
 // they meant in their own words ("I'm lactose... no wait, I'm fully
 // dairy-free now").
-var reUnsay = regexp.MustCompile(`(?i)\b(?:no wait|wait,? no|sorry,? i meant?|scratch that|let me correct that)\b[,:.!]*\s+(?:i\b|i'm\b|i am\b|we\b|we're\b|we are\b)`)
+var reUnsay = regexp.MustCompile(`(?i)\b(?:no wait|wait,? no|sorry,? i meant?|scratch that|let me correct that)\b[,:.!]*\s+(i\b|i'm\b|i am\b|we\b|we're\b|we are\b)`)
 
 // reCleft is a taste told with its thing first ("it's buses I hate").
 var reCleft = regexp.MustCompile(`(^|[,;—-]\s*|\bbut )it is ([a-z][a-z -]{1,30}?) (?:that )?i (hate|love|like|prefer|avoid|need|cannot stand|dislike|mind)\b`)
@@ -945,10 +948,17 @@ var reCleft = regexp.MustCompile(`(^|[,;—-]\s*|\bbut )it is ([a-z][a-z -]{1,30
 // hate trains but it's buses I hate").
 var reSaidBut = regexp.MustCompile(`(?i)\bi said [^,.;!?]{2,60}? but (?:actually |really )?`)
 
-// unsaid is message without what a correction in it takes back: the part
-// of its sentence before the correction. A sentence ends at ".", "!" or
+// unsaid is message without what a correction in it takes back: what the
+// traveler says they said, and the part of its sentence before a "no
+// wait". A sentence ends at ".", "!" or
 // "?" and a space, not at "...", which is a pause.
 func unsaid(message string) string {
+	if strings.Contains(message, "said ") {
+		message = reSaidBut.ReplaceAllString(message, "")
+	}
+	if !strings.Contains(message, "ait") && !strings.Contains(message, "meant") && !strings.Contains(message, "cratch") && !strings.Contains(message, "orrect") {
+		return message // most messages correct nothing: the regexp is not run
+	}
 	loc := reUnsay.FindStringSubmatchIndex(message)
 	if loc == nil {
 		return message
@@ -960,8 +970,7 @@ func unsaid(message string) string {
 			break
 		}
 	}
-	meant := strings.LastIndexAny(message[:loc[1]], " ") + 1 // the subject that opens what they meant
-	return message[:start] + " " + message[meant:]
+	return message[:start] + " " + message[loc[2]:] // from the subject that opens what they meant
 }
 
 // reTopicAsked is a topic named as a question and then told of as "it"

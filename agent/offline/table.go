@@ -139,6 +139,7 @@ type topic struct {
 type table struct {
 	file         tableFile
 	rules        []rule
+	plans        []*pattern      // the rules that swap or reshape the trip's plan (swaps)
 	kinds        map[string]bool // the rules' first keywords, each naming a kind of note ("diet", "seat")
 	requests     []*pattern
 	re           map[string]*pattern        // by key; nested keys as "trip.dates"
@@ -229,6 +230,9 @@ func loadTable(raw []byte) (*table, error) {
 			return nil, fmt.Errorf("offline rules: rule %q needs a note and keywords", rf.Pattern)
 		}
 		t.rules = append(t.rules, r)
+		if r.Group == "swap" || r.Group == "reshape" {
+			t.plans = append(t.plans, r.re)
+		}
 		if k := rf.Keywords[0]; !strings.Contains(k, "{") {
 			t.kinds[k] = true
 		}
