@@ -71,7 +71,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 	seen := map[string]bool{}
 	// "Travel insurance? I never buy it": the topic asked first is what "it" is.
 	told := message
-	if strings.Contains(message, "?") { // most messages ask nothing: the regexp is not run
+	if strings.Contains(message, "? I ") || strings.Contains(message, "? i ") { // most messages ask no topic first: the regexp is not run
 		told = reTopicAsked.ReplaceAllStringFunc(message, func(m string) string {
 			g := reTopicAsked.FindStringSubmatch(m)
 			return g[2] + lowerFirst(g[1])
@@ -591,7 +591,10 @@ func (t *table) note(r *rule, groups map[string]string, scope memory.Scope) memo
 	}
 	// A group the clause left out leaves no gap: "… by {when} {why}." reads
 	// "… by Friday." without its reason.
-	filled := strings.NewReplacer(" .", ".", " ,", ",").Replace(strings.Join(strings.Fields(fill(text)), " "))
+	filled := fill(text)
+	if strings.Contains(filled, "  ") || strings.Contains(filled, " .") || strings.Contains(filled, " ,") {
+		filled = strings.NewReplacer(" .", ".", " ,", ",").Replace(strings.Join(strings.Fields(filled), " "))
+	}
 	n := memory.SaveNoteArgs{Text: upperFirst(t.lex.capitals(filled)), Scope: scope} // "{kind} budget is …": a template may open on a group
 	for _, k := range r.Keywords {
 		if k = fill(k); k != "" {
