@@ -70,18 +70,17 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 	message = unsaid(message) // "I'm lactose... no wait, I'm fully dairy-free now", "I said I hate trains but …": what they meant
 	seen := map[string]bool{}
 	// "Travel insurance? I never buy it": the topic asked first is what "it" is.
-	told := message
 	if strings.Contains(message, "? I ") || strings.Contains(message, "? i ") { // most messages ask no topic first: the regexp is not run
-		told = reTopicAsked.ReplaceAllStringFunc(message, func(m string) string {
+		message = reTopicAsked.ReplaceAllStringFunc(message, func(m string) string {
 			g := reTopicAsked.FindStringSubmatch(m)
 			return g[2] + lowerFirst(g[1])
 		})
 	}
-	sentences := reSentence.FindAllString(told, -1)
+	sentences := reSentence.FindAllString(message, -1)
 	listed := t.ownList(message)
 	// A taste stated while asking for something ("…? I prefer flexible
 	// tickets") is about this search.
-	choosing := strings.Contains(told, "?") || slices.ContainsFunc(sentences, func(s string) bool {
+	choosing := strings.Contains(message, "?") || slices.ContainsFunc(sentences, func(s string) bool {
 		s = t.stripFillers(t.normalise(s))
 		return t.isRequest(s) || t.re["questions"].MatchString(s) || t.re["choosing"].MatchString(s)
 	})

@@ -760,6 +760,7 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"It's always me and my teenage son travelling together", "Travels with their teenage son."},
 		{"Travel insurance? I never buy it, waste of money", "Never buys travel insurance."},
 		{"Lounges? I love them", "Loves lounges."},
+		{"Travel insurance? I never buy it, waste of money. And I'm vegan.", "Never buys travel insurance. | Is vegan."},
 		{"Digital nomad — I need a proper desk and chair, not just a bed and wifi", "Needs a proper desk and chair."},
 		{"One day on the Bali trip just for surfing lessons", "Wants one day for surfing lessons on this trip."},
 		{"Coming back from Budapest by train instead of flying", "Wants train instead of flying on this trip."},
