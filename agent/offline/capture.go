@@ -959,7 +959,7 @@ func unsaid(message string) string {
 		message = reSaidBut.ReplaceAllString(message, "")
 	}
 	if !strings.Contains(message, "ait") && !strings.Contains(message, "meant") && !strings.Contains(message, "cratch") && !strings.Contains(message, "orrect") {
-		return message // most messages correct nothing: the regexp is not run
+		return message // most messages correct nothing: the regexp is not run (a case-folding pattern's prefilter would lower-case every message)
 	}
 	loc := reUnsay.FindStringSubmatchIndex(message)
 	if loc == nil {
