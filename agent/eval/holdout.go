@@ -83,6 +83,11 @@ type HoldoutScore struct {
 	// Misses and FalseSaves describe what went wrong, for the test log.
 	Misses     []string `json:"-"`
 	FalseSaves []string `json:"-"`
+	// MissKinds counts the misses by the expected note's scope, whether
+	// its statement expects one note or several, and what was saved
+	// instead (see missKind): an aggregate a holdout can print without
+	// showing the statements it missed.
+	MissKinds map[string]int `json:"miss_kinds,omitempty"`
 }
 
 // HoldoutLanguages are the holdout files, by language: en-7 (written
@@ -157,7 +162,7 @@ type SavedNote struct {
 
 // ScoreHoldout scores what was saved for each item (saved[i] for items[i]).
 func ScoreHoldout(items []HoldoutItem, saved [][]SavedNote) HoldoutScore {
-	s := HoldoutScore{Statements: len(items)}
+	s := HoldoutScore{Statements: len(items), MissKinds: map[string]int{}}
 	var total, matched, expected, found, scoped int
 	for i, it := range items {
 		got := saved[i]
@@ -183,7 +188,9 @@ func ScoreHoldout(items []HoldoutItem, saved [][]SavedNote) HoldoutScore {
 				}
 			}
 			if j < 0 || used[j] {
-				s.Misses = append(s.Misses, fmt.Sprintf("%q: want %s note with %q %v, got %s", it.Text, e.Scope, e.Key, e.Must, describe(got)))
+				kind := missKind(it, e, got, j, "")
+				s.MissKinds[kind]++
+				s.Misses = append(s.Misses, fmt.Sprintf("[%s] %q: want %s note with %q %v, got %s", kind, it.Text, e.Scope, e.Key, e.Must, describe(got)))
 				continue
 			}
 			used[j] = true
@@ -191,6 +198,7 @@ func ScoreHoldout(items []HoldoutItem, saved [][]SavedNote) HoldoutScore {
 			if got[j].Scope == e.Scope {
 				scoped++
 			} else {
+				s.MissKinds[missKind(it, e, got, j, "scope")]++
 				s.Misses = append(s.Misses, fmt.Sprintf("%q: scope %s, want %s", it.Text, got[j].Scope, e.Scope))
 			}
 		}
@@ -204,6 +212,30 @@ func ScoreHoldout(items []HoldoutItem, saved [][]SavedNote) HoldoutScore {
 	}
 	s.Precision, s.Recall, s.ScopeAccuracy = ratio(matched, total), ratio(found, expected), ratio(scoped, found)
 	return s
+}
+
+// missKind names a miss as "scope/count/what": the expected scope, "one"
+// or "several" notes expected of the statement, and what was saved:
+// "nothing", "scope" (found with another scope), "shared" (the note that
+// fits was taken by another expectation), "gist" (a note has the key but
+// not the gist) or "other" (only notes without the key).
+func missKind(it HoldoutItem, e HoldoutExpect, got []SavedNote, j int, what string) string {
+	count := "one"
+	if len(it.Expect) > 1 {
+		count = "several"
+	}
+	switch {
+	case what != "":
+	case len(got) == 0:
+		what = "nothing"
+	case j >= 0:
+		what = "shared"
+	case slices.ContainsFunc(got, func(n SavedNote) bool { return fits(n, HoldoutExpect{Key: e.Key}) }):
+		what = "gist"
+	default:
+		what = "other"
+	}
+	return string(e.Scope) + "/" + count + "/" + what
 }
 
 func fits(n SavedNote, e HoldoutExpect) bool {

@@ -2,6 +2,7 @@ package eval_test
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"concierge/agent/eval"
 	"concierge/agent/offline"
+	"concierge/memory"
 )
 
 // TestHoldoutOffline runs each holdout through the real agent with the
@@ -47,6 +49,7 @@ func TestHoldoutOffline(t *testing.T) {
 				}
 			}
 			t.Logf("holdout %s: %d misses, false saves by statement label %v", lang, len(s.Misses), byLabel)
+			t.Logf("holdout %s: misses by kind %v", lang, s.MissKinds)
 			t.Logf("holdout %s: %d statements, precision %.3f, recall %.3f, scope %.3f, refused saved %d, trip fields %d right %.3f",
 				lang, s.Statements, s.Precision, s.Recall, s.ScopeAccuracy, s.RefusedSaved, s.TripFields, s.TripAccuracy)
 			if s.RefusedSaved > 0 {
@@ -90,5 +93,33 @@ func TestTripFieldsOnDevelopmentSets(t *testing.T) {
 	t.Logf("%d statements name a trip: %d trip fields, %.3f right", len(items), s.TripFields, s.TripAccuracy)
 	if s.TripAccuracy < 0.5 {
 		t.Errorf("trip fields right %.3f, want at least 0.5", s.TripAccuracy)
+	}
+}
+
+// TestMissKinds: each miss is counted by what was saved instead, so a
+// holdout's misses can be told apart without printing its statements.
+func TestMissKinds(t *testing.T) {
+	d, trip := memory.ScopeDurable, memory.ScopeThisTrip
+	items := []eval.HoldoutItem{
+		{Text: "a", Expect: []eval.HoldoutExpect{{Scope: d, Key: "aisle"}}},                               // nothing saved
+		{Text: "b", Expect: []eval.HoldoutExpect{{Scope: d, Key: "aisle"}, {Scope: d, Key: "vegan"}}},     // one note holds both
+		{Text: "c", Expect: []eval.HoldoutExpect{{Scope: trip, Key: "pool"}}},                             // found, but lasting
+		{Text: "d", Expect: []eval.HoldoutExpect{{Scope: d, Key: "window", Must: []string{"never|not"}}}}, // the key without the negation
+		{Text: "e", Expect: []eval.HoldoutExpect{{Scope: d, Key: "train"}}},                               // another topic
+	}
+	saved := [][]eval.SavedNote{
+		nil,
+		{{Text: "Is vegan and sits on the aisle.", Scope: d}},
+		{{Text: "Wants a pool.", Scope: d}},
+		{{Text: "Likes window seats.", Scope: d}},
+		{{Text: "Hates buses.", Scope: d}},
+	}
+	s := eval.ScoreHoldout(items, saved)
+	want := map[string]int{"durable/one/nothing": 1, "durable/several/shared": 1, "this_trip/one/scope": 1, "durable/one/gist": 1, "durable/one/other": 1}
+	if !maps.Equal(s.MissKinds, want) {
+		t.Errorf("miss kinds %v, want %v", s.MissKinds, want)
+	}
+	if len(s.Misses) != 5 || !strings.HasPrefix(s.Misses[0], "[durable/one/nothing] ") {
+		t.Errorf("misses %q, want 5, each opening with its kind", s.Misses)
 	}
 }

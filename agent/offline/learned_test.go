@@ -159,6 +159,7 @@ func TestGateHeldOut(t *testing.T) {
 		a, b := eval.ScoreHoldout(h.items, h.without), eval.ScoreHoldout(h.items, h.with)
 		t.Logf("%s (%d statements): rules alone precision %.3f recall %.3f; with the learned reader precision %.3f recall %.3f scope %.3f, refused saved %d",
 			name, len(h.items), a.Precision, a.Recall, b.Precision, b.Recall, b.ScopeAccuracy, b.RefusedSaved)
+		t.Logf("%s: misses by kind %v", name, b.MissKinds)
 		if testing.Verbose() && !strings.HasPrefix(name, "blind") && !strings.HasPrefix(name, "opened") {
 			for _, m := range append(b.Misses, b.FalseSaves...) {
 				t.Log(m)
