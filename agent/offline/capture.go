@@ -238,9 +238,10 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				t.applyRules(cl, s, scope, t.re["want_forms"].MatchString(cl) && scope == "" && !(len(c.notes) > 0 && t.genericWant(cl, strings.Fields(cl))), &c, known, seen) // "i'm vegetarian, and i'd like aisle seats": things of a kind wanted among facts are a taste
 				ruled := slices.Concat(c.notes[notes:], c.known[knowns:])
 				// "…, I soak every night": a reason told after a note is no second
-				// note, unless it is a state, names a travel thing, or is marked
+				// note, unless it is a state, names a travel thing, is asked for
+				// the trip ("I'm vegan. Can we see the Alhambra?"), or is marked
 				// for a scope no note before it has ("…, and for this trip …").
-				aside := notes > 0 && (marker == "" || slices.ContainsFunc(c.notes[:notes], func(n memory.SaveNoteArgs) bool { return n.Scope == marker })) && !strings.HasPrefix(g.note.Text, "Is ") &&
+				aside := notes > 0 && !asked && (marker == "" || slices.ContainsFunc(c.notes[:notes], func(n memory.SaveNoteArgs) bool { return n.Scope == marker })) && !strings.HasPrefix(g.note.Text, "Is ") &&
 					(!t.lex.travelThing(strings.Fields(strings.ToLower(g.note.Text))) || marker == memory.ScopeThisTrip && strings.HasPrefix(g.note.Text, "Has ")) // "…, we've got an early departure": why this trip wants it
 				if read && !aside && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && (!g.want || marked) && wordsLost(g.note, ruled) || !strings.Contains(cl, ",") && saysAll(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]

@@ -450,6 +450,8 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 		groups, scopes = [][]ownPart{lasting, trip}, []memory.Scope{memory.ScopeDurable, memory.ScopeThisTrip} // what lasts is not this trip's
 	case len(lasting) > 0 && len(trip) == 0:
 		scopes[0] = memory.ScopeDurable // the trip's wish was not kept: what is left lasts
+	case len(lasting) > 0 && t.placedWish(trip):
+		groups, scopes = [][]ownPart{lasting, trip}, []memory.Scope{memory.ScopeDurable, memory.ScopeThisTrip} // "I'm vegan. We'd love a sunset cruise in Santorini.": the fact lasts, the wish is the trip's
 	}
 	var notes []memory.SaveNoteArgs
 	for i, g := range groups {
@@ -555,6 +557,20 @@ func cutList(s string, commas bool) []string {
 // reNoThing opens what follows a comma in a list but is no thing of its
 // own: "a private one", "one night is enough".
 var reNoThing = regexp.MustCompile(`^(?:an? (?:\S+ )?one\b|[^,]*\b(?:is|are|was|would be)\b)`)
+
+// placedWish reports whether the parts beside a lasting fact are a wish
+// said of a named place ("… a sunset cruise in Santorini") that the trip
+// classifier, reading them alone, is sure is this trip's. Without the
+// place, a want beside a fact is most often what the fact is for ("I run
+// every morning, so a hotel near a park").
+func (t *table) placedWish(ps []ownPart) bool {
+	text, _ := joinParts(ps)
+	return reInPlace.MatchString(text) && t.gate.trip.odds(t.features(text)) > tripOdds
+}
+
+// reInPlace finds a place named by its capitals after "in", "at" or
+// "around".
+var reInPlace = regexp.MustCompile(`\b(?:in|at|around) \p{Lu}\p{Ll}+`)
 
 // splitParts parts the clauses that tell something lasting from the rest.
 func splitParts(ps []ownPart) (lasting, rest []ownPart) {

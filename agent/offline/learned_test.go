@@ -474,6 +474,11 @@ func TestLastingBesideTheTrip(t *testing.T) {
 		"I'm gluten free, and in Naples I'd rather skip the pizza tour":             {"durable: gluten", "this_trip: pizza tour"},
 		"Normally a city person, but on the Norway one we want fjords and hiking":   {"durable: city person", "this_trip: fjords"},
 		"I always fly economy, but for the anniversary trip we want business class": {"durable: flies economy", "this_trip: business class"},
+		// A wish after a fact in its own sentence is still the trip's.
+		"I'm vegan. Can we see the Alhambra?":                  {"durable: vegan", "this_trip: alhambra"},
+		"I'm vegan. For Kyoto can we fit in a tea ceremony?":   {"durable: vegan", "this_trip: tea ceremony"},
+		"I'm vegan. We'd love a sunset cruise in Santorini.":   {"durable: vegan", "this_trip: sunset cruise in santorini"},
+		"I run every morning, so a hotel near a park or a gym": {"durable: runs every morning"},
 	} {
 		notes := model.table.capture(say, nil).notes
 		var got []string
