@@ -847,6 +847,8 @@ func (lx *lexicon) third(ws []string) string {
 	for i, w := range ws {
 		if second && !strings.Contains(lx.Cues[w], " ") && lx.Cues[w] != "" {
 			w, second = lx.Cues[w], false
+		} else if second && slices.Contains(lx.SharedVerbs, w) { // "… and carry an inhaler"
+			w, second = cmp.Or(lx.Verbs[w], thirdPerson(w)), false
 		} else {
 			second = w == "and" && slices.ContainsFunc(out, func(o string) bool { return lx.base[o] != "" || lx.Verbs[o] != "" }) && !infinitive || // not "likes to lean on the wall and sleep"
 				second && (slices.Contains(lx.Adverbs, w) || slices.Contains(lx.Negators, w))

@@ -1269,12 +1269,25 @@ func (lx *lexicon) plainThird(ws []string) []string {
 }
 
 // sharedVerbs puts a verb after "and" that shares the traveler's "I" in the
-// third person too ("is a nurse and live in leeds" → "… and lives in
-// leeds").
+// third person too, past any adverb ("is a nurse and live in leeds" → "…
+// and lives in leeds", "… and always bring my gear" → "… and always
+// brings"); after "to" or a modal it is a second infinitive and stays
+// ("likes to eat and sleep early", "would rather pay more and not have to
+// change").
 func (lx *lexicon) sharedVerbs(ws []string) {
 	for k := 0; k+1 < len(ws); k++ {
-		if w := strings.Trim(ws[k+1], ",."); ws[k] == "and" && slices.Contains(lx.SharedVerbs, w) {
-			ws[k+1] = cmp.Or(lx.Verbs[w], thirdPerson(w)) + ws[k+1][len(w):]
+		if ws[k] != "and" {
+			continue
+		}
+		if slices.ContainsFunc(ws[:k], func(w string) bool { return w == "to" || slices.Contains(lx.Modals, w) }) {
+			return
+		}
+		at := k + 1
+		for at+1 < len(ws) && slices.Contains(lx.Adverbs, ws[at]) {
+			at++
+		}
+		if w := strings.Trim(ws[at], ",."); slices.Contains(lx.SharedVerbs, w) {
+			ws[at] = cmp.Or(lx.Verbs[w], thirdPerson(w)) + ws[at][len(w):]
 		}
 	}
 }

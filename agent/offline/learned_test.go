@@ -394,6 +394,11 @@ func TestPlainThird(t *testing.T) {
 		{"i , need a fridge", "they , need a fridge"},
 		{"i", "they"},
 		{"i just paid for a new car", "just paid for a new car"},
+		// A verb after "and" shares the "I", past an adverb; after a modal or "to" it stays.
+		{"i am a keen diver and always bring my own gear", "is a keen diver and always brings their own gear"},
+		{"i am a plus-size flyer and buy an extra seat", "is a plus-size flyer and buys an extra seat"},
+		{"i would rather pay more and fly in the morning", "would rather pay more and fly in the morning"},
+		{"i need to get up and walk every hour", "needs to get up and walk every hour"},
 	} {
 		if got := strings.Join(model.table.lex.plainThird(strings.Fields(c.ws)), " "); got != c.want {
 			t.Errorf("plainThird(%q) = %q, want %q", c.ws, got, c.want)
@@ -409,6 +414,7 @@ func TestThirdClause(t *testing.T) {
 		{"i cannot do stairs", "cannot do stairs"},
 		{"we never have time for breakfast", "never has time for breakfast"},
 		{"i usually carry a tripod", "usually carries a tripod"},
+		{"i have mild asthma and carry an inhaler", "has mild asthma and carries an inhaler"},
 	} {
 		if got, _, _ := model.table.lex.thirdClause(strings.Fields(c.ws), true); got != c.want {
 			t.Errorf("thirdClause(%q) = %q, want %q", c.ws, got, c.want)
