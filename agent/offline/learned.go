@@ -454,6 +454,7 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 		groups, scopes = [][]ownPart{lasting, trip}, []memory.Scope{memory.ScopeDurable, memory.ScopeThisTrip} // "I'm vegan. We'd love a sunset cruise in Santorini.": the fact lasts, the wish is the trip's
 	}
 	var notes []memory.SaveNoteArgs
+	groups, scopes = t.splitAdded(groups, scopes)
 	for i, g := range groups {
 		text, obj := joinParts(g)
 		if room := noteRoom - len(tripSuffix)*btoi(scopes[i] == memory.ScopeThisTrip); len(text) > room { // a note holds 180 characters: cut at a word
@@ -917,6 +918,7 @@ type ownClause struct {
 	goes   bool     // it goes on with the clause before after a comma or a dash ("…, farm stays, guesthouses")
 	trip   bool     // it names this trip ("but for this trip i would like …"); the words that name it are gone
 	pleads bool     // it opens on "please" after the clause before: a request, whoever it names
+	adds   bool     // it adds to the clause before ("…, and …", "…; …", "also …")
 	feats  []string
 }
 
@@ -924,7 +926,7 @@ type ownClause struct {
 // rules cut them, each with its features.
 func (t *table) clausesOf(message string) []ownClause {
 	var out []ownClause
-	for _, s := range reSentence.FindAllString(message, -1) {
+	for si, s := range reSentence.FindAllString(message, -1) {
 		norm := t.namingTrip(t.normalise(strings.Map(noEmoji, s))) // "25°C" keeps its degree sign
 		asks := strings.HasSuffix(strings.TrimSpace(s), "?")
 		joined := t.re["clause_breaks"].ReplaceAllString(norm, "\x00$0")
@@ -933,6 +935,7 @@ func (t *table) clausesOf(message string) []ownClause {
 		for k, cl := range reJoined.Split(joined, -1) {
 			so := k > 0 && reSo.MatchString(seps[k-1]) || reSo.MatchString(cl) // the "so" may be the break or open the clause
 			goes := k > 0 && !so && goesOn(cl)
+			adds := k > 0 && (reAddsAfter.MatchString(seps[k-1]) || reAddsOpen.MatchString(cl)) || k == 0 && si > 0 && reAddsOpen.MatchString(strings.ToLower(s)) // "… Also, I'm …": normalising drops the "also"
 			trip := named || reTripIn.MatchString(cl)
 			pleads := k > 0 && rePleads.MatchString(cl) // "…, so please flag it wherever we eat": a request after the fact
 			cl = t.stripFillers(reTripIn.ReplaceAllString(cl, ""))
@@ -945,7 +948,7 @@ func (t *table) clausesOf(message string) []ownClause {
 			if len(ws) == 0 {
 				continue
 			}
-			out = append(out, ownClause{text: cl, ws: ws, asks: asks, begs: begs || pleads, pleads: pleads, goes: goes, trip: trip, feats: t.normFeatures(cl, asks)})
+			out = append(out, ownClause{text: cl, ws: ws, asks: asks, begs: begs || pleads, pleads: pleads, goes: goes, trip: trip, adds: adds, feats: t.normFeatures(cl, asks)})
 		}
 	}
 	return out
@@ -979,7 +982,39 @@ type ownPart struct {
 	obj     []string
 	lasting bool
 	trip    bool // its clause names this trip
+	adds    bool // its clause adds a fact of the traveler's own ("…, and I always want breakfast included", "…; no red-eyes")
 }
+
+// splitAdded gives each part that adds a fact of the traveler's own a
+// note of its own, in its group's scope: one fact, one note ("Prefers a
+// hotel over an Airbnb." and "Always wants breakfast included."). A part
+// that goes on without adding (a reason, a detail) stays with the one
+// before, and so does one added to parts that tell nothing lasting, of
+// the trip or of a travel thing ("work has been chaos, …, and I …").
+func (t *table) splitAdded(groups [][]ownPart, scopes []memory.Scope) ([][]ownPart, []memory.Scope) {
+	var out [][]ownPart
+	var outScopes []memory.Scope
+	tells := func(q ownPart) bool { return q.lasting || q.trip || t.lex.travelThing(q.obj) }
+	for i, g := range groups {
+		start := len(out)
+		for _, p := range g {
+			if len(out) > start && (!p.adds || !slices.ContainsFunc(out[len(out)-1], tells)) {
+				out[len(out)-1] = append(out[len(out)-1], p)
+				continue
+			}
+			out, outScopes = append(out, []ownPart{p}), append(outScopes, scopes[i])
+		}
+	}
+	return out, outScopes
+}
+
+// reAddsAfter is a clause break that adds to what went before ("…, and",
+// "…; ", "…, plus"); reAddsOpen a clause or sentence that opens by adding
+// ("also …", "oh and …", "btw …").
+var (
+	reAddsAfter = regexp.MustCompile(`^[,\s]*(?:and|also|plus|&)\s`)
+	reAddsOpen  = regexp.MustCompile(`^\s*[—–-]\s*and\s|^[\s,:—–-]*(?:oh and|also|plus|btw|fyi)[\s,]`)
+)
 
 func joinParts(ps []ownPart) (string, []string) {
 	var texts, obj []string
@@ -1084,7 +1119,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		// guesthouses": what goes on with a lasting clause lasts.
 		lasting = lasting || marker == "" && who == "" && c.goes && i > 0 && kept == i-1 && parts[len(parts)-1].lasting ||
 			marker == "" && !c.trip && who != "other" && slices.ContainsFunc(ws, func(w string) bool { return t.words["lasting_states"][strings.Trim(w, ",.!")] })
-		parts, kept = append(parts, ownPart{text, o, lasting && !c.trip, c.trip}), i
+		parts, kept = append(parts, ownPart{text, o, lasting && !c.trip, c.trip, c.adds && (who == "first" || slices.Contains(t.lex.Negators, ws[0]))}), i
 	}
 	return parts
 }

@@ -870,3 +870,15 @@ func TestHabitsNeedsAndFragments(t *testing.T) {
 		{"I do yoga every morning", "Does yoga every morning."},
 	})
 }
+
+// TestAddedFacts: a fact added with "and", "also" or "btw" is a note of
+// its own; a reason or a detail that goes on stays with its fact.
+func TestAddedFacts(t *testing.T) {
+	checkNoteTexts(t, []saying{
+		{"Prefer a hotel over an Airbnb, I like having a front desk - and I always want breakfast included.", "Prefers a hotel over an Airbnb, likes having a front desk. | Always wants breakfast included."},
+		{"Window seat please. Also, I'm allergic to feathers.", "Window seat. | Is allergic to feathers."},
+		{"I love hiking, and btw I'm vegan", "Loves hiking. | Is vegan."},
+		{"Gym access is non-negotiable, I train every morning.", "Gym access is non-negotiable, trains every morning."},
+		{"sesame allergy, and it hides in everything so be careful with mezze", "Sesame allergy."},
+	})
+}
