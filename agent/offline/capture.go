@@ -321,14 +321,15 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			// SEA now": the move and the airport, one thought). Of a message
 			// of several clauses whose rules kept a little more, only when
 			// each holds something the other lacks.
-			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && !(len(ns) < len(c.notes) && t.distinctKinds(c.notes)) && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns) || t.thingsGained(ns, c.notes)) && (joinLeftOut(message, c.notes, ns) > 0 || lost || kept < coverage || holdsAll(ns, c.notes)) {
+			var apart []memory.SaveNoteArgs // the rule notes a fact added to the traveler's words keeps apart (joinLeftOut)
+			if ns := t.fallback(message, tripTold, feats); len(ns) > 0 && !(len(ns) < len(c.notes) && t.distinctKinds(c.notes)) && (t.covered(message, ns) > kept || lost && !t.lostNumbers(message, ns) || t.thingsGained(ns, c.notes)) && (joinLeftOut(message, c.notes, ns, &apart) > 0 || lost || kept < coverage || holdsAll(ns, c.notes)) {
 				if left, ok := t.leftOut(message, c.notes, len(ns)); ok {
 					c.add(left, known, seen) // "I'm vegan, I don't drink coffee, and I'm scared of heights": the rules' facts stay apart, the coffee joins them
 				} else {
 					ruled := slices.Clone(c.notes)
 					c.notes = c.notes[:0]
 					seen := map[string]bool{}
-					for _, n := range ns {
+					for _, n := range slices.Concat(apart, ns) {
 						c.add(withTopics(n, ruled), known, seen)
 					}
 				}
@@ -1140,8 +1141,10 @@ func holdsAll(ns, ruled []memory.SaveNoteArgs) bool {
 
 // joinLeftOut joins to the traveler's own words (ns) each lasting rule note
 // on what they leave out, in the order they were said ("Window seat, likes
-// leaning on the wall to sleep."), and returns how many it joined.
-func joinLeftOut(message string, ruled, ns []memory.SaveNoteArgs) int {
+// leaning on the wall to sleep."), and returns how many it joined. A rule
+// note the message adds with "and I", "also" or "btw" goes to apart
+// instead: a fact of its own beside the words.
+func joinLeftOut(message string, ruled, ns []memory.SaveNoteArgs, apart *[]memory.SaveNoteArgs) int {
 	joined := 0
 	dropped := droppedWords(message, ns)
 	for _, r := range ruled {
@@ -1153,6 +1156,11 @@ func joinLeftOut(message string, ruled, ns []memory.SaveNoteArgs) int {
 		if saidAt(message, ns[i]) < saidAt(message, r) {
 			first, second = ns[i], r
 		}
+		if a, b := saidAt(message, first), saidAt(message, second); a < b && b <= len(message) && reAddedBetween.MatchString(strings.ToLower(message[a:b])) {
+			*apart = append(*apart, r) // "I'm Jetblue Mosaic and I live in Boston": a fact added, a note of its own
+			joined++
+			continue
+		}
 		if merged, ok := joinNotes(first, second, ""); ok {
 			ns[i] = merged
 			joined++
@@ -1160,6 +1168,10 @@ func joinLeftOut(message string, ruled, ns []memory.SaveNoteArgs) int {
 	}
 	return joined
 }
+
+// reAddedBetween is what adds one fact to another between them ("…, and I
+// …", "also", "btw").
+var reAddedBetween = regexp.MustCompile(`,? and (?:i|i'm|i am|i've|we|also)\b|,? also\b|\bbtw\b`)
 
 // droppedWords are the words of a message, four letters or more and
 // without a plural s, that no note holds: what the traveler's own words

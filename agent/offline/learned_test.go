@@ -880,5 +880,6 @@ func TestAddedFacts(t *testing.T) {
 		{"I love hiking, and btw I'm vegan", "Loves hiking. | Is vegan."},
 		{"Gym access is non-negotiable, I train every morning.", "Gym access is non-negotiable, trains every morning."},
 		{"sesame allergy, and it hides in everything so be careful with mezze", "Sesame allergy."},
+		{"I'm Jetblue Mosaic and I live in Boston, so B6 out of Logan is usually easiest", "Has Jetblue Mosaic status. | Lives in Boston, B 6 out of Logan is usually easiest."},
 	})
 }
