@@ -216,7 +216,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			forGood := g.negative && t.lex.has(cl, t.lex.ForGood, nil)  // "I don't want to fly with them again"
 			marked := wanted || asked || follows || t.lex.wantMarked(cl) || joins == "so" && marker == memory.ScopeThisTrip && named || fronted == memory.ScopeThisTrip || tripWant || needing || forGood ||
 				matchAt(strings.Fields(cl), 0, t.lex.Subordinators) != "" // "since my hip operation I need a lift": a habit's need
-			read = read && (!request || marked)
+			read = read && (!request || marked) && (asked || wanted || fronted == memory.ScopeThisTrip || !t.todaysNews(cl))
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(t.lex.scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
 				prev = c.join(prev, before, joins, joins != "") // "…, so I need a power socket by the bed" joins it
@@ -354,6 +354,20 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 		c.notes = listed
 	}
 	return c
+}
+
+// todaysNews reports whether a clause tells of today or tomorrow, or says
+// it is not about travel, and names no trip by other words: "I'm nervous
+// about a meeting tomorrow" is no fact to keep, "for NYC I want whatever
+// show is good right now" is the trip's wish.
+func (t *table) todaysNews(cl string) bool {
+	if !t.lex.has(cl, t.lex.Today, nil) {
+		return false
+	}
+	for _, w := range t.lex.Today {
+		cl = strings.ReplaceAll(cl, w, "")
+	}
+	return t.markerOf(cl) != memory.ScopeThisTrip
 }
 
 // tripAsk reads a thing asked for this trip (trip_ask) in a clause the trip

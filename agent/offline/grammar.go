@@ -115,6 +115,7 @@ type lexicon struct {
 	Asking        []string          `yaml:"asking"`         // the chatter that makes a later clause a request ("so trains please")
 	Passing       []string          `yaml:"passing"`        // what the learned reader never keeps: indifference, the moment, plans, thanks
 	Moment        []string          `yaml:"moment"`         // the moment, whoever a clause is about
+	Today         []string          `yaml:"today"`          // a clause of the traveler's about today, or not about travel, tells nothing to keep
 	Conditions    []string          `yaml:"conditions"`
 	Requirements  []struct {
 		Note  string   `yaml:"note"`

@@ -456,6 +456,7 @@ func TestTripWishes(t *testing.T) {
 		{"For Kyoto a tea ceremony is a must", "Wants a tea ceremony on this trip."},
 		{"for work a desk is a must", "For work a desk is a must."},
 		{"In Lisbon we are hoping to see fado", "Is hoping to see fado on this trip."},
+		{"For NYC I want to see a Broadway show, Hamilton or whatever's good right now", "Wants to see a Broadway show on this trip."},
 	})
 }
 

@@ -154,6 +154,7 @@ func TestNothingSaved(t *testing.T) {
 		{"request with a diet word", "I'm looking for a vegetarian options restaurant in San Jose.", "", ""},
 		{"a station name", "I need a hotel near Grand Central Station.", "", ""},
 		{"apartment names", "Search for apartments at Oakwood Apartments in Seattle.", "", ""},
+		{"the day's news", "I'm nervous about a meeting tomorrow, not travel related", "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
