@@ -577,6 +577,7 @@ func TestReasonWordIsNoKeyword(t *testing.T) {
 // wording of an emphatic or a plain "do".
 func TestHabitsNeedsAndFragments(t *testing.T) {
 	checkNoteTexts(t, []saying{
+		{"My hometown is Lyon, that's where I always depart from.", "Is based in Lyon."},
 		// A fronted habit phrase is a habit adverb.
 		{"As a rule I don't book anything non-refundable, plans change too much", "Usually does not book anything non-refundable, plans change too much."},
 		{"In general I like to arrive the day before any important meeting.", "Usually likes to arrive the day before any important meeting."},
