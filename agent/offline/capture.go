@@ -76,6 +76,13 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			return g[2] + lowerFirst(g[1])
 		})
 	}
+	// "give me mountains any day": a taste, said as an order.
+	if strings.Contains(strings.ToLower(message), "give me ") { // most messages give no order: the regexp is not run
+		message = reGiveMe.ReplaceAllStringFunc(message, func(m string) string {
+			g := reGiveMe.FindStringSubmatch(m)
+			return strings.TrimSpace("I prefer " + g[1] + " " + g[3])
+		})
+	}
 	sentences := reSentence.FindAllString(message, -1)
 	listed := t.ownList(message)
 	// A taste stated while asking for something ("…? I prefer flexible
@@ -241,7 +248,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				// note, unless it is a state, names a travel thing, is asked for
 				// the trip ("I'm vegan. Can we see the Alhambra?"), or is marked
 				// for a scope no note before it has ("…, and for this trip …").
-				aside := notes > 0 && !asked && (marker == "" || slices.ContainsFunc(c.notes[:notes], func(n memory.SaveNoteArgs) bool { return n.Scope == marker })) && !strings.HasPrefix(g.note.Text, "Is ") &&
+				aside := notes > 0 && !asked && !t.lex.has(cl, t.lex.Additive, nil) && (marker == "" || slices.ContainsFunc(c.notes[:notes], func(n memory.SaveNoteArgs) bool { return n.Scope == marker })) && !strings.HasPrefix(g.note.Text, "Is ") &&
 					(!t.lex.travelThing(strings.Fields(strings.ToLower(g.note.Text))) || marker == memory.ScopeThisTrip && strings.HasPrefix(g.note.Text, "Has ")) // "…, we've got an early departure": why this trip wants it
 				if read && !aside && (!g.want || marked) && (len(ruled) == 0 && !g.pick || len(ruled) > 0 && (t.lex.keepsMore(g.note, ruled) || t.lex.negationLost(g, ruled) || !g.pick && (!g.want || marked) && wordsLost(g.note, ruled) || !strings.Contains(cl, ",") && saysAll(g.note, ruled))) {
 					c.notes, c.known = c.notes[:notes], c.known[:knowns]
@@ -990,6 +997,10 @@ func unsaid(message string) string {
 	}
 	return message[:start] + " " + message[loc[2]:] // from the subject that opens what they meant
 }
+
+// reGiveMe is a taste said as an order, marked lasting by "any day", "every
+// time" or what it is preferred over ("give me trains over planes").
+var reGiveMe = regexp.MustCompile(`(?i)\bgive me ([^,.;!?]+?) (any ?day|any ?time|every time|all day long|(over [^,.;!?]+))\b`)
 
 // reTopicAsked is a topic named as a question and then told of as "it"
 // ("Travel insurance? I never buy it").

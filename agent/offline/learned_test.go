@@ -578,6 +578,10 @@ func TestReasonWordIsNoKeyword(t *testing.T) {
 func TestHabitsNeedsAndFragments(t *testing.T) {
 	checkNoteTexts(t, []saying{
 		{"My hometown is Lyon, that's where I always depart from.", "Is based in Lyon."},
+		// A taste said as an order, marked as lasting.
+		{"I'm not a beach person. Give me mountains and hiking trails any day.", "Is not a beach person. | Prefers mountains and hiking trails."},
+		{"give me trains over planes every time", "Prefers trains over planes every time."},
+		{"give me some options any time you can", ""},
 		// A fronted habit phrase is a habit adverb.
 		{"As a rule I don't book anything non-refundable, plans change too much", "Usually does not book anything non-refundable, plans change too much."},
 		{"In general I like to arrive the day before any important meeting.", "Usually likes to arrive the day before any important meeting."},
