@@ -805,12 +805,16 @@ func (t *table) lostNumbers(message string, notes []memory.SaveNoteArgs) bool {
 		return !slices.ContainsFunc(kept, func(n string) bool { return strings.Contains(n, d) })
 	}
 	said := strings.ToLower(message)
-	return slices.ContainsFunc(reNumber.FindAllString(message, -1), lost) || slices.ContainsFunc(t.lex.Limits, func(l string) bool {
+	return slices.ContainsFunc(reNumber.FindAllString(message, -1), lost) || slices.ContainsFunc(reBoundWord.FindAllStringSubmatch(said, -1), func(m []string) bool { return lost(m[1]) }) || slices.ContainsFunc(t.lex.Limits, func(l string) bool {
 		return strings.Contains(said, l) && lost(l) && t.lex.has(said, []string{l}, nil) // "away from the lift", "at least two nights"
 	})
 }
 
 var reNumber = regexp.MustCompile(`\d+`)
+
+// reBoundWord is a bound with its number in words ("over eight hours",
+// "under four hours"): lost when no note keeps the number.
+var reBoundWord = regexp.MustCompile(`\b(?:over|under|more than|less than|at least|at most|up to|no more than|longer than|shorter than) (one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty)\b`)
 
 // reJoined cuts a clause where a comma and a conjunction join a second
 // one ("find me a hotel in Rome, and fyi I use a wheelchair"); with the
@@ -886,8 +890,14 @@ func (lx *lexicon) thirdClause(ws []string, wants bool) (string, []string, bool)
 	if ws[subj] == "i" {
 		lx.sharedVerbs(third)
 	}
+	if bound := strings.Join(ws[:subj], " "); reNumber.MatchString(bound) || reBoundWord.MatchString(bound) {
+		third = append(third, reLeadingJoin.ReplaceAllString(bound, "")) // "over 6 hours i always go premium economy": the bound holds
+	}
 	return plainNames.Replace(strings.Join(third, " ")), after, true
 }
+
+// reLeadingJoin is the word that joins a clause to the one before it.
+var reLeadingJoin = regexp.MustCompile(`^(?:and|but|so|also|then) `)
 
 // lead reads what comes between a subject and its verb: adverbs, a
 // negation ("do not" becomes "does not") and an emphatic "do", which goes.

@@ -578,6 +578,9 @@ func TestReasonWordIsNoKeyword(t *testing.T) {
 func TestHabitsNeedsAndFragments(t *testing.T) {
 	checkNoteTexts(t, []saying{
 		{"My hometown is Lyon, that's where I always depart from.", "Is based in Lyon."},
+		// A bound on a habit holds, in words or fronted.
+		{"Business class on anything over eight hours, that's my rule", "Business class on anything over eight hours, that is their rule."},
+		{"economy is fine for short hops but over 6 hours I always go premium economy", "Economy is fine for short hops, always goes premium economy over 6 hours."},
 		// A taste said as an order, marked as lasting.
 		{"I'm not a beach person. Give me mountains and hiking trails any day.", "Is not a beach person. | Prefers mountains and hiking trails."},
 		{"give me trains over planes every time", "Prefers trains over planes every time."},
