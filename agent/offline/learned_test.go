@@ -457,6 +457,8 @@ func TestTripWishes(t *testing.T) {
 		{"for work a desk is a must", "For work a desk is a must."},
 		{"In Lisbon we are hoping to see fado", "Is hoping to see fado on this trip."},
 		{"For NYC I want to see a Broadway show, Hamilton or whatever's good right now", "Wants to see a Broadway show on this trip."},
+		{"For Marrakech could you find a riad with a rooftop terrace?", "Wants a riad with a rooftop terrace on this trip."},
+		{"For Marrakech could we find a hotel with a rooftop terrace?", "Wants a hotel with a rooftop terrace on this trip."},
 	})
 }
 
