@@ -460,7 +460,12 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 		if room := noteRoom - len(tripSuffix)*btoi(scopes[i] == memory.ScopeThisTrip); len(text) > room { // a note holds 180 characters: cut at a word
 			text = text[:max(strings.LastIndex(text[:room], " "), 0)]
 		}
-		if r, ok := t.lex.finish(reading{}, text, obj); text != "" && ok {
+		r, ok := t.lex.finish(reading{}, text, obj)
+		if !ok && !reNumber.MatchString(text) { // "usually wakes up at six": the words after the verb name nothing, the verb does; an amount is the rules' to read
+			obj = strings.Fields(strings.ToLower(text))
+			r, ok = t.lex.finish(reading{}, text, obj)
+		}
+		if text != "" && ok {
 			r.note.Keywords = t.lex.keywordsOf(obj, r.note.Keywords)
 			notes = append(notes, t.lex.scoped(r.note, scopes[i]))
 		}

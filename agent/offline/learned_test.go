@@ -580,6 +580,8 @@ func TestReasonWordIsNoKeyword(t *testing.T) {
 func TestHabitsNeedsAndFragments(t *testing.T) {
 	checkNoteTexts(t, []saying{
 		{"My hometown is Lyon, that's where I always depart from.", "Is based in Lyon."},
+		// A habit whose words after the verb name nothing keeps its verb.
+		{"I usually wake up at six.", "Usually wakes up at six."},
 		// A bound on a habit holds, in words or fronted.
 		{"Business class on anything over eight hours, that's my rule", "Business class on anything over eight hours, that is their rule."},
 		{"economy is fine for short hops but over 6 hours I always go premium economy", "Economy is fine for short hops, always goes premium economy over 6 hours."},
