@@ -933,7 +933,7 @@ type ownClause struct {
 	goes   bool     // it goes on with the clause before after a comma or a dash ("…, farm stays, guesthouses")
 	trip   bool     // it names this trip ("but for this trip i would like …"); the words that name it are gone
 	pleads bool     // it opens on "please" after the clause before: a request, whoever it names
-	adds   bool     // it adds to the clause before ("…, and …", "…; …", "also …")
+	adds   bool     // it adds to the clause before ("…, and …", "… - and …", "also …")
 	feats  []string
 }
 
@@ -997,7 +997,7 @@ type ownPart struct {
 	obj     []string
 	lasting bool
 	trip    bool // its clause names this trip
-	adds    bool // its clause adds a fact of the traveler's own ("…, and I always want breakfast included", "…; no red-eyes")
+	adds    bool // its clause adds a fact of the traveler's own ("…, and I always want breakfast included", "…, and never red-eyes")
 }
 
 // splitAdded gives each part that adds a fact of the traveler's own a
@@ -1024,8 +1024,9 @@ func (t *table) splitAdded(groups [][]ownPart, scopes []memory.Scope) ([][]ownPa
 }
 
 // reAddsAfter is a clause break that adds to what went before ("…, and",
-// "…; ", "…, plus"); reAddsOpen a clause or sentence that opens by adding
-// ("also …", "oh and …", "btw …").
+// "…, plus"); reAddsOpen a clause or sentence that opens by adding ("… -
+// and …", "also …", "oh and …", "btw …"). A bare "and I" adds no fact of
+// its own: on the development sets it most often goes on with a reason.
 var (
 	reAddsAfter = regexp.MustCompile(`^[,\s]*(?:and|also|plus|&)\s`)
 	reAddsOpen  = regexp.MustCompile(`^\s*[—–-]\s*and\s|^[\s,:—–-]*(?:oh and|also|plus|btw|fyi)[\s,]`)
