@@ -939,6 +939,28 @@ func (t *table) normalise(s string) string {
 	if strings.HasPrefix(s, "if ") {
 		s = reBareCondition.ReplaceAllString(s, "$1, $2") // "if the flight is over 6 hours i want business": the condition ends where the traveler starts
 	}
+	if strings.Contains(s, " here") {
+		s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string { // "light sleeper here, so …": "i am a light sleeper, so …"
+			g := reHereIntro.FindStringSubmatch(m)
+			ws := strings.Fields(g[1])
+			if slices.Contains(t.lex.NotIntro, ws[0]) || slices.Contains(t.lex.Deictic, ws[0]) {
+				return m
+			}
+			a := "a "
+			if len(ws) == 1 && slices.Contains(t.lex.States, ws[0]) {
+				a = "" // "coeliac here": "i am coeliac"
+			} else if strings.ContainsRune("aeiou", rune(ws[0][0])) {
+				a = "an "
+			}
+			if strings.HasPrefix(g[2], " ") {
+				return "i am " + a + g[1] + "," + g[2] // "vegan here and for this one …": the fact ends where "and" starts
+			}
+			return "i am " + a + g[1] + g[2]
+		})
+	}
+	if strings.HasPrefix(s, "since ") || strings.HasPrefix(s, "ever since ") || strings.HasPrefix(s, "after ") || strings.HasPrefix(s, "now that ") {
+		s = reSinceThen.ReplaceAllString(s, "$1, $2") // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
+	}
 	if strings.HasPrefix(s, "it is ") || strings.Contains(s, " it is ") {
 		s = reCleft.ReplaceAllString(s, "${1}i $3 $2") // "it's buses i hate": "i hate buses"
 	}
@@ -955,6 +977,15 @@ func (t *table) normalise(s string) string {
 // reBareCondition is a condition said without its comma, up to the
 // traveler's want ("if it is a long haul flight i need an aisle seat").
 var reBareCondition = regexp.MustCompile(`^(if [^,.;]{3,60}?) ((?:i|we) (?:always |usually |really |just |definitely |only )?(?:want|need|prefer|would like|would rather|would prefer|book|take|insist on|have to have|must have|cannot|will not|do not|refuse)\b)`)
+
+// reHereIntro is a sentence that introduces the traveler as a kind of
+// person with "here" ("light sleeper here", "tall guy here, …").
+var reHereIntro = regexp.MustCompile(`^([a-z][a-z-]*(?: [a-z][a-z-]*){0,2}) here\b([,.;!]|$| so | and | btw| fyi| lol| haha)`)
+
+// reSinceThen is a change told first without its comma, up to the
+// traveler's fact since then ("after we had the twins we always need a
+// family room").
+var reSinceThen = regexp.MustCompile(`^((?:ever since|since|after|now that) (?:i|we) [^,.;]{3,60}?) ((?:i|we) [a-z])`)
 
 // reWithMe is a subject of the traveler and another ("my wife and i", "me
 // and my sister"), up to where its clause ends: read as "we … with my

@@ -45,6 +45,7 @@ type lexicon struct {
 	BareWants      []string          `yaml:"bare_wants"`
 	Preferring     []string          `yaml:"preferring"`
 	States         []string          `yaml:"states"`
+	NotIntro       []string          `yaml:"not_intro"` // first words of "… here" that introduce no one ("same here", "nobody here")
 	ObjectStops    []string          `yaml:"object_stops"`
 	Until          []string          `yaml:"until"`
 	Stopwords      []string          `yaml:"stopwords"`

@@ -896,3 +896,18 @@ func TestAddedFacts(t *testing.T) {
 		{"I'm Jetblue Mosaic and I live in Boston, so B6 out of Logan is usually easiest", "Has Jetblue Mosaic status. | Lives in Boston, B 6 out of Logan is usually easiest."},
 	})
 }
+
+// TestIntroducedAndSinceThen: "light sleeper here" introduces the
+// traveler; a change told first without its comma ("since I had my knee
+// done I can't …") leaves the fact since then.
+func TestIntroducedAndSinceThen(t *testing.T) {
+	checkNoteTexts(t, []saying{
+		{"light sleeper here", "Is a light sleeper."},
+		{"early riser here, breakfast at 6 is normal for me", "Is an early riser, breakfast at 6 is normal for them."},
+		{"vegan here 🌱 and for this one I'd love a plant-based cooking class somewhere", "Is vegan. | Would love a plant-based cooking class somewhere on this trip."},
+		{"same here, I love trains", "Same here, loves trains."},
+		{"Since I had my knee done I can't really manage stairs, so any hotel needs a lift", "Cannot manage stairs."},
+		{"Since we had the twins we always need a family room", "Always needs a family room."},
+		{"Ever since I moved to Oslo I fly SAS.", "Lives in Oslo. | Prefers flying SAS."},
+	})
+}
