@@ -1135,7 +1135,12 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		// guesthouses": what goes on with a lasting clause lasts.
 		lasting = lasting || marker == "" && who == "" && c.goes && i > 0 && kept == i-1 && parts[len(parts)-1].lasting ||
 			marker == "" && !c.trip && who != "other" && slices.ContainsFunc(ws, func(w string) bool { return t.words["lasting_states"][strings.Trim(w, ",.!")] })
-		parts, kept = append(parts, ownPart{text, o, lasting && !c.trip, c.trip, c.adds && (who == "first" || slices.Contains(t.lex.Negators, ws[0]))}), i
+		// "for this one I'd like a late checkout, we fly out at night": what
+		// goes on from the trip's wish without a habit, a taste or a state is
+		// why the trip wants it.
+		why := lasting && c.goes && !c.adds && i > 0 && kept == i-1 && (trip || parts[len(parts)-1].trip) && !parts[len(parts)-1].lasting && marker == "" && !t.lex.has(c.text, slices.Concat(t.lex.HabitAdverbs, t.lex.Tastes, t.lex.Aversions), nil) &&
+			!slices.ContainsFunc(ws, func(w string) bool { return w == "only" || t.words["lasting_states"][strings.Trim(w, ",.!")] }) // "…, I only drive automatics"
+		parts, kept = append(parts, ownPart{text, o, lasting && !c.trip && !why, c.trip || why, c.adds && (who == "first" || slices.Contains(t.lex.Negators, ws[0]))}), i
 	}
 	return parts
 }

@@ -488,6 +488,9 @@ func TestLastingBesideTheTrip(t *testing.T) {
 		"I'm vegan. For Kyoto can we fit in a tea ceremony?":   {"durable: vegan", "this_trip: tea ceremony"},
 		"I'm vegan. We'd love a sunset cruise in Santorini.":   {"durable: vegan", "this_trip: sunset cruise in santorini"},
 		"I run every morning, so a hotel near a park or a gym": {"durable: runs every morning"},
+		// What goes on from the trip's wish without a habit, taste or state is why.
+		"For this one I'd like a late checkout, we fly out at night.":                  {"this_trip: late checkout, flies out at night"},
+		"For the Sicily trip let's rent a small car - I only drive automatics though.": {"durable: only drives automatics", "this_trip: small car"},
 	} {
 		notes := model.table.capture(say, nil).notes
 		var got []string
