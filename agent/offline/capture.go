@@ -958,6 +958,10 @@ func (t *table) normalise(s string) string {
 			return "i am " + a + g[1] + g[2]
 		})
 	}
+	if strings.Contains(s, "is there ") || strings.HasPrefix(s, "any chance ") {
+		s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3") // "is there a natural history museum we could slot in?": "could we slot in a …"
+		s = reAnyChance.ReplaceAllString(s, "could we ")              // "any chance we could do a wine tasting?"
+	}
 	if strings.HasPrefix(s, "since ") || strings.HasPrefix(s, "ever since ") || strings.HasPrefix(s, "after ") || strings.HasPrefix(s, "now that ") {
 		s = reSinceThen.ReplaceAllString(s, "$1, $2") // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
 	}
@@ -981,6 +985,14 @@ var reBareCondition = regexp.MustCompile(`^(if [^,.;]{3,60}?) ((?:i|we) (?:alway
 // reHereIntro is a sentence that introduces the traveler as a kind of
 // person with "here" ("light sleeper here", "tall guy here, …").
 var reHereIntro = regexp.MustCompile(`^([a-z][a-z-]*(?: [a-z][a-z-]*){0,2}) here\b([,.;!]|$| so | and | btw| fyi| lol| haha)`)
+
+// reThereToFit asks for a thing to fit into the trip by asking whether
+// there is one ("is there a museum we could slot in?"); reAnyChance asks
+// whether the party could do a thing ("any chance we could …").
+var (
+	reThereToFit = regexp.MustCompile(`(^|, )is there (an?|any|some) ([^?,.;]{3,50}?) (?:we|i) (?:could|can) (slot in|fit in|squeeze in|work in|add)\b`)
+	reAnyChance  = regexp.MustCompile(`^any chance (?:we|i) (?:could|can) `)
+)
 
 // reSinceThen is a change told first without its comma, up to the
 // traveler's fact since then ("after we had the twins we always need a

@@ -914,3 +914,16 @@ func TestIntroducedAndSinceThen(t *testing.T) {
 		{"Ever since I moved to Oslo I fly SAS.", "Lives in Oslo. | Prefers flying SAS."},
 	})
 }
+
+// TestAskedToFit: a thing asked to fit into the trip, however it is asked,
+// is the trip's wish; "never" stays in the note.
+func TestAskedToFit(t *testing.T) {
+	checkNoteTexts(t, []saying{
+		{"kids want to see dinosaurs, is there a natural history museum we could slot in?", "Wants a natural history museum on this trip."},
+		{"any chance we could do a wine tasting in Mendoza?", "Wants a wine tasting in Mendoza on this trip."},
+		{"could we slot in a cooking class?", "Wants a cooking class on this trip."},
+		{"is there any way to get there by train?", ""},
+		{"I never eat red meat.", "Never eats red meat."},
+		{"I never drink alcohol", "Never drinks alcohol."},
+	})
+}
