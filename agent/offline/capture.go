@@ -187,7 +187,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			}
 			if firstPerson && t.re["private"].MatchString(cl) {
 				c.private = true // "I'm a union member": nothing a trip needs, and not for memory to keep
-				continue
+				if cl = t.afterPrivate(cl); cl == "" {
+					continue
+				}
 			}
 			if cl == "" || !firstPerson || t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) && !(t.re["contingency"].MatchString(cl) && t.swaps(cl)) || marker == "" && t.re["pointing"].MatchString(cl) && !t.lex.has(cl, t.lex.HabitAdverbs, nil) && !t.ownBudget(cl) && !t.standing(cl) {
 				continue
@@ -362,6 +364,30 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 	}
 	return c
 }
+
+// afterPrivate is what a clause that tells a special category goes on to
+// say the traveler eats ("i am muslim so halal food please", "i am jewish
+// and keep kosher"): the diet is kept, the category is not. Empty when no
+// diet follows it: what a health or faith detail leads to beyond that
+// ("…, so fatigue is a big thing") still tells it.
+func (t *table) afterPrivate(cl string) string {
+	for _, loc := range reNeedAfter.FindAllStringIndex(cl, -1) {
+		head, tail := cl[:loc[0]], cl[loc[1]:]
+		if !t.re["private"].MatchString(head) || t.re["private"].MatchString(tail) ||
+			!slices.ContainsFunc(t.rules, func(r rule) bool { return len(r.Keywords) > 0 && r.Keywords[0] == "diet" && r.re.MatchString(tail) }) {
+			continue
+		}
+		if first, _, _ := strings.Cut(tail, " "); t.subject(tail) == "" && (slices.Contains(t.lex.FeelingVerbs, first) || slices.Contains(t.lex.HabitVerbs, first) || first == "keep" || first == "only" || first == "never" || first == "always") {
+			tail = "i " + tail // "… and keep kosher"
+		}
+		return strings.TrimSuffix(strings.TrimSuffix(tail, " please"), " pls") // "… so halal food please": what they need, asked or not
+	}
+	return ""
+}
+
+// reNeedAfter is where a clause goes on from what the traveler is to what
+// they need.
+var reNeedAfter = regexp.MustCompile(`,? (?:so|and|which means|meaning) |, `)
 
 // todaysNews reports whether a clause tells of today or tomorrow, or says
 // it is not about travel, and names no trip by other words: "I'm nervous

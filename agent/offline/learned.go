@@ -1065,7 +1065,11 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		condWords := cond
 		cond = nil
 		if t.re["private"].MatchString(c.text) {
-			continue // a special category is never kept, whoever's it is; what it makes the traveler need is ("so halal food and the qibla direction help")
+			tail := t.afterPrivate(c.text)
+			if tail == "" || who == "other" {
+				continue // a special category is never kept, whoever's it is; what it makes the traveler eat is ("i'm muslim so halal food please")
+			}
+			c.text, c.ws, who = tail, strings.Fields(tail), cmp.Or(t.subject(tail), "first")
 		}
 		if i > 0 && (who == "" || c.pleads) && c.begs && len(parts) > 0 || i > 0 && strings.TrimSpace(reKeepOnFile.ReplaceAllString(c.text, "")) == "" || t.tripOnly(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
 			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
