@@ -68,6 +68,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 		return c
 	}
 	message = unsaid(message) // "I'm lactose... no wait, I'm fully dairy-free now", "I said I hate trains but …": what they meant
+	if loc := reYesFirst.FindStringSubmatchIndex(message); loc != nil && !reBareYes.MatchString(message[loc[2]:]) {
+		message = message[loc[2]:] // "yes i smoke": the answer's "yes" says nothing the fact does not; "yes I wanna" tells nothing
+	}
 	seen := map[string]bool{}
 	// "Travel insurance? I never buy it": the topic asked first is what "it" is.
 	if strings.Contains(message, "? I ") || strings.Contains(message, "? i ") { // most messages ask no topic first: the regexp is not run
@@ -965,6 +968,9 @@ func (t *table) normalise(s string) string {
 	if strings.HasPrefix(s, "if ") {
 		s = reBareCondition.ReplaceAllString(s, "$1, $2") // "if the flight is over 6 hours i want business": the condition ends where the traveler starts
 	}
+	if strings.Contains(s, " no ") {
+		s = reFirmNo.ReplaceAllString(s, "${1}i never want ") // "make that a firm no on connections through CDG": "i never want connections …"
+	}
 	if strings.Contains(s, " here") {
 		s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string { // "light sleeper here, so …": "i am a light sleeper, so …"
 			g := reHereIntro.FindStringSubmatch(m)
@@ -1011,6 +1017,16 @@ var reBareCondition = regexp.MustCompile(`^(if [^,.;]{3,60}?) ((?:i|we) (?:alway
 // reHereIntro is a sentence that introduces the traveler as a kind of
 // person with "here" ("light sleeper here", "tall guy here, …").
 var reHereIntro = regexp.MustCompile(`^([a-z][a-z-]*(?: [a-z][a-z-]*){0,2}) here\b([,.;!]|$| so | and | btw| fyi| lol| haha)`)
+
+// reFirmNo is a lasting refusal said as "a hard no": "a firm no on red-eyes",
+// "make that a hard no to cruises".
+var reFirmNo = regexp.MustCompile(`(^|, )(?:(?:actually,? )?make (?:that|it) )?an? (?:firm|hard|big|definite|strict|absolute|flat) no (?:on|to|for) `)
+
+// reYesFirst is a "yes" that opens an answer in the traveler's own words.
+var reYesFirst = regexp.MustCompile(`(?i)^\s*(?:yes|yeah|yep|yup|yea)\b[,.!]*\s+((?:i|i'm|im|we|we're|my|our)\s)`)
+
+// reBareYes is an answer that only agrees ("I wanna", "we do", "I'd love that").
+var reBareYes = regexp.MustCompile(`(?i)^\S+\s+(?:\S+\s+)?(?:wanna|want|do|did|would|will|can|am|are|have|need|please|it|that|this|one|to|too|so|sure)\W*$`)
 
 // reThereToFit asks for a thing to fit into the trip by asking whether
 // there is one ("is there a museum we could slot in?"); reAnyChance asks

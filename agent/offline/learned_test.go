@@ -927,3 +927,15 @@ func TestAskedToFit(t *testing.T) {
 		{"I never drink alcohol", "Never drinks alcohol."},
 	})
 }
+
+// TestShortAnswers: a fact given as an answer ("yes i smoke"), a tier told
+// by its level, a refusal told as "a hard no" are notes.
+func TestShortAnswers(t *testing.T) {
+	checkNoteTexts(t, []saying{
+		{"yes i smoke", "Smokes."},
+		{"yes book it", ""},
+		{"Genius level 3 on booking.com, fwiw", "Has Genius level 3 status."},
+		{"actually, make that a firm no on connections through CDG, not just a preference", "Never wants connections through CDG, not just a preference."},
+		{"make it a hard no to cruises", "Never wants cruises."},
+	})
+}
