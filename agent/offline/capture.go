@@ -968,6 +968,9 @@ func (t *table) normalise(s string) string {
 	if strings.HasPrefix(s, "if ") {
 		s = reBareCondition.ReplaceAllString(s, "$1, $2") // "if the flight is over 6 hours i want business": the condition ends where the traveler starts
 	}
+	if strings.HasPrefix(s, "this weekend") || strings.HasPrefix(s, "next weekend") || strings.HasPrefix(s, "for this weekend") {
+		s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1") // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
+	}
 	if strings.Contains(s, " no ") {
 		s = reFirmNo.ReplaceAllString(s, "${1}i never want ") // "make that a firm no on connections through CDG": "i never want connections …"
 	}
@@ -1017,6 +1020,9 @@ var reBareCondition = regexp.MustCompile(`^(if [^,.;]{3,60}?) ((?:i|we) (?:alway
 // reHereIntro is a sentence that introduces the traveler as a kind of
 // person with "here" ("light sleeper here", "tall guy here, …").
 var reHereIntro = regexp.MustCompile(`^([a-z][a-z-]*(?: [a-z][a-z-]*){0,2}) here\b([,.;!]|$| so | and | btw| fyi| lol| haha)`)
+
+// reWeekendFirst is a want that opens on the weekend it is for.
+var reWeekendFirst = regexp.MustCompile(`^(?:for )?(?:this|next) weekend,? ((?:we|i) (?:really )?(?:need|want|would|must|have to|prefer)\b)`)
 
 // reFirmNo is a lasting refusal said as "a hard no": "a firm no on red-eyes",
 // "make that a hard no to cruises".

@@ -937,5 +937,6 @@ func TestShortAnswers(t *testing.T) {
 		{"Genius level 3 on booking.com, fwiw", "Has Genius level 3 status."},
 		{"actually, make that a firm no on connections through CDG, not just a preference", "Never wants connections through CDG, not just a preference."},
 		{"make it a hard no to cruises", "Never wants cruises."},
+		{"This weekend we need a hotel with parking.", "Needs a hotel with parking on this trip."},
 	})
 }
