@@ -161,6 +161,8 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 					cl = "i want to " + m.verb + " " + m.rest
 				case strings.HasSuffix(m.have, "be"): // "can the room be on a high floor?"
 					cl = "i want the " + m.thing + " to be " + m.rest
+				case m.have == "stay" || m.have == "start" || m.have == "end" || m.have == "finish": // "could the Paris evenings stay fairly empty?"
+					cl = "i want the " + m.thing + " to " + m.have + " " + m.rest
 				case m.needs: // "…, so the hotel must have a lift"
 					cl = "i need a " + m.thing + " with " + m.rest
 				case m.have != "": // "could the hotel have a spa?", "the Rome hotel needs aircon": "i want a hotel with a spa"

@@ -922,6 +922,8 @@ func TestAskedToFit(t *testing.T) {
 		{"kids want to see dinosaurs, is there a natural history museum we could slot in?", "Wants a natural history museum on this trip."},
 		{"any chance we could do a wine tasting in Mendoza?", "Wants a wine tasting in Mendoza on this trip."},
 		{"could we slot in a cooking class?", "Wants a cooking class on this trip."},
+		{"Could the Paris evenings stay fairly empty?", "Wants the evenings to stay fairly empty on this trip."},
+		{"please make sure the Tokyo hotel has a big room", "Wants a hotel with a big room on this trip."},
 		{"is there any way to get there by train?", ""},
 		{"I never eat red meat.", "Never eats red meat."},
 		{"I never drink alcohol", "Never drinks alcohol."},
