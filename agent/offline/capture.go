@@ -325,7 +325,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 		}
 		return c // each item is its own note: no one note in the traveler's words for the whole list
 	}
-	if !c.sensitive && (!c.otherPerson || reOursNeed.MatchString(message) || len(c.notes) == 0 && reComesAlong.MatchString(strings.ToLower(message)) || t.markerOf(t.namingTrip(t.normalise(message))) == memory.ScopeThisTrip) && len(c.known) == 0 { // another's fact in a message for the trip may tell its wish
+	if !c.sensitive && (!c.otherPerson || reOursNeed.MatchString(message) || reTheirWantSo.MatchString(message) || len(c.notes) == 0 && reComesAlong.MatchString(strings.ToLower(message)) || t.markerOf(t.namingTrip(t.normalise(message))) == memory.ScopeThisTrip) && len(c.known) == 0 { // another's fact in a message for the trip may tell its wish
 		lost, kept := t.lostNumbers(message, c.notes), t.covered(message, c.notes)
 		durable := slices.ContainsFunc(c.notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeDurable }) // only a lasting note joins
 		if lost || kept < coverage || parts > 1 && (kept < partsCoverage || len(c.notes) > 0 && !t.lex.travelThing(noteWords(c.notes)) && t.lex.travelThing(strings.Fields(strings.ToLower(message)))) {
@@ -1332,7 +1332,11 @@ func longWords(s string) []string {
 	return out
 }
 
-// reOursNeed is what another's fact makes the traveler need ("our daughter
+// reTheirWantSo is another's want that leads to what the trip needs ("the
+// kids really want to see snow, so somewhere in the Alps"); reOursNeed is
+// what another's fact makes the traveler need ("our daughter
 // is in a wheelchair and comes on every trip, so we need roll-in
 // showers"): their own want, read in their words.
+var reTheirWantSo = regexp.MustCompile(`(?i)\b(?:wants?|would love|are desperate|is desperate|are dying|is dying) (?:to )?[^,.;?]{3,60},? so (?:somewhere|something|anywhere|an? )`)
+
 var reOursNeed = regexp.MustCompile(`(?i)\bso (?:wherever we go |wherever we stay |when we travel )?(?:we|i) (?:always |will )?(?:need|have to have|can only)\b`)

@@ -444,6 +444,9 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 	// ("need late checkout on the last day"), unless it asks for what is at
 	// hand: something to book, a meal, options.
 	parts := t.ownParts(message, named, scope == memory.ScopeThisTrip && !t.re["at_hand"].MatchString(norm))
+	if len(parts) > 0 && !slices.ContainsFunc(parts, func(p ownPart) bool { return !p.trip }) {
+		scope = memory.ScopeThisTrip // each part is the trip's ("my husband wants a spa, so a resort with one")
+	}
 	groups, scopes := [][]ownPart{parts}, []memory.Scope{scope}
 	switch lasting, trip := splitParts(parts); {
 	case scope == memory.ScopeThisTrip && len(lasting) > 0 && len(trip) > 0:
@@ -934,6 +937,7 @@ type ownClause struct {
 	trip   bool     // it names this trip ("but for this trip i would like …"); the words that name it are gone
 	pleads bool     // it opens on "please" after the clause before: a request, whoever it names
 	adds   bool     // it adds to the clause before ("…, and …", "… - and …", "also …")
+	so     bool     // it follows "so" ("…, so somewhere in the Alps")
 	feats  []string
 }
 
@@ -963,7 +967,7 @@ func (t *table) clausesOf(message string) []ownClause {
 			if len(ws) == 0 {
 				continue
 			}
-			out = append(out, ownClause{text: cl, ws: ws, asks: asks, begs: begs || pleads, pleads: pleads, goes: goes, trip: trip, adds: adds, feats: t.normFeatures(cl, asks)})
+			out = append(out, ownClause{text: cl, ws: ws, asks: asks, begs: begs || pleads, pleads: pleads, goes: goes, trip: trip, adds: adds, so: so, feats: t.normFeatures(cl, asks)})
 		}
 	}
 	return out
@@ -1044,7 +1048,7 @@ func joinParts(ps []ownPart) (string, []string) {
 // trip's wish though no marker names the trip.
 func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 	var parts []ownPart
-	afterOther := false
+	afterOther, othersWant := false, false
 	clauses := t.clausesOf(message)
 	reasons := t.reasons(clauses)
 	indifferent := slices.ContainsFunc(clauses, func(c ownClause) bool { return t.re["indifferent"].MatchString(c.text) })
@@ -1098,11 +1102,13 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		if who == "other" && t.lex.others.MatchString(c.text) && reComesAlong.MatchString(c.text) && !t.re["along"].MatchString(c.text) { // what along reads, the rules keep
 			who = "first" // "my mum lives with me and travels with us": the traveler's party ("she comes on every trip" names no one)
 		}
+		partyWants := afterOther && othersWant && c.so && who == "" // "the kids really want to see snow, so somewhere in the Alps": the trip's wish their want leads to
+		othersWant = who == "other" && (t.lex.has(c.text, t.lex.BareWants, nil) || strings.Contains(c.text, " wants ")) || othersWant && who == ""
 		afterOther = afterOther && who == "" || who == "other" // "my husband snores, so two beds": the beds are his
 		// "my mum's joining on this one, so ground-floor rooms", "the kids
 		// want to see penguins on this trip": the named trip's wish, whoever
 		// it is for.
-		forTrip := afterOther && (trip || c.trip) && (t.lex.travelThing(ws) || t.lex.has(c.text, t.lex.BareWants, nil))
+		forTrip := afterOther && (trip || c.trip || partyWants) && (t.lex.travelThing(ws) || t.lex.has(c.text, t.lex.BareWants, nil) || partyWants && (ws[0] == "somewhere" || ws[0] == "something"))
 		if !mine && t.remark(c, who) {
 			continue // a remark on the world, in a message that says nothing of the traveler
 		}
@@ -1144,7 +1150,7 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		// why the trip wants it.
 		why := lasting && c.goes && !c.adds && i > 0 && kept == i-1 && (trip || parts[len(parts)-1].trip) && !parts[len(parts)-1].lasting && marker == "" && !t.lex.has(c.text, slices.Concat(t.lex.HabitAdverbs, t.lex.Tastes, t.lex.Aversions), nil) &&
 			!slices.ContainsFunc(ws, func(w string) bool { return w == "only" || t.words["lasting_states"][strings.Trim(w, ",.!")] }) // "…, I only drive automatics"
-		parts, kept = append(parts, ownPart{text, o, lasting && !c.trip && !why, c.trip || why, c.adds && (who == "first" || slices.Contains(t.lex.Negators, ws[0]))}), i
+		parts, kept = append(parts, ownPart{text, o, lasting && !c.trip && !why && !partyWants, c.trip || why || partyWants, c.adds && (who == "first" || slices.Contains(t.lex.Negators, ws[0]))}), i
 	}
 	return parts
 }
