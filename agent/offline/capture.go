@@ -68,6 +68,14 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 		return c
 	}
 	message = unsaid(message) // "I'm lactose... no wait, I'm fully dairy-free now", "I said I hate trains but …": what they meant
+	// "Window seat. Always.": the adverb is the fact's; "Kosher. Strictly." is kosher.
+	if m := reBareAdverb.FindStringSubmatchIndex(message); m != nil {
+		if adv := strings.ToLower(message[m[2]:m[3]]); adv == "always" || adv == "every time" {
+			message = message[:m[0]] + ", " + adv + "."
+		} else {
+			message = message[:m[0]] + "."
+		}
+	}
 	if loc := reYesFirst.FindStringSubmatchIndex(message); loc != nil && !reBareYes.MatchString(message[loc[2]:]) {
 		message = message[loc[2]:] // "yes i smoke": the answer's "yes" says nothing the fact does not; "yes I wanna" tells nothing
 	}
@@ -1029,6 +1037,9 @@ var reWeekendFirst = regexp.MustCompile(`^(?:for )?(?:this|next) weekend,? ((?:w
 // reFirmNo is a lasting refusal said as "a hard no": "a firm no on red-eyes",
 // "make that a hard no to cruises".
 var reFirmNo = regexp.MustCompile(`(^|, )(?:(?:actually,? )?make (?:that|it) )?an? (?:firm|hard|big|definite|strict|absolute|flat) no (?:on|to|for) `)
+
+// reBareAdverb is a last sentence that is only an adverb on the one before.
+var reBareAdverb = regexp.MustCompile(`(?i)[.!]+\s+(strictly|always|absolutely|definitely|seriously|religiously|no exceptions|every time|without exception)[.!]*\s*$`)
 
 // reYesFirst is a "yes" that opens an answer in the traveler's own words.
 var reYesFirst = regexp.MustCompile(`(?i)^\s*(?:yes|yeah|yep|yup|yea)\b[,.!]*\s+((?:i|i'm|im|we|we're|my|our)\s)`)

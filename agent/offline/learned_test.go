@@ -942,5 +942,9 @@ func TestShortAnswers(t *testing.T) {
 		{"actually, make that a firm no on connections through CDG, not just a preference", "Never wants connections through CDG, not just a preference."},
 		{"make it a hard no to cruises", "Never wants cruises."},
 		{"This weekend we need a hotel with parking.", "Needs a hotel with parking on this trip."},
+		{"Kosher. Strictly.", "Kosher."},
+		{"Window seat. Always.", "Prefers window seats."},
+		{"amex only, other cards get declined", "Pays with Amex only."},
+		{"amex 378282246310005", ""},
 	})
 }
