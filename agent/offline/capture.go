@@ -218,7 +218,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			// quiet room at the Hilton", "…, so I need a table for Saturday").
 			after := i > 0 && goesOn(clauses[i])
 			follows := (joins == "so" || joins == "" && after && strings.Contains(cl, " need ") && !strings.Contains(cl, " the ")) && prev >= 0 && prev < len(c.notes) && c.notes[prev].Scope == memory.ScopeDurable && scope != memory.ScopeThisTrip &&
-				!strings.ContainsAny(cl, "«0123456789") && !t.lex.has(cl, t.lex.Weekdays, nil) && !t.re["trip.dates"].MatchString(cl)
+				(!strings.ContainsAny(cl, "«0123456789") || !strings.Contains(cl, "«") && reLimit.MatchString(cl)) && !t.lex.has(cl, t.lex.Weekdays, nil) && !t.re["trip.dates"].MatchString(cl)
 			tripWant := scope == "" && tripTold && !follows && t.re["trip_wants"].MatchString(cl) && !t.re["trip.dates"].MatchString(cl) // a want with its dates books
 			if tripWant {
 				scope = memory.ScopeThisTrip
@@ -239,6 +239,15 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			marked := wanted || asked || follows || t.lex.wantMarked(cl) || joins == "so" && marker == memory.ScopeThisTrip && named || fronted == memory.ScopeThisTrip || tripWant || needing || forGood ||
 				matchAt(strings.Fields(cl), 0, t.lex.Subordinators) != "" // "since my hip operation I need a lift": a habit's need
 			read = read && (!request || marked) && (asked || wanted || fronted == memory.ScopeThisTrip || !t.todaysNews(cl))
+			if !read && follows && reLimit.MatchString(cl) && prev >= 0 && !slices.ContainsFunc(strings.Fields(cl), func(w string) bool { return slices.Contains(t.lex.First, w) }) {
+				// "I get claustrophobic in tiny rooms, so nothing under 20 m² please": the bound the fact sets joins it
+				ws := strings.Fields(strings.TrimSuffix(strings.TrimSuffix(cl, " please"), " pls"))
+				bound := memory.SaveNoteArgs{Text: strings.Join(t.lex.plainThird(ws), " ") + ".", Keywords: c.notes[prev].Keywords, Scope: c.notes[prev].Scope}
+				c.notes = append(c.notes, bound) // joined at once: the fact's keywords are the bound's
+				prev = c.join(prev, before, joins, true)
+				c.notes = c.notes[:min(len(c.notes), before)] // too long to join: the bound alone is no note
+				continue
+			}
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
 				c.add(t.lex.scoped(g.note, cmp.Or(scope, memory.ScopeDurable)), known, seen)
 				prev = c.join(prev, before, joins, joins != "") // "…, so I need a power socket by the bed" joins it
@@ -1342,6 +1351,10 @@ func longWords(s string) []string {
 	}
 	return out
 }
+
+// reLimit is a bound a lasting need sets ("nothing under 20 m²", "max 2
+// hours in the car"): a number that is no booking's.
+var reLimit = regexp.MustCompile(`\b(?:max|maximum|min|minimum|at least|at most|under|over|up to|no more than|no less than|nothing (?:under|over|below|above|before|after)|not (?:before|after)|till?|until)\s*~?\$?\d`)
 
 // reTheirWantSo is another's want that leads to what the trip needs ("the
 // kids really want to see snow, so somewhere in the Alps"); reOursNeed is

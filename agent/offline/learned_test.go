@@ -943,6 +943,7 @@ func TestShortAnswers(t *testing.T) {
 		{"make it a hard no to cruises", "Never wants cruises."},
 		{"This weekend we need a hotel with parking.", "Needs a hotel with parking on this trip."},
 		{"Kosher. Strictly.", "Kosher."},
+		{"I get claustrophobic in tiny rooms, so nothing under ~20 m² please", "Gets claustrophobic in tiny rooms, so nothing under ~20 m²."},
 		{"Window seat. Always.", "Prefers window seats."},
 		{"amex only, other cards get declined", "Pays with Amex only."},
 		{"amex 378282246310005", ""},
