@@ -76,6 +76,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			message = message[:m[0]] + "."
 		}
 	}
+	message = reGotPass.ReplaceAllString(message, "I have $1") // "Got Global Entry and PreCheck": what they hold
 	if loc := reYesFirst.FindStringSubmatchIndex(message); loc != nil && !reBareYes.MatchString(message[loc[2]:]) {
 		message = message[loc[2]:] // "yes i smoke": the answer's "yes" says nothing the fact does not; "yes I wanna" tells nothing
 	}
@@ -990,6 +991,9 @@ func (t *table) normalise(s string) string {
 	if strings.HasPrefix(s, "this weekend") || strings.HasPrefix(s, "next weekend") || strings.HasPrefix(s, "for this weekend") {
 		s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1") // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
 	}
+	if strings.Contains(s, "budget") || strings.Contains(s, "my ") {
+		s = reBudgetWords.ReplaceAllString(s, "${1}budget") // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
+	}
 	if strings.Contains(s, " no ") {
 		s = reFirmNo.ReplaceAllString(s, "${1}i never want ") // "make that a firm no on connections through CDG": "i never want connections …"
 	}
@@ -1012,9 +1016,11 @@ func (t *table) normalise(s string) string {
 			return "i am " + a + g[1] + g[2]
 		})
 	}
-	if strings.Contains(s, "is there ") || strings.HasPrefix(s, "any chance ") {
+	if strings.Contains(s, "is there ") || strings.HasPrefix(s, "any chance ") || strings.HasPrefix(s, "would ") {
 		s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3") // "is there a natural history museum we could slot in?": "could we slot in a …"
-		s = reAnyChance.ReplaceAllString(s, "could we ")              // "any chance we could do a wine tasting?"
+		s = reAnyWay.ReplaceAllString(s, "${1}could we $2")
+		s = reAnyChance.ReplaceAllString(s, "could we ")     // "any chance we could do a wine tasting?", "is there any way to see the sunrise …?"
+		s = reBeDoable.ReplaceAllString(s, "could we do $1") // "would a fado evening in lisbon be doable?"
 	}
 	if strings.HasPrefix(s, "since ") || strings.HasPrefix(s, "ever since ") || strings.HasPrefix(s, "after ") || strings.HasPrefix(s, "now that ") {
 		s = reSinceThen.ReplaceAllString(s, "$1, $2") // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
@@ -1043,6 +1049,12 @@ var reHereIntro = regexp.MustCompile(`^([a-z][a-z-]*(?: [a-z][a-z-]*){0,2}) here
 // reWeekendFirst is a want that opens on the weekend it is for.
 var reWeekendFirst = regexp.MustCompile(`^(?:for )?(?:this|next) weekend,? ((?:we|i) (?:really )?(?:need|want|would|must|have to|prefer)\b)`)
 
+// reBudgetWords are other words for a budget.
+var reBudgetWords = regexp.MustCompile(`\b(?:(?:total|overall|whole) budget|(my |our )(?:ceiling|cap|upper limit|spending limit))\b`)
+
+// reGotPass is a trusted-traveler pass said with "got" and no "I".
+var reGotPass = regexp.MustCompile(`(?i)^\s*got ((?:global entry|precheck|pre-check|tsa precheck|nexus|clear)\b)`)
+
 // reFirmNo is a lasting refusal said as "a hard no": "a firm no on red-eyes",
 // "make that a hard no to cruises".
 var reFirmNo = regexp.MustCompile(`(^|, )(?:(?:actually,? )?make (?:that|it) )?an? (?:firm|hard|big|definite|strict|absolute|flat) no (?:on|to|for) `)
@@ -1057,11 +1069,15 @@ var reYesFirst = regexp.MustCompile(`(?i)^\s*(?:yes|yeah|yep|yup|yea)\b[,.!]*\s+
 var reBareYes = regexp.MustCompile(`(?i)^\S+\s+(?:\S+\s+)?(?:wanna|want|do|did|would|will|can|am|are|have|need|please|it|that|this|one|to|too|so|sure)\W*$`)
 
 // reThereToFit asks for a thing to fit into the trip by asking whether
-// there is one ("is there a museum we could slot in?"); reAnyChance asks
-// whether the party could do a thing ("any chance we could …").
+// there is one ("is there a museum we could slot in?"); reAnyChance and
+// reAnyWay ask whether the party could do a thing ("any chance we could
+// …", "is there any way to see …"), reBeDoable whether a thing could be
+// done ("would a fado evening be doable?").
 var (
 	reThereToFit = regexp.MustCompile(`(^|, )is there (an?|any|some) ([^?,.;]{3,50}?) (?:we|i) (?:could|can) (slot in|fit in|squeeze in|work in|add)\b`)
 	reAnyChance  = regexp.MustCompile(`^any chance (?:we|i) (?:could|can) `)
+	reAnyWay     = regexp.MustCompile(`(^|, )is there (?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
+	reBeDoable   = regexp.MustCompile(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
 )
 
 // reSinceThen is a change told first without its comma, up to the

@@ -87,7 +87,7 @@ func scoreHeldOut(t *testing.T) map[string]*heldOut {
 	// never printed): what speech nobody here read gets. "opened": sets
 	// written the same way, whose misses were read and tuned on, kept out
 	// of training (see labelled/README.md).
-	for _, name := range []string{"blind_en_27", "blind_en_29", "blind_en_32", "blind_en_33", "blind_en_36", "opened_en_28", "opened_en_30", "opened_en_31", "opened_en_34", "opened_en_35"} {
+	for _, name := range []string{"blind_en_27", "blind_en_29", "blind_en_32", "blind_en_33", "blind_en_37", "opened_en_28", "opened_en_30", "opened_en_31", "opened_en_34", "opened_en_35", "opened_en_36"} {
 		raw, err := os.ReadFile("testdata/" + name + ".jsonl")
 		if err != nil {
 			t.Fatal(err)
@@ -947,5 +947,23 @@ func TestShortAnswers(t *testing.T) {
 		{"Window seat. Always.", "Prefers window seats."},
 		{"amex only, other cards get declined", "Pays with Amex only."},
 		{"amex 378282246310005", ""},
+	})
+}
+
+// TestOtherWordsForIt: a budget called a ceiling, a tier before its
+// programme, a pass "got", a fact added "since then", and a wish asked
+// whether it is doable are read as the plain forms are.
+func TestOtherWordsForIt(t *testing.T) {
+	checkNoteTexts(t, []saying{
+		{"total budget for Peru is $4k per person, not counting flights", "Budget for Peru is $4k per person on this trip."},
+		{"My ceiling for a round trip to Europe is usually about $800.", "Budget for a round trip to Europe is usually about $800."},
+		{"Diamond with Hilton", "Has Diamond status with Hilton."},
+		{"Got Global Entry and PreCheck, so US connections aren't a big deal for me.", "Has Global Entry and PreCheck, US connections are not a big deal for them."},
+		{"got it, thanks", ""},
+		{"Moved to Berlin last spring, and since then I've switched to Lufthansa Miles & More.", "Lives in Berlin. | Has switched to Lufthansa Miles & More."},
+		{"Would a fado evening in Lisbon be doable?", "Wants a fado evening in Lisbon on this trip."},
+		{"is there any way to see the sunrise at Machu Picchu?", "Wants to see the sunrise at Machu Picchu on this trip."},
+		{"is there any way to get there by train?", ""},
+		{"Can we stop at Giverny on the way to Normandy? I'd love to see Monet's garden.", "Wants to stop at Giverny on the way to Normandy on this trip."},
 	})
 }
