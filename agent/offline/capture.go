@@ -160,7 +160,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 					fronted = m
 				}
 			}
-			asked := false // a thing asked for this trip
+			asked := marker == "" && reWillNeedThere.MatchString(cl) // a thing asked for this trip; "we'll need a car seat with the rental in Orlando": what the trip there will need
 			if m, ok := t.tripAsk(cl, marker == memory.ScopeThisTrip || fronted == memory.ScopeThisTrip); ok {
 				asked = !m.needs
 				// "could we rent bikes this time?", "can we do an aisle seat
@@ -994,6 +994,9 @@ func (t *table) normalise(s string) string {
 	if strings.Contains(s, "budget") || strings.Contains(s, "my ") {
 		s = reBudgetWords.ReplaceAllString(s, "${1}budget") // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
 	}
+	if strings.HasPrefix(s, "no ") {
+		s = reNoDeal.ReplaceAllString(s, "i need $1") // "no ac = no deal": a need
+	}
 	if strings.Contains(s, " no ") {
 		s = reFirmNo.ReplaceAllString(s, "${1}i never want ") // "make that a firm no on connections through CDG": "i never want connections …"
 	}
@@ -1016,11 +1019,12 @@ func (t *table) normalise(s string) string {
 			return "i am " + a + g[1] + g[2]
 		})
 	}
-	if strings.Contains(s, "is there ") || strings.HasPrefix(s, "any chance ") || strings.HasPrefix(s, "would ") {
+	if strings.Contains(s, "is there ") || strings.Contains(s, "any chance ") || strings.HasPrefix(s, "would ") {
 		s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3") // "is there a natural history museum we could slot in?": "could we slot in a …"
 		s = reAnyWay.ReplaceAllString(s, "${1}could we $2")
-		s = reAnyChance.ReplaceAllString(s, "could we ")     // "any chance we could do a wine tasting?", "is there any way to see the sunrise …?"
-		s = reBeDoable.ReplaceAllString(s, "could we do $1") // "would a fado evening in lisbon be doable?"
+		s = reAnyChance.ReplaceAllString(s, "could we ")
+		s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}") // "any chance we could do a wine tasting?", "is there any way to see the sunrise …?"
+		s = reBeDoable.ReplaceAllString(s, "could we do $1")       // "would a fado evening in lisbon be doable?"
 	}
 	if strings.HasPrefix(s, "since ") || strings.HasPrefix(s, "ever since ") || strings.HasPrefix(s, "after ") || strings.HasPrefix(s, "now that ") {
 		s = reSinceThen.ReplaceAllString(s, "$1, $2") // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
@@ -1055,6 +1059,10 @@ var reBudgetWords = regexp.MustCompile(`\b(?:(?:total|overall|whole) budget|(my 
 // reGotPass is a trusted-traveler pass said with "got" and no "I".
 var reGotPass = regexp.MustCompile(`(?i)^\s*got ((?:global entry|precheck|pre-check|tsa precheck|nexus|clear)\b)`)
 
+// reNoDeal is a need said as what its lack costs ("no AC = no deal", "no
+// wifi, no booking").
+var reNoDeal = regexp.MustCompile(`^no ([^,=.;:]{2,30}?)\s*[,=:-]?\s*no (?:deal|go|booking|stay|way)\b`)
+
 // reFirmNo is a lasting refusal said as "a hard no": "a firm no on red-eyes",
 // "make that a hard no to cruises".
 var reFirmNo = regexp.MustCompile(`(^|, )(?:(?:actually,? )?make (?:that|it) )?an? (?:firm|hard|big|definite|strict|absolute|flat) no (?:on|to|for) `)
@@ -1076,6 +1084,7 @@ var reBareYes = regexp.MustCompile(`(?i)^\S+\s+(?:\S+\s+)?(?:wanna|want|do|did|w
 var (
 	reThereToFit = regexp.MustCompile(`(^|, )is there (an?|any|some) ([^?,.;]{3,50}?) (?:we|i) (?:could|can) (slot in|fit in|squeeze in|work in|add)\b`)
 	reAnyChance  = regexp.MustCompile(`^any chance (?:we|i) (?:could|can) `)
+	reChanceOf   = regexp.MustCompile(`(^|[,:;—–-] )any chance (?:of|for) (an? |some )`)
 	reAnyWay     = regexp.MustCompile(`(^|, )is there (?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
 	reBeDoable   = regexp.MustCompile(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
 )
@@ -1367,6 +1376,9 @@ func longWords(s string) []string {
 	}
 	return out
 }
+
+// reWillNeedThere is what the party will need at a place it names.
+var reWillNeedThere = regexp.MustCompile(`^(?:we|i) will need (?:an? |some |two |three )[^0-9]* (?:in|at) «[^»]+»`)
 
 // reLimit is a bound a lasting need sets ("nothing under 20 m²", "max 2
 // hours in the car"): a number that is no booking's.

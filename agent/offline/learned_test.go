@@ -967,3 +967,17 @@ func TestOtherWordsForIt(t *testing.T) {
 		{"Can we stop at Giverny on the way to Normandy? I'd love to see Monet's garden.", "Wants to stop at Giverny on the way to Normandy on this trip."},
 	})
 }
+
+// TestNeedsSaidOtherwise: a need said as what its lack costs, a wish asked
+// as "any chance of", what the trip will need at a place it names.
+func TestNeedsSaidOtherwise(t *testing.T) {
+	checkNoteTexts(t, []saying{
+		{"no AC = no deal", "Needs air conditioning."},
+		{"I can't sleep without air conditioning", "Needs air conditioning."},
+		{"we don't need AC in Iceland lol", ""},
+		{"Mendoza — any chance of a wine tasting? one afternoon is plenty", "Wants a wine tasting on this trip."},
+		{"any chance of rain?", ""},
+		{"we'll need a car seat with the rental in Orlando", "Will need a car seat with the rental in Orlando on this trip."},
+		{"My wife is allergic to shellfish, so we'll need to be careful in Lisbon in June. Restaurant ideas?", ""},
+	})
+}
