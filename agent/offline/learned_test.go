@@ -978,6 +978,7 @@ func TestNeedsSaidOtherwise(t *testing.T) {
 		{"Mendoza — any chance of a wine tasting? one afternoon is plenty", "Wants a wine tasting on this trip."},
 		{"any chance of rain?", ""},
 		{"we'll need a car seat with the rental in Orlando", "Will need a car seat with the rental in Orlando on this trip."},
+		{"I'm diabetic, need a fridge in the room", "Is diabetic, needs a fridge in the room."},
 		{"My wife is allergic to shellfish, so we'll need to be careful in Lisbon in June. Restaurant ideas?", ""},
 	})
 }
