@@ -988,6 +988,9 @@ func (t *table) normalise(s string) string {
 	if strings.HasPrefix(s, "if ") {
 		s = reBareCondition.ReplaceAllString(s, "$1, $2") // "if the flight is over 6 hours i want business": the condition ends where the traveler starts
 	}
+	if strings.HasPrefix(s, "keep ") || strings.HasPrefix(s, "please keep ") {
+		s = reKeepThe.ReplaceAllString(s, "could the $1 stay ") // "keep the paris days light": asked of the trip's days
+	}
 	if strings.HasPrefix(s, "this weekend") || strings.HasPrefix(s, "next weekend") || strings.HasPrefix(s, "for this weekend") {
 		s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1") // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
 	}
@@ -1049,6 +1052,10 @@ var reBareCondition = regexp.MustCompile(`^(if [^,.;]{3,60}?) ((?:i|we) (?:alway
 // reHereIntro is a sentence that introduces the traveler as a kind of
 // person with "here" ("light sleeper here", "tall guy here, …").
 var reHereIntro = regexp.MustCompile(`^([a-z][a-z-]*(?: [a-z][a-z-]*){0,2}) here\b([,.;!]|$| so | and | btw| fyi| lol| haha)`)
+
+// reKeepThe asks that a part of the trip stay some way ("keep the Paris
+// days light", "keep the drives under 3 hours").
+var reKeepThe = regexp.MustCompile(`^(?:please )?keep (?:the|our|my) ((?:«[^»]+» )?(?:days|evenings|mornings|nights|itinerary|schedule|pace|drives|driving days|daily drives)) (?:to |at )?`)
 
 // reWeekendFirst is a want that opens on the weekend it is for.
 var reWeekendFirst = regexp.MustCompile(`^(?:for )?(?:this|next) weekend,? ((?:we|i) (?:really )?(?:need|want|would|must|have to|prefer)\b)`)

@@ -924,6 +924,7 @@ func TestAskedToFit(t *testing.T) {
 		{"could we slot in a cooking class?", "Wants a cooking class on this trip."},
 		{"Could the Paris evenings stay fairly empty?", "Wants the evenings to stay fairly empty on this trip."},
 		{"please make sure the Tokyo hotel has a big room", "Wants a hotel with a big room on this trip."},
+		{"Keep the Paris days light, we'll be jetlagged", "Wants the days to stay light on this trip."},
 		{"the kids really want to see snow, so somewhere in the Alps with a sledging hill", "Somewhere in the Alps with a sledging hill on this trip."},
 		{"the kids want disneyland but idk", ""},
 		{"is there any way to get there by train?", ""},
