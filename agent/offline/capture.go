@@ -994,6 +994,9 @@ func (t *table) normalise(s string) string {
 	if strings.HasPrefix(s, "this weekend") || strings.HasPrefix(s, "next weekend") || strings.HasPrefix(s, "for this weekend") {
 		s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1") // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
 	}
+	if strings.Contains(s, " tight") {
+		s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ") // "flights are tight on this one, under 500 per person": a budget
+	}
 	if strings.Contains(s, "budget") || strings.Contains(s, "my ") {
 		s = reBudgetWords.ReplaceAllString(s, "${1}budget") // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
 	}
@@ -1059,6 +1062,9 @@ var reKeepThe = regexp.MustCompile(`^(?:please )?keep (?:the|our|my) ((?:«[^»]
 
 // reWeekendFirst is a want that opens on the weekend it is for.
 var reWeekendFirst = regexp.MustCompile(`^(?:for )?(?:this|next) weekend,? ((?:we|i) (?:really )?(?:need|want|would|must|have to|prefer)\b)`)
+
+// reTight is a budget said as money being tight for a kind of thing.
+var reTight = regexp.MustCompile(`^(flights|hotels|the flights|the hotels) (?:are|is) (?:tight|limited)( on this one| this time| for this trip| on this trip)?,? (under|max|below|up to|no more than) `)
 
 // reBudgetWords are other words for a budget.
 var reBudgetWords = regexp.MustCompile(`\b(?:(?:total|overall|whole) budget|(my |our )(?:ceiling|cap|upper limit|spending limit))\b`)

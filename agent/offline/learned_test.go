@@ -958,6 +958,7 @@ func TestOtherWordsForIt(t *testing.T) {
 	checkNoteTexts(t, []saying{
 		{"total budget for Peru is $4k per person, not counting flights", "Budget for Peru is $4k per person on this trip."},
 		{"My ceiling for a round trip to Europe is usually about $800.", "Budget for a round trip to Europe is usually about $800."},
+		{"flights are tight on this one, under 500 per person", "Budget for flights is under 500 per person on this trip."},
 		{"Diamond with Hilton", "Has Diamond status with Hilton."},
 		{"Got Global Entry and PreCheck, so US connections aren't a big deal for me.", "Has Global Entry and PreCheck, US connections are not a big deal for them."},
 		{"got it, thanks", ""},
