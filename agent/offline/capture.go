@@ -69,15 +69,17 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 	}
 	message = unsaid(message) // "I'm lactose... no wait, I'm fully dairy-free now", "I said I hate trains but …": what they meant
 	// "Window seat. Always.": the adverb is the fact's; "Kosher. Strictly." is kosher.
-	if m := reBareAdverb.FindStringSubmatchIndex(message); m != nil {
+	if m := bareAdverb(message); m != nil {
 		if adv := strings.ToLower(message[m[2]:m[3]]); adv == "always" || adv == "every time" {
 			message = message[:m[0]] + ", " + adv + "."
 		} else {
 			message = message[:m[0]] + "."
 		}
 	}
-	message = reGotPass.ReplaceAllString(message, "I have $1") // "Got Global Entry and PreCheck": what they hold
-	if loc := reYesFirst.FindStringSubmatchIndex(message); loc != nil && !reBareYes.MatchString(message[loc[2]:]) {
+	if first := strings.TrimSpace(message); strings.HasPrefix(first, "got ") || strings.HasPrefix(first, "Got ") { // most messages open otherwise: the regexp is not run
+		message = reGotPass.ReplaceAllString(message, "I have $1") // "Got Global Entry and PreCheck": what they hold
+	}
+	if loc := yesFirst(message); loc != nil && !reBareYes.MatchString(message[loc[2]:]) {
 		message = message[loc[2]:] // "yes i smoke": the answer's "yes" says nothing the fact does not; "yes I wanna" tells nothing
 	}
 	seen := map[string]bool{}
@@ -997,13 +999,13 @@ func (t *table) normalise(s string) string {
 	if strings.Contains(s, " tight") {
 		s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ") // "flights are tight on this one, under 500 per person": a budget
 	}
-	if strings.Contains(s, "budget") || strings.Contains(s, "my ") {
+	if strings.Contains(s, "total budget") || strings.Contains(s, "overall budget") || strings.Contains(s, "whole budget") || strings.Contains(s, "ceiling") || strings.Contains(s, " cap") || strings.Contains(s, " limit") {
 		s = reBudgetWords.ReplaceAllString(s, "${1}budget") // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
 	}
-	if strings.HasPrefix(s, "no ") {
+	if strings.HasPrefix(s, "no ") && strings.Count(s, "no ") > 1 {
 		s = reNoDeal.ReplaceAllString(s, "i need $1") // "no ac = no deal": a need
 	}
-	if strings.Contains(s, " no ") {
+	if strings.Contains(s, " no on ") || strings.Contains(s, " no to ") || strings.Contains(s, " no for ") {
 		s = reFirmNo.ReplaceAllString(s, "${1}i never want ") // "make that a firm no on connections through CDG": "i never want connections …"
 	}
 	if strings.Contains(s, " here") {
@@ -1082,6 +1084,25 @@ var reFirmNo = regexp.MustCompile(`(^|, )(?:(?:actually,? )?make (?:that|it) )?a
 
 // reBareAdverb is a last sentence that is only an adverb on the one before.
 var reBareAdverb = regexp.MustCompile(`(?i)[.!]+\s+(strictly|always|absolutely|definitely|seriously|religiously|no exceptions|every time|without exception)[.!]*\s*$`)
+
+// bareAdverb finds a last sentence that is only an adverb (reBareAdverb);
+// the regexp runs only when the message ends on a short sentence.
+func bareAdverb(message string) []int {
+	body := strings.TrimRight(message, ".! ")
+	if i := strings.LastIndexAny(body, ".!"); i < 0 || len(body)-i > 24 {
+		return nil
+	}
+	return reBareAdverb.FindStringSubmatchIndex(message)
+}
+
+// yesFirst finds a "yes" that opens an answer (reYesFirst); the regexp
+// runs only when the message opens on a "y".
+func yesFirst(message string) []int {
+	if first := strings.TrimLeft(message, " "); first == "" || first[0]|0x20 != 'y' {
+		return nil
+	}
+	return reYesFirst.FindStringSubmatchIndex(message)
+}
 
 // reYesFirst is a "yes" that opens an answer in the traveler's own words.
 var reYesFirst = regexp.MustCompile(`(?i)^\s*(?:yes|yeah|yep|yup|yea)\b[,.!]*\s+((?:i|i'm|im|we|we're|my|our)\s)`)
