@@ -247,8 +247,11 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 				ws := strings.Fields(strings.TrimSuffix(strings.TrimSuffix(cl, " please"), " pls"))
 				bound := memory.SaveNoteArgs{Text: strings.Join(t.lex.plainThird(ws), " ") + ".", Keywords: c.notes[prev].Keywords, Scope: c.notes[prev].Scope}
 				c.notes = append(c.notes, bound) // joined at once: the fact's keywords are the bound's
-				prev = c.join(prev, before, joins, true)
-				c.notes = c.notes[:min(len(c.notes), before)] // too long to join: the bound alone is no note
+				if joined := c.join(prev, before, joins, true); len(c.notes) == before {
+					prev = joined
+				} else {
+					c.notes = c.notes[:before] // too long to join: the bound alone is no note
+				}
 				continue
 			}
 			if read && g.change { // a move or a new habit is the current fact, past tense or not
@@ -1029,10 +1032,10 @@ func (t *table) normalise(s string) string {
 	}
 	if strings.Contains(s, "is there ") || strings.Contains(s, "any chance ") || strings.HasPrefix(s, "would ") {
 		s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3") // "is there a natural history museum we could slot in?": "could we slot in a …"
-		s = reAnyWay.ReplaceAllString(s, "${1}could we $2")
-		s = reAnyChance.ReplaceAllString(s, "could we ")
-		s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}") // "any chance we could do a wine tasting?", "is there any way to see the sunrise …?"
-		s = reBeDoable.ReplaceAllString(s, "could we do $1")       // "would a fado evening in lisbon be doable?"
+		s = reAnyWay.ReplaceAllString(s, "${1}could we $2")           // "is there any way to see the sunrise …?"
+		s = reAnyChance.ReplaceAllString(s, "could we ")              // "any chance we could do a wine tasting?"
+		s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")    // "mendoza — any chance of a wine tasting?"
+		s = reBeDoable.ReplaceAllString(s, "could we do $1")          // "would a fado evening in lisbon be doable?"
 	}
 	if strings.HasPrefix(s, "since ") || strings.HasPrefix(s, "ever since ") || strings.HasPrefix(s, "after ") || strings.HasPrefix(s, "now that ") {
 		s = reSinceThen.ReplaceAllString(s, "$1, $2") // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
@@ -1419,10 +1422,10 @@ var reWillNeedThere = regexp.MustCompile(`^(?:we|i) will need (?:an? |some |two 
 var reLimit = regexp.MustCompile(`\b(?:max|maximum|min|minimum|at least|at most|under|over|up to|no more than|no less than|nothing (?:under|over|below|above|before|after)|not (?:before|after)|till?|until)\s*~?\$?\d`)
 
 // reTheirWantSo is another's want that leads to what the trip needs ("the
-// kids really want to see snow, so somewhere in the Alps"); reOursNeed is
-// what another's fact makes the traveler need ("our daughter
-// is in a wheelchair and comes on every trip, so we need roll-in
-// showers"): their own want, read in their words.
+// kids really want to see snow, so somewhere in the Alps").
 var reTheirWantSo = regexp.MustCompile(`(?i)\b(?:wants?|would love|are desperate|is desperate|are dying|is dying) (?:to )?[^,.;?]{3,60},? so (?:somewhere|something|anywhere|an? )`)
 
+// reOursNeed is what another's fact makes the traveler need ("our daughter
+// is in a wheelchair and comes on every trip, so we need roll-in
+// showers"): their own want, read in their words.
 var reOursNeed = regexp.MustCompile(`(?i)\bso (?:wherever we go |wherever we stay |when we travel )?(?:we|i) (?:always |will )?(?:need|have to have|can only)\b`)
