@@ -415,7 +415,7 @@ func (t *table) afterPrivate(cl string) string {
 
 // reNeedAfter is where a clause goes on from what the traveler is to what
 // they need.
-var reNeedAfter = regexp.MustCompile(`,? (?:so|and|which means|meaning) |, `)
+var reNeedAfter = mustPattern(`,? (?:so|and|which means|meaning) |, `)
 
 // todaysNews reports whether a clause tells of today or tomorrow, or says
 // it is not about travel, and names no trip by other words: "I'm nervous
@@ -993,53 +993,37 @@ func (t *table) normalise(s string) string {
 	if strings.HasPrefix(s, "if ") {
 		s = reBareCondition.ReplaceAllString(s, "$1, $2") // "if the flight is over 6 hours i want business": the condition ends where the traveler starts
 	}
-	if strings.HasPrefix(s, "keep ") || strings.HasPrefix(s, "please keep ") {
-		s = reKeepThe.ReplaceAllString(s, "could the $1 stay ") // "keep the paris days light": asked of the trip's days
-	}
-	if strings.HasPrefix(s, "this weekend") || strings.HasPrefix(s, "next weekend") || strings.HasPrefix(s, "for this weekend") {
-		s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1") // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
-	}
-	if strings.Contains(s, " tight") {
-		s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ") // "flights are tight on this one, under 500 per person": a budget
-	}
-	if strings.Contains(s, "total budget") || strings.Contains(s, "overall budget") || strings.Contains(s, "whole budget") || strings.Contains(s, "ceiling") || strings.Contains(s, " cap") || strings.Contains(s, " limit") {
-		s = reBudgetWords.ReplaceAllString(s, "${1}budget") // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
-	}
-	if strings.HasPrefix(s, "no ") && strings.Count(s, "no ") > 1 {
-		s = reNoDeal.ReplaceAllString(s, "i need $1") // "no ac = no deal": a need
-	}
-	if strings.Contains(s, " no on ") || strings.Contains(s, " no to ") || strings.Contains(s, " no for ") {
-		s = reFirmNo.ReplaceAllString(s, "${1}i never want ") // "make that a firm no on connections through CDG": "i never want connections …"
-	}
-	if strings.Contains(s, " here") {
-		s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string { // "light sleeper here, so …": "i am a light sleeper, so …"
-			g := reHereIntro.FindStringSubmatch(m)
-			ws := strings.Fields(g[1])
-			if slices.Contains(t.lex.NotIntro, ws[0]) || slices.Contains(t.lex.Deictic, ws[0]) {
-				return m
-			}
-			a := "a "
-			if len(ws) == 1 && slices.Contains(t.lex.States, ws[0]) {
-				a = "" // "coeliac here": "i am coeliac"
-			} else if strings.ContainsRune("aeiou", rune(ws[0][0])) {
-				a = "an "
-			}
-			if strings.HasPrefix(g[2], " ") {
-				return "i am " + a + g[1] + "," + g[2] // "vegan here and for this one …": the fact ends where "and" starts
-			}
-			return "i am " + a + g[1] + g[2]
-		})
-	}
-	if strings.Contains(s, "is there ") || strings.Contains(s, "any chance ") || strings.HasPrefix(s, "would ") {
-		s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3") // "is there a natural history museum we could slot in?": "could we slot in a …"
-		s = reAnyWay.ReplaceAllString(s, "${1}could we $2")           // "is there any way to see the sunrise …?"
-		s = reAnyChance.ReplaceAllString(s, "could we ")              // "any chance we could do a wine tasting?"
-		s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")    // "mendoza — any chance of a wine tasting?"
-		s = reBeDoable.ReplaceAllString(s, "could we do $1")          // "would a fado evening in lisbon be doable?"
-	}
-	if strings.HasPrefix(s, "since ") || strings.HasPrefix(s, "ever since ") || strings.HasPrefix(s, "after ") || strings.HasPrefix(s, "now that ") {
-		s = reSinceThen.ReplaceAllString(s, "$1, $2") // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
-	}
+	// Shapes read as their plain forms; each pattern knows the words its
+	// matches need, so most sentences run none of them.
+	s = reKeepThe.ReplaceAllString(s, "could the $1 stay ")          // "keep the paris days light": asked of the trip's days
+	s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1")      // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
+	s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ") // "flights are tight on this one, under 500 per person": a budget
+	s = reBudgetWords.ReplaceAllString(s, "${1}budget")              // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
+	s = reNoDeal.ReplaceAllString(s, "i need $1")                    // "no ac = no deal": a need
+	s = reFirmNo.ReplaceAllString(s, "${1}i never want ")            // "make that a firm no on connections through CDG": "i never want connections …"
+	s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3")    // "is there a natural history museum we could slot in?": "could we slot in a …"
+	s = reAnyWay.ReplaceAllString(s, "${1}could we $2")              // "is there any way to see the sunrise …?"
+	s = reAnyChance.ReplaceAllString(s, "could we ")                 // "any chance we could do a wine tasting?"
+	s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")       // "mendoza — any chance of a wine tasting?"
+	s = reBeDoable.ReplaceAllString(s, "could we do $1")             // "would a fado evening in lisbon be doable?"
+	s = reSinceThen.ReplaceAllString(s, "$1, $2")                    // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
+	s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string {  // "light sleeper here, so …": "i am a light sleeper, so …"
+		g := reHereIntro.FindStringSubmatch(m)
+		ws := strings.Fields(g[1])
+		if slices.Contains(t.lex.NotIntro, ws[0]) || slices.Contains(t.lex.Deictic, ws[0]) {
+			return m
+		}
+		a := "a "
+		if len(ws) == 1 && slices.Contains(t.lex.States, ws[0]) {
+			a = "" // "coeliac here": "i am coeliac"
+		} else if strings.ContainsRune("aeiou", rune(ws[0][0])) {
+			a = "an "
+		}
+		if strings.HasPrefix(g[2], " ") {
+			return "i am " + a + g[1] + "," + g[2] // "vegan here and for this one …": the fact ends where "and" starts
+		}
+		return "i am " + a + g[1] + g[2]
+	})
 	if strings.HasPrefix(s, "it is ") || strings.Contains(s, " it is ") {
 		s = reCleft.ReplaceAllString(s, "${1}i $3 $2") // "it's buses i hate": "i hate buses"
 	}
@@ -1059,31 +1043,31 @@ var reBareCondition = regexp.MustCompile(`^(if [^,.;]{3,60}?) ((?:i|we) (?:alway
 
 // reHereIntro is a sentence that introduces the traveler as a kind of
 // person with "here" ("light sleeper here", "tall guy here, …").
-var reHereIntro = regexp.MustCompile(`^([a-z][a-z-]*(?: [a-z][a-z-]*){0,2}) here\b([,.;!]|$| so | and | btw| fyi| lol| haha)`)
+var reHereIntro = mustPattern(`^([a-z][a-z-]*(?: [a-z][a-z-]*){0,2}) here\b([,.;!]|$| so | and | btw| fyi| lol| haha)`)
 
 // reKeepThe asks that a part of the trip stay some way ("keep the Paris
 // days light", "keep the drives under 3 hours").
-var reKeepThe = regexp.MustCompile(`^(?:please )?keep (?:the|our|my) ((?:«[^»]+» )?(?:days|evenings|mornings|nights|itinerary|schedule|pace|drives|driving days|daily drives)) (?:to |at )?`)
+var reKeepThe = mustPattern(`^(?:please )?keep (?:the|our|my) ((?:«[^»]+» )?(?:days|evenings|mornings|nights|itinerary|schedule|pace|drives|driving days|daily drives)) (?:to |at )?`)
 
 // reWeekendFirst is a want that opens on the weekend it is for.
-var reWeekendFirst = regexp.MustCompile(`^(?:for )?(?:this|next) weekend,? ((?:we|i) (?:really )?(?:need|want|would|must|have to|prefer)\b)`)
+var reWeekendFirst = mustPattern(`^(?:for )?(?:this|next) weekend,? ((?:we|i) (?:really )?(?:need|want|would|must|have to|prefer)\b)`)
 
 // reTight is a budget said as money being tight for a kind of thing.
-var reTight = regexp.MustCompile(`^(flights|hotels|the flights|the hotels) (?:are|is) (?:tight|limited)( on this one| this time| for this trip| on this trip)?,? (under|max|below|up to|no more than) `)
+var reTight = mustPattern(`^(flights|hotels|the flights|the hotels) (?:are|is) (?:tight|limited)( on this one| this time| for this trip| on this trip)?,? (under|max|below|up to|no more than) `)
 
 // reBudgetWords are other words for a budget.
-var reBudgetWords = regexp.MustCompile(`\b(?:(?:total|overall|whole) budget|(my |our )(?:ceiling|cap|upper limit|spending limit))\b`)
+var reBudgetWords = mustPattern(`\b(?:(?:total|overall|whole) budget|(my |our )(?:ceiling|cap|upper limit|spending limit))\b`)
 
 // reGotPass is a trusted-traveler pass said with "got" and no "I".
 var reGotPass = regexp.MustCompile(`(?i)^\s*got ((?:global entry|precheck|pre-check|tsa precheck|nexus|clear)\b)`)
 
 // reNoDeal is a need said as what its lack costs ("no AC = no deal", "no
 // wifi, no booking").
-var reNoDeal = regexp.MustCompile(`^no ([^,=.;:]{2,30}?)\s*[,=:-]?\s*no (?:deal|go|booking|stay|way)\b`)
+var reNoDeal = mustPattern(`^no ([^,=.;:]{2,30}?)\s*[,=:-]?\s*no (?:deal|go|booking|stay|way)\b`)
 
 // reFirmNo is a lasting refusal said as "a hard no": "a firm no on red-eyes",
 // "make that a hard no to cruises".
-var reFirmNo = regexp.MustCompile(`(^|, )(?:(?:actually,? )?make (?:that|it) )?an? (?:firm|hard|big|definite|strict|absolute|flat) no (?:on|to|for) `)
+var reFirmNo = mustPattern(`(^|, )(?:(?:actually,? )?make (?:that|it) )?an? (?:firm|hard|big|definite|strict|absolute|flat) no (?:on|to|for) `)
 
 // reBareAdverb is a last sentence that is only an adverb on the one before.
 var reBareAdverb = regexp.MustCompile(`(?i)[.!]+\s+(strictly|always|absolutely|definitely|seriously|religiously|no exceptions|every time|without exception)[.!]*\s*$`)
@@ -1099,7 +1083,9 @@ func bareAdverb(message string) []int {
 }
 
 // yesFirst finds a "yes" that opens an answer (reYesFirst); the regexp
-// runs only when the message opens on a "y".
+// runs only when the message opens on a "y". These message-wide checks
+// ignore case, so they test by hand: a pattern's case-folded test would
+// lower-case every message, an allocation on every call.
 func yesFirst(message string) []int {
 	if first := strings.TrimLeft(message, " "); first == "" || first[0]|0x20 != 'y' {
 		return nil
@@ -1119,17 +1105,17 @@ var reBareYes = regexp.MustCompile(`(?i)^\S+\s+(?:\S+\s+)?(?:wanna|want|do|did|w
 // …", "is there any way to see …"), reBeDoable whether a thing could be
 // done ("would a fado evening be doable?").
 var (
-	reThereToFit = regexp.MustCompile(`(^|, )is there (an?|any|some) ([^?,.;]{3,50}?) (?:we|i) (?:could|can) (slot in|fit in|squeeze in|work in|add)\b`)
-	reAnyChance  = regexp.MustCompile(`^any chance (?:we|i) (?:could|can) `)
-	reChanceOf   = regexp.MustCompile(`(^|[,:;—–-] )any chance (?:of|for) (an? |some )`)
-	reAnyWay     = regexp.MustCompile(`(^|, )is there (?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
-	reBeDoable   = regexp.MustCompile(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
+	reThereToFit = mustPattern(`(^|, )is there (an?|any|some) ([^?,.;]{3,50}?) (?:we|i) (?:could|can) (slot in|fit in|squeeze in|work in|add)\b`)
+	reAnyChance  = mustPattern(`^any chance (?:we|i) (?:could|can) `)
+	reChanceOf   = mustPattern(`(^|[,:;—–-] )any chance (?:of|for) (an? |some )`)
+	reAnyWay     = mustPattern(`(^|, )is there (?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
+	reBeDoable   = mustPattern(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
 )
 
 // reSinceThen is a change told first without its comma, up to the
 // traveler's fact since then ("after we had the twins we always need a
 // family room").
-var reSinceThen = regexp.MustCompile(`^((?:ever since|since|after|now that) (?:i|we) [^,.;]{3,60}?) ((?:i|we) [a-z])`)
+var reSinceThen = mustPattern(`^((?:ever since|since|after|now that) (?:i|we) [^,.;]{3,60}?) ((?:i|we) [a-z])`)
 
 // reWithMe is a subject of the traveler and another ("my wife and i", "me
 // and my sister"), up to where its clause ends: read as "we … with my
@@ -1415,11 +1401,11 @@ func longWords(s string) []string {
 }
 
 // reWillNeedThere is what the party will need at a place it names.
-var reWillNeedThere = regexp.MustCompile(`^(?:we|i) will need (?:an? |some |two |three )[^0-9]* (?:in|at) «[^»]+»`)
+var reWillNeedThere = mustPattern(`^(?:we|i) will need (?:an? |some |two |three )[^0-9]* (?:in|at) «[^»]+»`)
 
 // reLimit is a bound a lasting need sets ("nothing under 20 m²", "max 2
 // hours in the car"): a number that is no booking's.
-var reLimit = regexp.MustCompile(`\b(?:max|maximum|min|minimum|at least|at most|under|over|up to|no more than|no less than|nothing (?:under|over|below|above|before|after)|not (?:before|after)|till?|until)\s*~?\$?\d`)
+var reLimit = mustPattern(`\b(?:max|maximum|min|minimum|at least|at most|under|over|up to|no more than|no less than|nothing (?:under|over|below|above|before|after)|not (?:before|after)|till?|until)\s*~?\$?\d`)
 
 // reTheirWantSo is another's want that leads to what the trip needs ("the
 // kids really want to see snow, so somewhere in the Alps").
