@@ -960,6 +960,7 @@ func TestOtherWordsForIt(t *testing.T) {
 		{"My ceiling for a round trip to Europe is usually about $800.", "Budget for a round trip to Europe is usually about $800."},
 		{"flights are tight on this one, under 500 per person", "Budget for flights is under 500 per person on this trip."},
 		{"Diamond with Hilton", "Has Diamond status with Hilton."},
+		{"Diamond with Hilton, Platinum with Marriott — whichever's cheaper wins.", "Has Diamond status with Hilton. | Has Platinum status with Marriott."},
 		{"Got Global Entry and PreCheck, so US connections aren't a big deal for me.", "Has Global Entry and PreCheck, US connections are not a big deal for them."},
 		{"got it, thanks", ""},
 		{"Moved to Berlin last spring, and since then I've switched to Lufthansa Miles & More.", "Lives in Berlin. | Has switched to Lufthansa Miles & More."},
@@ -981,6 +982,8 @@ func TestNeedsSaidOtherwise(t *testing.T) {
 		{"any chance of rain?", ""},
 		{"we'll need a car seat with the rental in Orlando", "Will need a car seat with the rental in Orlando on this trip."},
 		{"I'm diabetic, need a fridge in the room", "Is diabetic, needs a fridge in the room."},
+		{"I'm a tall guy, need legroom", "Is a tall guy, wants seats with extra legroom."},
+		{"I'm a light sleeper, need quiet rooms", "Is a light sleeper, needs quiet rooms."},
 		{"My wife is allergic to shellfish, so we'll need to be careful in Lisbon in June. Restaurant ideas?", ""},
 	})
 }
