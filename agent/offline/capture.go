@@ -350,8 +350,9 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 	}
 	if !c.sensitive && (!c.otherPerson || reOursNeed.MatchString(message) || reTheirWantSo.MatchString(message) || len(c.notes) == 0 && reComesAlong.MatchString(strings.ToLower(message)) || t.markerOf(t.namingTrip(t.normalise(message))) == memory.ScopeThisTrip) && len(c.known) == 0 { // another's fact in a message for the trip may tell its wish
 		lost, kept := t.lostNumbers(message, c.notes), t.covered(message, c.notes)
-		durable := slices.ContainsFunc(c.notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeDurable }) // only a lasting note joins
-		if lost || kept < coverage || parts > 1 && (kept < partsCoverage || len(c.notes) > 0 && !t.lex.travelThing(noteWords(c.notes)) && t.lex.travelThing(strings.Fields(strings.ToLower(message)))) {
+		durable := slices.ContainsFunc(c.notes, func(n memory.SaveNoteArgs) bool { return n.Scope == memory.ScopeDurable })                             // only a lasting note joins
+		planned := len(c.notes) > 0 && !slices.ContainsFunc(c.notes, func(n memory.SaveNoteArgs) bool { return !slices.Contains(n.Keywords, "plans") }) // "Wants the hike moved to the next day.": the rules read a change to the plan whole
+		if !planned && (lost || kept < coverage || parts > 1 && (kept < partsCoverage || len(c.notes) > 0 && !t.lex.travelThing(noteWords(c.notes)) && t.lex.travelThing(strings.Fields(strings.ToLower(message))))) {
 			// The rules kept too little of what was said: the traveler's
 			// words stand, joined to a rule's note on what they leave out
 			// ("I moved to Seattle last month, so flights should start from

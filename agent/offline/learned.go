@@ -46,12 +46,17 @@ import (
 //go:embed labelled/corpus.json labelled/tuning_en*.jsonl labelled/dev_en*.jsonl labelled/sgd_none.jsonl labelled/retired_en*.jsonl
 var labelledFiles embed.FS
 
-// bayes is a two-class multinomial naive Bayes over word features.
+// bayes is a two-class multinomial naive Bayes over word features. A flat
+// one leaves the classes' shares out of its odds: the note classifier's
+// shares are how the labelled sets were written (most of their lines tell
+// something), not how travelers talk, so each set added would move where
+// the gate opens.
 type bayes struct {
 	docs  [2]float64
 	count [2]map[string]float64
 	total [2]float64
 	vocab map[string]bool
+	flat  bool
 }
 
 func newBayes() *bayes {
@@ -72,7 +77,10 @@ func (b *bayes) learn(feats []string, class int) {
 func (b *bayes) odds(feats []string) float64 {
 	const alpha = 0.5
 	v := float64(len(b.vocab))
-	o := math.Log((b.docs[1] + 1) / (b.docs[0] + 1))
+	o := 0.0
+	if !b.flat {
+		o = math.Log((b.docs[1] + 1) / (b.docs[0] + 1))
+	}
 	for _, f := range feats {
 		if !b.vocab[f] {
 			continue
@@ -195,6 +203,7 @@ func (t *table) readLabelled(items []labelled) []labelledRead {
 // learnGate learns the gate from statements in order, each with its read.
 func learnGate(items []labelled, reads []labelledRead) *gate {
 	g := &gate{note: newBayes(), trip: newBayes(), refused: newBayes(), clause: newBayes()}
+	g.note.flat = true
 	for i, it := range items {
 		f, told := reads[i].feats, it.Label == "durable" || it.Label == "this_trip"
 		for _, cl := range reads[i].clauses {
@@ -293,7 +302,9 @@ func (s trainedGate) gate() *gate {
 		}
 		return nb
 	}
-	return &gate{note: b(s.Note), trip: b(s.Trip), refused: b(s.Refused), clause: b(s.Clause)}
+	g := &gate{note: b(s.Note), trip: b(s.Trip), refused: b(s.Refused), clause: b(s.Clause)}
+	g.note.flat = true
+	return g
 }
 
 // encodeGate writes a trained gate as gzip-compressed JSON; map keys are
@@ -400,14 +411,19 @@ func (t *table) normFeatures(norm string, asks bool) []string {
 // at 0.930, and it stayed best with the later sets. Keeping the traveler's words where the
 // rules read half a message or more (coverage) scored higher still, but
 // put "Would rather sit by the window." for the rules' "Prefers window
-// seats.": the figures count keywords, not how a note reads.
+// seats.": the figures count keywords, not how a note reads. The note
+// classifier is flat (bayes), so the threshold does not move as sets join.
 var gateOdds = 1.0
 
-// tripOdds is the confidence the trip classifier needs to scope a kept
-// message to this trip when no marker names the trip; coverage is the share
-// of a message's words below which the rules' notes give way to the
-// traveler's own. Both were set on the development sets.
-var tripOdds, coverage = 3.0, 0.5
+// tripOdds is the confidence the trip classifier needs to call a clause no
+// trip's (negated); coverage is the share of a message's words below which
+// the rules' notes give way to the traveler's own. Both were set on the
+// development sets. A message the classifier scopes to this trip has its
+// wants kept as the trip's wishes, so scoping one asks for more
+// (tripScopeOdds): with the sets written from the holdouts' brief in
+// training, whose trip wishes often name no trip, 3.0 kept "in the morning
+// i want coffee" and "I'd take the Hilton over the Marriott" as wishes.
+var tripOdds, tripScopeOdds, coverage = 3.0, 4.0, 0.5
 
 // partsCoverage is the share below which the rules' notes on a message of
 // several clauses give way to the traveler's words when each holds
@@ -437,7 +453,7 @@ func (t *table) fallback(message string, tripTold bool, feats func() []string) [
 		return !strings.HasSuffix(strings.TrimSpace(s), "?") && t.markerOf(t.namingTrip(s)) == memory.ScopeThisTrip
 	})
 	scope := memory.ScopeDurable
-	if named || t.gate.trip.odds(feats()) > tripOdds {
+	if named || t.gate.trip.odds(feats()) > tripScopeOdds {
 		scope = memory.ScopeThisTrip
 	}
 	// A want the trip classifier is sure is this trip's is a wish for it
@@ -574,7 +590,7 @@ var reNoThing = regexp.MustCompile(`^(?:an? (?:\S+ )?one\b|[^,]*\b(?:is|are|was|
 // every morning, so a hotel near a park").
 func (t *table) placedWish(ps []ownPart) bool {
 	text, _ := joinParts(ps)
-	return reInPlace.MatchString(text) && t.gate.trip.odds(t.features(text)) > tripOdds
+	return reInPlace.MatchString(text) && t.gate.trip.odds(t.features(text)) > tripScopeOdds
 }
 
 // reInPlace finds a place named by its capitals after "in", "at" or
@@ -1119,7 +1135,11 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 		wants := trip || wish || c.trip || conditional || t.lex.has(c.text, t.lex.Conditions, nil) || t.lex.has(c.text, t.lex.HabitAdverbs, nil) || t.lex.has(c.text, t.lex.Access, nil) || !wantNegated(t.lex, ws) && slices.ContainsFunc(reasons, func(j int) bool { return j != i }) ||
 			slices.ContainsFunc(t.lex.Needs, func(n string) bool { return strings.Contains(c.text, "my "+n) }) || // "… for my insulin"
 			t.genericWant(c.text, ws) || reAtLeast.MatchString(c.text) || t.lex.factBefore(ws)
-		if t.keepsNothing(text, ws, who, trip || wish && reDoing.MatchString(c.text), wants) { // "we are bringing the bikes to mallorca so the hotel needs bike storage": what the trip is sure to do tells its wish
+		// "we are bringing the bikes to mallorca so the hotel needs bike
+		// storage": what the trip is sure to do tells its wish; "… so i would
+		// like for the hotel to be there": a want of where it points back to
+		// names nothing.
+		if t.keepsNothing(text, ws, who, trip || wish && reDoing.MatchString(c.text), wants) || t.lex.has(c.text, t.lex.BareWants, nil) && strings.HasSuffix(c.text, " to be there") {
 			continue
 		}
 		text, o, ok := t.lex.thirdClause(ws, wants)
