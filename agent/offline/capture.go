@@ -1006,6 +1006,7 @@ func (t *table) normalise(s string) string {
 	s = reAnyWay.ReplaceAllString(s, "${1}could we $2")              // "is there any way to see the sunrise …?"
 	s = reAnyChance.ReplaceAllString(s, "could we ")                 // "any chance we could do a wine tasting?"
 	s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")       // "mendoza — any chance of a wine tasting?"
+	s = reChanceOfIng.ReplaceAllString(s, "${1}could we $2 ")        // "any chance of catching a match while we're in madrid?"
 	s = reBeDoable.ReplaceAllString(s, "could we do $1")             // "would a fado evening in lisbon be doable?"
 	s = reSinceThen.ReplaceAllString(s, "$1, $2")                    // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
 	s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string {  // "light sleeper here, so …": "i am a light sleeper, so …"
@@ -1106,11 +1107,12 @@ var reBareYes = regexp.MustCompile(`(?i)^\S+\s+(?:\S+\s+)?(?:wanna|want|do|did|w
 // …", "is there any way to see …"), reBeDoable whether a thing could be
 // done ("would a fado evening be doable?").
 var (
-	reThereToFit = mustPattern(`(^|, )is there (an?|any|some) ([^?,.;]{3,50}?) (?:we|i) (?:could|can) (slot in|fit in|squeeze in|work in|add)\b`)
-	reAnyChance  = mustPattern(`^any chance (?:we|i) (?:could|can) `)
-	reChanceOf   = mustPattern(`(^|[,:;—–-] )any chance (?:of|for) (an? |some )`)
-	reAnyWay     = mustPattern(`(^|, )is there (?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
-	reBeDoable   = mustPattern(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
+	reThereToFit  = mustPattern(`(^|, )is there (an?|any|some) ([^?,.;]{3,50}?) (?:we|i) (?:could|can) (slot in|fit in|squeeze in|work in|add)\b`)
+	reAnyChance   = mustPattern(`^any chance (?:we|i) (?:could|can) `)
+	reChanceOf    = mustPattern(`(^|[,:;—–-] )any chance (?:of|for) (an? |some )`)
+	reChanceOfIng = mustPattern(`(^|[,:;—–-] )any chance (?:of|for) (?:us |me )?(catch|see|do|visit|try|watch)ing `)
+	reAnyWay      = mustPattern(`(^|, )is there (?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
+	reBeDoable    = mustPattern(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
 )
 
 // reSinceThen is a change told first without its comma, up to the
