@@ -996,20 +996,23 @@ func (t *table) normalise(s string) string {
 	}
 	// Shapes read as their plain forms; each pattern knows the words its
 	// matches need, so most sentences run none of them.
-	s = reKeepThe.ReplaceAllString(s, "could the $1 stay ")          // "keep the paris days light": asked of the trip's days
-	s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1")      // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
-	s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ") // "flights are tight on this one, under 500 per person": a budget
-	s = reBudgetWords.ReplaceAllString(s, "${1}budget")              // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
-	s = reNoDeal.ReplaceAllString(s, "i need $1")                    // "no ac = no deal": a need
-	s = reFirmNo.ReplaceAllString(s, "${1}i never want ")            // "make that a firm no on connections through CDG": "i never want connections …"
-	s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3")    // "is there a natural history museum we could slot in?": "could we slot in a …"
-	s = reAnyWay.ReplaceAllString(s, "${1}could we $2")              // "is there any way to see the sunrise …?"
-	s = reAnyChance.ReplaceAllString(s, "could we ")                 // "any chance we could do a wine tasting?"
-	s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")       // "mendoza — any chance of a wine tasting?"
-	s = reChanceOfIng.ReplaceAllString(s, "${1}could we $2 ")        // "any chance of catching a match while we're in madrid?"
-	s = reBeDoable.ReplaceAllString(s, "could we do $1")             // "would a fado evening in lisbon be doable?"
-	s = reSinceThen.ReplaceAllString(s, "$1, $2")                    // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
-	s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string {  // "light sleeper here, so …": "i am a light sleeper, so …"
+	s = reKeepThe.ReplaceAllString(s, "could the $1 stay ")                // "keep the paris days light": asked of the trip's days
+	s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1")            // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
+	s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ")       // "flights are tight on this one, under 500 per person": a budget
+	s = reBudgetWords.ReplaceAllString(s, "${1}budget")                    // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
+	s = reNoDeal.ReplaceAllString(s, "i need $1")                          // "no ac = no deal": a need
+	s = reFirmNo.ReplaceAllString(s, "${1}i never want ")                  // "make that a firm no on connections through CDG": "i never want connections …"
+	s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3")          // "is there a natural history museum we could slot in?": "could we slot in a …"
+	s = reAnyWay.ReplaceAllString(s, "${1}could we $2")                    // "is there any way to see the sunrise …?"
+	s = reAnyChance.ReplaceAllString(s, "could we ")                       // "any chance we could do a wine tasting?"
+	s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")             // "mendoza — any chance of a wine tasting?"
+	s = reChanceOfIng.ReplaceAllString(s, "${1}could we $2 ")              // "any chance of catching a match while we're in madrid?"
+	s = reBeDoable.ReplaceAllString(s, "could we do $1")                   // "would a fado evening in lisbon be doable?"
+	s = reHoping.ReplaceAllString(s, "we want to $1 ")                     // "hoping to catch the cherry blossoms on this tokyo trip"
+	s = reSqueezeInto.ReplaceAllString(s, "could we $1 in $2 during the ") // "could we squeeze a pottery workshop into the kyoto days?"
+	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                 // "vienna in december: christmas markets are the whole point"
+	s = reSinceThen.ReplaceAllString(s, "$1, $2")                          // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
+	s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string {        // "light sleeper here, so …": "i am a light sleeper, so …"
 		g := reHereIntro.FindStringSubmatch(m)
 		ws := strings.Fields(g[1])
 		if slices.Contains(t.lex.NotIntro, ws[0]) || slices.Contains(t.lex.Deictic, ws[0]) {
@@ -1105,13 +1108,20 @@ var reBareYes = regexp.MustCompile(`(?i)^\S+\s+(?:\S+\s+)?(?:wanna|want|do|did|w
 // there is one ("is there a museum we could slot in?"); reAnyChance and
 // reAnyWay ask whether the party could do a thing ("any chance we could
 // …", "is there any way to see …"), reBeDoable whether a thing could be
-// done ("would a fado evening be doable?").
+// done ("would a fado evening be doable?"); reHoping hopes to do it
+// ("hoping to catch the cherry blossoms"), reSqueezeInto fits it into a
+// part of the trip ("could we squeeze a pottery workshop into the kyoto
+// days?"), reWholePoint names what the trip is for ("christmas markets
+// are the whole point").
 var (
 	reThereToFit  = mustPattern(`(^|, )is there (an?|any|some) ([^?,.;]{3,50}?) (?:we|i) (?:could|can) (slot in|fit in|squeeze in|work in|add)\b`)
-	reAnyChance   = mustPattern(`^any chance (?:we|i) (?:could|can) `)
+	reAnyChance   = mustPattern(`^(?:is there )?any chance (?:that )?(?:we|i) (?:could|can|might) `)
+	reHoping      = mustPattern(`^(?:(?:i am|we are) )?(?:really )?hoping to (catch|see|do|visit|try|watch|fit in|squeeze in) `)
+	reSqueezeInto = mustPattern(`^(?:can|could) (?:we|i) (squeeze|fit|slot|work) ([^?,.;]{3,50}?) into (?:the |our )?`)
+	reWholePoint  = mustPattern(`(^|[:;—–-] )((?:[a-z«][\p{L}«»'-]* ){0,4}[a-z«][\p{L}«»'-]*) (?:is|are) the (?:whole|main|entire) (?:point|reason)(?: (?:of|for) (?:this|the|our|my) (?:trip|holiday|visit|one))?(?: for (?:me|us))?\b`)
 	reChanceOf    = mustPattern(`(^|[,:;—–-] )any chance (?:of|for) (an? |some )`)
 	reChanceOfIng = mustPattern(`(^|[,:;—–-] )any chance (?:of|for) (?:us |me )?(catch|see|do|visit|try|watch)ing `)
-	reAnyWay      = mustPattern(`(^|, )is there (?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
+	reAnyWay      = mustPattern(`(^|, )(?:is there )?(?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
 	reBeDoable    = mustPattern(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
 )
 
