@@ -1012,6 +1012,7 @@ func (t *table) normalise(s string) string {
 	s = reSqueezeInto.ReplaceAllString(s, "could we $1 in $2 during the ") // "could we squeeze a pottery workshop into the kyoto days?"
 	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                 // "vienna in december: christmas markets are the whole point"
 	s = reSinceThen.ReplaceAllString(s, "$1, $2")                          // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
+	s = reKidsAre.ReplaceAllString(s, "we have $1 aged $2")                // "our kids are 4 and 7": the traveler's party
 	s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string {        // "light sleeper here, so …": "i am a light sleeper, so …"
 		g := reHereIntro.FindStringSubmatch(m)
 		ws := strings.Fields(g[1])
@@ -1124,6 +1125,10 @@ var (
 	reAnyWay      = mustPattern(`(^|, )(?:is there )?(?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
 	reBeDoable    = mustPattern(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
 )
+
+// reKidsAre tells the ages of the traveler's children ("my kids are 9
+// and 12").
+var reKidsAre = mustPattern(`^(?:my|our) (kids|children|boys|girls|sons|daughters) are (\d{1,2}(?:(?:, ?| and |,? ?& ?)\d{1,2})+)(?: years old| now)?`)
 
 // reSinceThen is a change told first without its comma, up to the
 // traveler's fact since then ("after we had the twins we always need a
