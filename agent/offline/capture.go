@@ -1013,6 +1013,8 @@ func (t *table) normalise(s string) string {
 	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                 // "vienna in december: christmas markets are the whole point"
 	s = reSinceThen.ReplaceAllString(s, "$1, $2")                          // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
 	s = reKidsAre.ReplaceAllString(s, "we have $1 aged $2")                // "our kids are 4 and 7": the traveler's party
+	s = reNameDash.ReplaceAllString(s, "$1 to $2")                         // "the lisbon–porto stretch": from one place to the other, no break
+	s = reMovedBase.ReplaceAllString(s, "$1 to")                           // "i moved my base to tallinn": a move
 	s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string {        // "light sleeper here, so …": "i am a light sleeper, so …"
 		g := reHereIntro.FindStringSubmatch(m)
 		ws := strings.Fields(g[1])
@@ -1065,7 +1067,7 @@ var reTight = mustPattern(`^(flights|hotels|the flights|the hotels) (?:are|is) (
 var reBudgetWords = mustPattern(`\b(?:(?:total|overall|whole) budget|(my |our )(?:ceiling|cap|upper limit|spending limit))\b`)
 
 // reGotPass is a trusted-traveler pass said with "got" and no "I".
-var reGotPass = regexp.MustCompile(`(?i)^\s*got ((?:global entry|precheck|pre-check|tsa precheck|nexus|clear)\b)`)
+var reGotPass = regexp.MustCompile(`(?i)^\s*(?:finally )?got (?:my |our )?((?:global entry|precheck|pre-check|tsa precheck|nexus|clear)\b)(?: (?:last (?:week|month|year)|recently|this (?:week|month|year)))?`)
 
 // reNoDeal is a need said as what its lack costs ("no AC = no deal", "no
 // wifi, no booking").
@@ -1125,6 +1127,14 @@ var (
 	reAnyWay      = mustPattern(`(^|, )(?:is there )?(?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
 	reBeDoable    = mustPattern(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
 )
+
+// reMovedBase is a move said of the traveler's base or home ("moved my
+// base to «Tallinn»").
+var reMovedBase = mustPattern(`\b(moved|relocated) (?:my|our) (?:base|home|life|whole life) to\b`)
+
+// reNameDash is a dash between two places ("the «Lisbon» – «Porto»
+// stretch"), which would otherwise cut the clause.
+var reNameDash = mustPattern(`(the «[^»]+») [–—] («[^»]+» (?:stretch|leg|drive|flight|train|route|part|bit|hop|transfer|journey|ferry)\b)`)
 
 // reKidsAre tells the ages of the traveler's children ("my kids are 9
 // and 12").
