@@ -1015,6 +1015,7 @@ func (t *table) normalise(s string) string {
 	s = reKidsAre.ReplaceAllString(s, "we have $1 aged $2")                // "our kids are 4 and 7": the traveler's party
 	s = reNameDash.ReplaceAllString(s, "$1 to $2")                         // "the lisbon–porto stretch": from one place to the other, no break
 	s = reMovedBase.ReplaceAllString(s, "$1 to")                           // "i moved my base to tallinn": a move
+	s = reKinAlong.ReplaceAllString(s, "my $1 $2")                         // "mum comes with me on most trips": the traveler's mum
 	s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string {        // "light sleeper here, so …": "i am a light sleeper, so …"
 		g := reHereIntro.FindStringSubmatch(m)
 		ws := strings.Fields(g[1])
@@ -1127,6 +1128,10 @@ var (
 	reAnyWay      = mustPattern(`(^|, )(?:is there )?(?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
 	reBeDoable    = mustPattern(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
 )
+
+// reKinAlong is one of the traveler's family named without "my" who comes
+// along ("mum comes with me on most trips").
+var reKinAlong = mustPattern(`^(mum|mom|dad|hubby|wife|husband|kids|grandma|grandpa|nan) ((?:usually |always |often |normally |mostly )?(?:comes?|travels?|tags?) )`)
 
 // reMovedBase is a move said of the traveler's base or home ("moved my
 // base to «Tallinn»").

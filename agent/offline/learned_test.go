@@ -1003,6 +1003,8 @@ func TestNeedsSaidOtherwise(t *testing.T) {
 		{"got my Global Entry last month 🎉", "Has Global Entry."},
 		{"solo traveller. always have been, always will be", "Usually travels solo."},
 		{"any tips for a solo traveller in Lima?", ""},
+		{"IHG Platinum Elite (comes with my credit card), fyi", "Has IHG Platinum Elite status."},
+		{"mum comes with me on most trips now that dad's gone", "Travels with their mum."},
 		{"i wanna see the northern lights in Tromso this trip", "Wants to see the northern lights in Tromso on this trip."},
 		{"Coming back from Budapest by train instead of flying", "Wants train instead of flying on this trip."},
 		{"I'm a light sleeper, need quiet rooms", "Is a light sleeper, needs quiet rooms."},
