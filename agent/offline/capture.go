@@ -1016,6 +1016,7 @@ func (t *table) normalise(s string) string {
 	s = reNameDash.ReplaceAllString(s, "$1 to $2")                         // "the lisbon–porto stretch": from one place to the other, no break
 	s = reMovedBase.ReplaceAllString(s, "$1 to")                           // "i moved my base to tallinn": a move
 	s = reKinAlong.ReplaceAllString(s, "my $1 $2")                         // "mum comes with me on most trips": the traveler's mum
+	s = reGiveAtLeast.ReplaceAllString(s, "${1}i want $2 ")                // "… — give me at least 90 minutes for any connection": a bound they hold to
 	s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string {        // "light sleeper here, so …": "i am a light sleeper, so …"
 		g := reHereIntro.FindStringSubmatch(m)
 		ws := strings.Fields(g[1])
@@ -1128,6 +1129,10 @@ var (
 	reAnyWay      = mustPattern(`(^|, )(?:is there )?(?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
 	reBeDoable    = mustPattern(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
 )
+
+// reGiveAtLeast asks for at least an amount of something ("give me at
+// least 90 minutes for any connection"): a bound the traveler holds to.
+var reGiveAtLeast = mustPattern(`(^|[—–-] )give (?:me|us) (at least|no less than|a minimum of) `)
 
 // reKinAlong is one of the traveler's family named without "my" who comes
 // along ("mum comes with me on most trips").

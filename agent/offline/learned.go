@@ -547,8 +547,8 @@ func (lx *lexicon) thingsListed(s string) []string {
 	}
 	items := reThingsCut.Split(s, -1)
 	for _, it := range items {
-		if iw := strings.Fields(it); len(iw) < 2 || slices.Contains(lx.AfterVerbs, iw[0]) && iw[0] != "a" && iw[0] != "an" && iw[0] != "the" || iw[0] == "for" || iw[0] == "if" || iw[0] == "close" || iw[0] == "near" {
-			return nil
+		if iw := strings.Fields(it); len(iw) < 2 || slices.Contains(lx.AfterVerbs, iw[0]) && iw[0] != "a" && iw[0] != "an" && iw[0] != "the" || iw[0] == "for" || iw[0] == "if" || iw[0] == "close" || iw[0] == "near" || reNoThing.MatchString(strings.TrimSpace(it)) {
+			return nil // "a hammam experience please, a traditional one": the one is the hammam
 		}
 	}
 	return items
