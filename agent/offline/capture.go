@@ -1017,6 +1017,7 @@ func (t *table) normalise(s string) string {
 	s = reMovedBase.ReplaceAllString(s, "$1 to")                           // "i moved my base to tallinn": a move
 	s = reKinAlong.ReplaceAllString(s, "my $1 $2")                         // "mum comes with me on most trips": the traveler's mum
 	s = reGiveAtLeast.ReplaceAllString(s, "${1}i want $2 ")                // "… — give me at least 90 minutes for any connection": a bound they hold to
+	s = reMustHave.ReplaceAllString(s, "i always need $1")                 // "must have a bathtub": a standing need, when no place makes it a trip's
 	s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string {        // "light sleeper here, so …": "i am a light sleeper, so …"
 		g := reHereIntro.FindStringSubmatch(m)
 		ws := strings.Fields(g[1])
@@ -1129,6 +1130,10 @@ var (
 	reAnyWay      = mustPattern(`(^|, )(?:is there )?(?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
 	reBeDoable    = mustPattern(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
 )
+
+// reMustHave is a need said as a fragment and naming no place ("must have
+// a bathtub").
+var reMustHave = mustPattern(`^must[- ]have (an? [^«»,;.!?]{3,40}|[^«»,;.!?]{3,40}?)\s*[.!]*$`)
 
 // reGiveAtLeast asks for at least an amount of something ("give me at
 // least 90 minutes for any connection"): a bound the traveler holds to.
