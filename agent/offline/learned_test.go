@@ -1008,6 +1008,7 @@ func TestNeedsSaidOtherwise(t *testing.T) {
 		{"I hate being rushed — give me at least 90 minutes for any connection", "Hates being rushed, wants at least 90 minutes for any connection."},
 		{"give me options in Paris", ""},
 		{"For long-haul I go premium economy — business is too pricey and economy wrecks my back.", "Prefers premium economy."},
+		{"the boutique one, not the chain", ""},
 		{"must have a bathtub. shower-only rooms are a dealbreaker", "Always needs a bathtub. | Avoids shower-only rooms."},
 		{"Istanbul — a hammam experience please, a traditional one", "A hammam experience, a traditional one on this trip."},
 		{"i wanna see the northern lights in Tromso this trip", "Wants to see the northern lights in Tromso on this trip."},
