@@ -996,29 +996,31 @@ func (t *table) normalise(s string) string {
 	}
 	// Shapes read as their plain forms; each pattern knows the words its
 	// matches need, so most sentences run none of them.
-	s = reKeepThe.ReplaceAllString(s, "could the $1 stay ")                // "keep the paris days light": asked of the trip's days
-	s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1")            // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
-	s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ")       // "flights are tight on this one, under 500 per person": a budget
-	s = reBudgetWords.ReplaceAllString(s, "${1}budget")                    // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
-	s = reNoDeal.ReplaceAllString(s, "i need $1")                          // "no ac = no deal": a need
-	s = reFirmNo.ReplaceAllString(s, "${1}i never want ")                  // "make that a firm no on connections through CDG": "i never want connections …"
-	s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3")          // "is there a natural history museum we could slot in?": "could we slot in a …"
-	s = reAnyWay.ReplaceAllString(s, "${1}could we $2")                    // "is there any way to see the sunrise …?"
-	s = reAnyChance.ReplaceAllString(s, "could we ")                       // "any chance we could do a wine tasting?"
-	s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")             // "mendoza — any chance of a wine tasting?"
-	s = reChanceOfIng.ReplaceAllString(s, "${1}could we $2 ")              // "any chance of catching a match while we're in madrid?"
-	s = reBeDoable.ReplaceAllString(s, "could we do $1")                   // "would a fado evening in lisbon be doable?"
-	s = reHoping.ReplaceAllString(s, "we want to $1 ")                     // "hoping to catch the cherry blossoms on this tokyo trip"
-	s = reSqueezeInto.ReplaceAllString(s, "could we $1 in $2 during the ") // "could we squeeze a pottery workshop into the kyoto days?"
-	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                 // "vienna in december: christmas markets are the whole point"
-	s = reSinceThen.ReplaceAllString(s, "$1, $2")                          // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
-	s = reKidsAre.ReplaceAllString(s, "we have $1 aged $2")                // "our kids are 4 and 7": the traveler's party
-	s = reNameDash.ReplaceAllString(s, "$1 to $2")                         // "the lisbon–porto stretch": from one place to the other, no break
-	s = reMovedBase.ReplaceAllString(s, "$1 to")                           // "i moved my base to tallinn": a move
-	s = reKinAlong.ReplaceAllString(s, "my $1 $2")                         // "mum comes with me on most trips": the traveler's mum
-	s = reGiveAtLeast.ReplaceAllString(s, "${1}i want $2 ")                // "… — give me at least 90 minutes for any connection": a bound they hold to
-	s = reMustHave.ReplaceAllString(s, "i always need $1")                 // "must have a bathtub": a standing need, when no place makes it a trip's
-	s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string {        // "light sleeper here, so …": "i am a light sleeper, so …"
+	s = reKeepThe.ReplaceAllString(s, "could the $1 stay ")                       // "keep the paris days light": asked of the trip's days
+	s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1")                   // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
+	s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ")              // "flights are tight on this one, under 500 per person": a budget
+	s = reBudgetWords.ReplaceAllString(s, "${1}budget")                           // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
+	s = reNoDeal.ReplaceAllString(s, "i need $1")                                 // "no ac = no deal": a need
+	s = reFirmNo.ReplaceAllString(s, "${1}i never want ")                         // "make that a firm no on connections through CDG": "i never want connections …"
+	s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3")                 // "is there a natural history museum we could slot in?": "could we slot in a …"
+	s = reAnyWay.ReplaceAllString(s, "${1}could we $2")                           // "is there any way to see the sunrise …?"
+	s = reAnyChance.ReplaceAllString(s, "could we ")                              // "any chance we could do a wine tasting?"
+	s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")                    // "mendoza — any chance of a wine tasting?"
+	s = reChanceOfIng.ReplaceAllString(s, "${1}could we $2 ")                     // "any chance of catching a match while we're in madrid?"
+	s = reBeDoable.ReplaceAllString(s, "could we do $1")                          // "would a fado evening in lisbon be doable?"
+	s = reHoping.ReplaceAllString(s, "we want to $1 ")                            // "hoping to catch the cherry blossoms on this tokyo trip"
+	s = reSqueezeInto.ReplaceAllString(s, "could we $1 in $2 during the ")        // "could we squeeze a pottery workshop into the kyoto days?"
+	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                        // "vienna in december: christmas markets are the whole point"
+	s = reSinceThen.ReplaceAllString(s, "$1, $2")                                 // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
+	s = reKidsAre.ReplaceAllString(s, "we have $1 aged $2")                       // "our kids are 4 and 7": the traveler's party
+	s = reNameDash.ReplaceAllString(s, "$1 to $2")                                // "the lisbon–porto stretch": from one place to the other, no break
+	s = reMovedBase.ReplaceAllString(s, "$1 to")                                  // "i moved my base to tallinn": a move
+	s = reKinAlong.ReplaceAllString(s, "my $1 $2")                                // "mum comes with me on most trips": the traveler's mum
+	s = reGiveAtLeast.ReplaceAllString(s, "${1}i want $2 ")                       // "… — give me at least 90 minutes for any connection": a bound they hold to
+	s = reMustHave.ReplaceAllString(s, "i always need $1")                        // "must have a bathtub": a standing need, when no place makes it a trip's
+	s = reTheMustHave.ReplaceAllString(s, "${1}for this trip we need a $2 with ") // "paris with the in-laws: the hotel must have a lift": this trip's hotel
+	s = reAllMustHave.ReplaceAllString(s, "${1}i always need $2 with ")           // "any hotel has to have ac": every one of them
+	s = reHereIntro.ReplaceAllStringFunc(s, func(m string) string {               // "light sleeper here, so …": "i am a light sleeper, so …"
 		g := reHereIntro.FindStringSubmatch(m)
 		ws := strings.Fields(g[1])
 		if slices.Contains(t.lex.NotIntro, ws[0]) || slices.Contains(t.lex.Deictic, ws[0]) {
@@ -1129,6 +1131,14 @@ var (
 	reChanceOfIng = mustPattern(`(^|[,:;—–-] )any chance (?:of|for) (?:us |me )?(catch|see|do|visit|try|watch)ing `)
 	reAnyWay      = mustPattern(`(^|, )(?:is there )?(?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
 	reBeDoable    = mustPattern(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
+)
+
+// reTheMustHave is what the trip's hotel or room must have ("the hotel
+// must have a lift"); reAllMustHave what every one must ("hotels must
+// have a desk", "any hotel has to have ac").
+var (
+	reTheMustHave = mustPattern(`(^|[:;—–-] )(?:the|our) (hotel|room|rooms|apartment|villa|flat|place|rental|cabin) (?:must|has to|needs to|should|will need to) have `)
+	reAllMustHave = mustPattern(`(^|[:;—–-] )(?:all |any |every )?(hotels?|rooms?|apartments?|rentals?|places?) (?:must|have to|has to|need to|needs to) have `)
 )
 
 // reMustHave is a need said as a fragment and naming no place ("must have

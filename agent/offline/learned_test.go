@@ -1009,6 +1009,8 @@ func TestNeedsSaidOtherwise(t *testing.T) {
 		{"give me options in Paris", ""},
 		{"For long-haul I go premium economy — business is too pricey and economy wrecks my back.", "Prefers premium economy."},
 		{"the boutique one, not the chain", ""},
+		{"Paris with the in-laws: the hotel must have a lift, they're in their 80s", "Needs a hotel with a lift on this trip."},
+		{"hotels must have a desk, I work on the road", "Always needs hotels with a desk, works on the road."},
 		{"must have a bathtub. shower-only rooms are a dealbreaker", "Always needs a bathtub. | Avoids shower-only rooms."},
 		{"Istanbul — a hammam experience please, a traditional one", "A hammam experience, a traditional one on this trip."},
 		{"i wanna see the northern lights in Tromso this trip", "Wants to see the northern lights in Tromso on this trip."},
