@@ -1126,7 +1126,7 @@ var (
 	reAnyChance   = mustPattern(`^(?:is there )?any chance (?:that )?(?:we|i) (?:could|can|might) `)
 	reHoping      = mustPattern(`^(?:(?:i am|we are) )?(?:really )?hoping to (catch|see|do|visit|try|watch|fit in|squeeze in) `)
 	reSqueezeInto = mustPattern(`^(?:can|could) (?:we|i) (squeeze|fit|slot|work) ([^?,.;]{3,50}?) into (?:the |our )?`)
-	reWholePoint  = mustPattern(`(^|[:;—–-] )((?:[a-z«][\p{L}«»'-]* ){0,4}[a-z«][\p{L}«»'-]*) (?:is|are) the (?:whole|main|entire) (?:point|reason)(?: (?:of|for) (?:this|the|our|my) (?:trip|holiday|visit|one))?(?: for (?:me|us))?\b`)
+	reWholePoint  = mustPattern(`(^|[:;—–-] )((?:[a-z«][\p{L}«»'-]* ){0,4}[a-z«][\p{L}«»'-]*) (?:is|are) the (?:whole point|main point|entire point|whole reason|main reason)(?: (?:of|for) (?:this|the|our|my) (?:trip|holiday|visit|one))?(?: for (?:me|us))?\b`)
 	reChanceOf    = mustPattern(`(^|[,:;—–-] )any chance (?:of|for) (an? |some )`)
 	reChanceOfIng = mustPattern(`(^|[,:;—–-] )any chance (?:of|for) (?:us |me )?(catch|see|do|visit|try|watch)ing `)
 	reAnyWay      = mustPattern(`(^|, )(?:is there )?(?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
@@ -1137,8 +1137,8 @@ var (
 // must have a lift"); reAllMustHave what every one must ("hotels must
 // have a desk", "any hotel has to have ac").
 var (
-	reTheMustHave = mustPattern(`(^|[:;—–-] )(?:the|our) (hotel|room|rooms|apartment|villa|flat|place|rental|cabin) (?:must|has to|needs to|should|will need to) have `)
-	reAllMustHave = mustPattern(`(^|[:;—–-] )(?:all |any |every )?(hotels?|rooms?|apartments?|rentals?|places?) (?:must|have to|has to|need to|needs to) have `)
+	reTheMustHave = mustPattern(`(^|[:;—–-] )(?:the|our) (hotel|room|rooms|apartment|villa|flat|place|rental|cabin) (?:must have|has to have|needs to have|should have|will need to have) `)
+	reAllMustHave = mustPattern(`(^|[:;—–-] )(?:all |any |every )?(hotels?|rooms?|apartments?|rentals?|places?) (?:must have|have to have|has to have|need to have|needs to have) `)
 )
 
 // reMustHave is a need said as a fragment and naming no place ("must have
@@ -1151,7 +1151,7 @@ var reGiveAtLeast = mustPattern(`(^|[—–-] )give (?:me|us) (at least|no less 
 
 // reKinAlong is one of the traveler's family named without "my" who comes
 // along ("mum comes with me on most trips").
-var reKinAlong = mustPattern(`^(mum|mom|dad|hubby|wife|husband|kids|grandma|grandpa|nan) ((?:usually |always |often |normally |mostly )?(?:comes?|travels?|tags?) )`)
+var reKinAlong = mustPattern(`^(mum|mom|dad|hubby|wife|husband|kids|grandma|grandpa|nan) ((?:usually |always |often |normally |mostly )?(?:comes|come|travels|travel|tags|tag) (?:with|along|everywhere|on) )`)
 
 // reMovedBase is a move said of the traveler's base or home ("moved my
 // base to «Tallinn»").
