@@ -1012,6 +1012,8 @@ func (t *table) normalise(s string) string {
 	s = reSqueezeInto.ReplaceAllString(s, "could we $1 in $2 during the ")        // "could we squeeze a pottery workshop into the kyoto days?"
 	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                        // "vienna in december: christmas markets are the whole point"
 	s = reSinceThen.ReplaceAllString(s, "$1, $2")                                 // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
+	s = reAndMaybe.ReplaceAllString(s, "; $1 ")                                   // "i want to see the autumn leaves and maybe do one temple stay": the hedged wish is a clause of its own
+	s = reNowThat.ReplaceAllString(s, "; now that ")                              // "mum comes with me on most trips now that dad's gone": so is why
 	s = reKidsAre.ReplaceAllString(s, "we have $1 aged $2")                       // "our kids are 4 and 7": the traveler's party
 	s = reNameDash.ReplaceAllString(s, "$1 to $2")                                // "the lisbon–porto stretch": from one place to the other, no break
 	s = reMovedBase.ReplaceAllString(s, "$1 to")                                  // "i moved my base to tallinn": a move
@@ -1160,6 +1162,13 @@ var reMovedBase = mustPattern(`\b(moved|relocated) (?:my|our) (?:base|home|life|
 // reNameDash is a dash between two places ("the «Lisbon» – «Porto»
 // stretch"), which would otherwise cut the clause.
 var reNameDash = mustPattern(`(the «[^»]+») [–—] («[^»]+» (?:stretch|leg|drive|flight|train|route|part|bit|hop|transfer|journey|ferry)\b)`)
+
+// reAndMaybe opens a hedged second wish ("… and maybe a day in
+// cascais"); reNowThat what has changed ("… now that dad's gone").
+var (
+	reAndMaybe = mustPattern(`,? (?:and|or) (maybe|perhaps|possibly) `)
+	reNowThat  = mustPattern(`,? now that `)
+)
 
 // reKidsAre tells the ages of the traveler's children ("my kids are 9
 // and 12").
