@@ -106,6 +106,13 @@ type gate struct {
 	note, trip, refused, clause *bayes
 }
 
+// newGate makes a gate of its four classifiers; the message classifier is
+// flat (bayes).
+func newGate(note, trip, refused, clause *bayes) *gate {
+	note.flat = true
+	return &gate{note: note, trip: trip, refused: refused, clause: clause}
+}
+
 // labelled is one training statement.
 type labelled struct {
 	Text   string           `json:"text"`
@@ -202,8 +209,7 @@ func (t *table) readLabelled(items []labelled) []labelledRead {
 
 // learnGate learns the gate from statements in order, each with its read.
 func learnGate(items []labelled, reads []labelledRead) *gate {
-	g := &gate{note: newBayes(), trip: newBayes(), refused: newBayes(), clause: newBayes()}
-	g.note.flat = true
+	g := newGate(newBayes(), newBayes(), newBayes(), newBayes())
 	for i, it := range items {
 		f, told := reads[i].feats, it.Label == "durable" || it.Label == "this_trip"
 		for _, cl := range reads[i].clauses {
@@ -302,9 +308,7 @@ func (s trainedGate) gate() *gate {
 		}
 		return nb
 	}
-	g := &gate{note: b(s.Note), trip: b(s.Trip), refused: b(s.Refused), clause: b(s.Clause)}
-	g.note.flat = true
-	return g
+	return newGate(b(s.Note), b(s.Trip), b(s.Refused), b(s.Clause))
 }
 
 // encodeGate writes a trained gate as gzip-compressed JSON; map keys are
