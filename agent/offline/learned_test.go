@@ -978,6 +978,19 @@ func TestNeedsSaidOtherwise(t *testing.T) {
 		{"I can't sleep without air conditioning", "Needs air conditioning."},
 		{"we don't need AC in Iceland lol", ""},
 		{"Mendoza — any chance of a wine tasting? one afternoon is plenty", "Wants a wine tasting on this trip."},
+		{"any chance of rain?", ""},
+		{"we'll need a car seat with the rental in Orlando", "Will need a car seat with the rental in Orlando on this trip."},
+		{"I'm diabetic, need a fridge in the room", "Is diabetic, needs a fridge in the room."},
+		{"My wife is allergic to shellfish, so we'll need to be careful in Lisbon in June. Restaurant ideas?", ""},
+	})
+}
+
+// TestTripWishesAskedOtherwise: a trip's wish asked as a chance, a hope or
+// a way, fitted into part of the trip, told as the point of it, or a swap
+// in how a leg is travelled; a pick, a search and a place naming a day keep
+// nothing.
+func TestTripWishesAskedOtherwise(t *testing.T) {
+	checkNoteTexts(t, []saying{
 		{"could we catch a Champions League match in Madrid?", "Wants to catch a Champions League match in Madrid on this trip."},
 		{"is there any chance we could stay right on a canal in Venice?", "Wants to stay right on a canal in Venice on this trip."},
 		{"Hoping to catch the cherry blossoms on this Tokyo trip — early April?", "Wants to catch the cherry blossoms on this trip."},
@@ -987,9 +1000,23 @@ func TestNeedsSaidOtherwise(t *testing.T) {
 		{"i'm a chef so honestly food is the whole point of travel for me", "Is a chef so food is the whole point of travel for them."},
 		{"any chance of seeing the northern lights?", "Wants to see the northern lights on this trip."},
 		{"Kyoto in November — I want to see the autumn leaves and maybe do one temple stay", "Wants to see the autumn leaves on this trip."},
-		{"any chance of rain?", ""},
-		{"we'll need a car seat with the rental in Orlando", "Will need a car seat with the rental in Orlando on this trip."},
-		{"I'm diabetic, need a fridge in the room", "Is diabetic, needs a fridge in the room."},
+		{"could we do the Amalfi coast by scooter instead of the bus?", "Wants scooter instead of the bus on this trip."},
+		{"can we do the Lisbon–Porto stretch by train instead of the car?", "Wants train instead of the car on this trip."},
+		{"Paris – Louvre on day one", ""},
+		{"give me options in Paris", ""},
+		{"Paris with the in-laws: the hotel must have a lift, they're in their 80s", "Needs a hotel with a lift on this trip."},
+		{"Istanbul — a hammam experience please, a traditional one", "A hammam experience, a traditional one on this trip."},
+		{"i wanna see the northern lights in Tromso this trip", "Wants to see the northern lights in Tromso on this trip."},
+		{"Coming back from Budapest by train instead of flying", "Wants train instead of flying on this trip."},
+	})
+}
+
+// TestFactsToldInPassing: lasting facts told as fragments, beside another
+// fact or with a bound (children's ages, a need after a fact, a tier with an
+// aside, family who come along, what every hotel must have); the moment
+// ("my car is in the shop"), a pick and a price remark keep nothing.
+func TestFactsToldInPassing(t *testing.T) {
+	checkNoteTexts(t, []saying{
 		{"I'm a tall guy, need legroom", "Is a tall guy, wants seats with extra legroom."},
 		{"My car is in the shop and I need a rental car.", ""},
 		{"I need blackout curtains, any light wakes me at 5", "Needs blackout curtains."},
@@ -997,25 +1024,16 @@ func TestNeedsSaidOtherwise(t *testing.T) {
 		{"we have a 3-year-old now", "Has a child aged 3."},
 		{"my kids are 5 and they love pools", ""},
 		{"my food budget is 40 bucks a day", "Food budget is 40 bucks a day on this trip."},
-		{"could we do the Amalfi coast by scooter instead of the bus?", "Wants scooter instead of the bus on this trip."},
-		{"can we do the Lisbon–Porto stretch by train instead of the car?", "Wants train instead of the car on this trip."},
-		{"Paris – Louvre on day one", ""},
 		{"got my Global Entry last month 🎉", "Has Global Entry."},
 		{"solo traveller. always have been, always will be", "Usually travels solo."},
 		{"any tips for a solo traveller in Lima?", ""},
 		{"IHG Platinum Elite (comes with my credit card), fyi", "Has IHG Platinum Elite status."},
 		{"mum comes with me on most trips now that dad's gone", "Travels with their mum."},
 		{"I hate being rushed — give me at least 90 minutes for any connection", "Hates being rushed, wants at least 90 minutes for any connection."},
-		{"give me options in Paris", ""},
 		{"For long-haul I go premium economy — business is too pricey and economy wrecks my back.", "Prefers premium economy."},
 		{"the boutique one, not the chain", ""},
-		{"Paris with the in-laws: the hotel must have a lift, they're in their 80s", "Needs a hotel with a lift on this trip."},
 		{"hotels must have a desk, I work on the road", "Always needs hotels with a desk, works on the road."},
 		{"must have a bathtub. shower-only rooms are a dealbreaker", "Always needs a bathtub. | Avoids shower-only rooms."},
-		{"Istanbul — a hammam experience please, a traditional one", "A hammam experience, a traditional one on this trip."},
-		{"i wanna see the northern lights in Tromso this trip", "Wants to see the northern lights in Tromso on this trip."},
-		{"Coming back from Budapest by train instead of flying", "Wants train instead of flying on this trip."},
 		{"I'm a light sleeper, need quiet rooms", "Is a light sleeper, needs quiet rooms."},
-		{"My wife is allergic to shellfish, so we'll need to be careful in Lisbon in June. Restaurant ideas?", ""},
 	})
 }
