@@ -996,22 +996,27 @@ func (t *table) normalise(s string) string {
 	}
 	// Shapes read as their plain forms; each pattern knows the words its
 	// matches need, so most sentences run none of them.
-	s = reKeepThe.ReplaceAllString(s, "could the $1 stay ")                       // "keep the paris days light": asked of the trip's days
-	s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1")                   // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
-	s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ")              // "flights are tight on this one, under 500 per person": a budget
-	s = reBudgetWords.ReplaceAllString(s, "${1}budget")                           // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
-	s = reNoDeal.ReplaceAllString(s, "i need $1")                                 // "no ac = no deal": a need
-	s = reFirmNo.ReplaceAllString(s, "${1}i never want ")                         // "make that a firm no on connections through CDG": "i never want connections …"
-	s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3")                 // "is there a natural history museum we could slot in?": "could we slot in a …"
-	s = reAnyWay.ReplaceAllString(s, "${1}could we $2")                           // "is there any way to see the sunrise …?"
-	s = reAnyChance.ReplaceAllString(s, "could we ")                              // "any chance we could do a wine tasting?"
-	s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")                    // "mendoza — any chance of a wine tasting?"
-	s = reChanceOfIng.ReplaceAllString(s, "${1}could we $2 ")                     // "any chance of catching a match while we're in madrid?"
-	s = reBeDoable.ReplaceAllString(s, "could we do $1")                          // "would a fado evening in lisbon be doable?"
-	s = reHoping.ReplaceAllString(s, "we want to $1 ")                            // "hoping to catch the cherry blossoms on this tokyo trip"
-	s = reSqueezeInto.ReplaceAllString(s, "could we $1 in $2 during the ")        // "could we squeeze a pottery workshop into the kyoto days?"
-	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                        // "vienna in december: christmas markets are the whole point"
-	s = reSinceThen.ReplaceAllString(s, "$1, $2")                                 // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
+	s = reKeepThe.ReplaceAllString(s, "could the $1 stay ")                // "keep the paris days light": asked of the trip's days
+	s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1")            // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
+	s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ")       // "flights are tight on this one, under 500 per person": a budget
+	s = reBudgetWords.ReplaceAllString(s, "${1}budget")                    // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
+	s = reNoDeal.ReplaceAllString(s, "i need $1")                          // "no ac = no deal": a need
+	s = reFirmNo.ReplaceAllString(s, "${1}i never want ")                  // "make that a firm no on connections through CDG": "i never want connections …"
+	s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3")          // "is there a natural history museum we could slot in?": "could we slot in a …"
+	s = reAnyWay.ReplaceAllString(s, "${1}could we $2")                    // "is there any way to see the sunrise …?"
+	s = reAnyChance.ReplaceAllString(s, "could we ")                       // "any chance we could do a wine tasting?"
+	s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")             // "mendoza — any chance of a wine tasting?"
+	s = reChanceOfIng.ReplaceAllString(s, "${1}could we $2 ")              // "any chance of catching a match while we're in madrid?"
+	s = reBeDoable.ReplaceAllString(s, "could we do $1")                   // "would a fado evening in lisbon be doable?"
+	s = reHoping.ReplaceAllString(s, "we want to $1 ")                     // "hoping to catch the cherry blossoms on this tokyo trip"
+	s = reSqueezeInto.ReplaceAllString(s, "could we $1 in $2 during the ") // "could we squeeze a pottery workshop into the kyoto days?"
+	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                 // "vienna in december: christmas markets are the whole point"
+	s = reSinceThen.ReplaceAllString(s, "$1, $2")                          // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
+	s = reLikeAmount.ReplaceAllString(s, "$1 about $2")                    // "food budget is like 40 bucks a day": the hedge is "about"
+	s = reMindIf.ReplaceAllStringFunc(s, func(m string) string {           // "i don't mind layovers if they save me $200": a trade-off they hold to, no shrug
+		g := reMindIf.FindStringSubmatch(m)
+		return map[string]string{"i": "i am", "we": "we are"}[g[1]] + " fine with " + g[2]
+	})
 	s = reAndMaybe.ReplaceAllString(s, "; $1 ")                                   // "i want to see the autumn leaves and maybe do one temple stay": the hedged wish is a clause of its own
 	s = reNowThat.ReplaceAllString(s, "; now that ")                              // "mum comes with me on most trips now that dad's gone": so is why
 	s = reKidsAre.ReplaceAllString(s, "we have $1 aged $2")                       // "our kids are 4 and 7": the traveler's party
@@ -1173,6 +1178,15 @@ var (
 // reKidsAre tells the ages of the traveler's children ("my kids are 9
 // and 12").
 var reKidsAre = mustPattern(`^(?:my|our) (kids|children|boys|girls|sons|daughters) are (\d{1,2}(?:(?:, ?| and |,? ?& ?)\d{1,2})+)(?: years old| now)?`)
+
+// reLikeAmount is "like" said as a hedge before an amount ("my budget is
+// like $200 a night", "if they save me a lot, like 200+"), not a taste
+// ("i like 2 beds") or a want ("we would like 2 rooms").
+var reLikeAmount = mustPattern(`(\b(?:is|are|be|of|at|around|for|pay|spend|max|budget)|,) like ((?:[$£€¥]\s?)?\d)`)
+
+// reMindIf is what the traveler does not mind on a condition ("i do not
+// mind layovers if they save me a lot"): a trade-off, not indifference.
+var reMindIf = mustPattern(`\b(i|we) do not mind ([a-z-]+(?: [a-z-]+){0,3}? (?:if|as long as|provided|when) )`)
 
 // reSinceThen is a change told first without its comma, up to the
 // traveler's fact since then ("after we had the twins we always need a

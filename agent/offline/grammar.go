@@ -543,6 +543,9 @@ func (lx *lexicon) wanted(r reading, ws []string) (reading, bool) {
 // verdict it is (for me, my, mine) unless it continues the traveler's
 // sentence, and a negator before a liking verdict makes it an aversion.
 func (lx *lexicon) verdict(r reading, ws []string, carried bool) (reading, bool) {
+	if len(ws) > 3 && (ws[0] == "for" || ws[0] == "to") && (strings.TrimRight(ws[1], ",") == "me" || strings.TrimRight(ws[1], ",") == "us") {
+		ws, carried = ws[2:], true // "for me mountains is the best": whose verdict it is, said first
+	}
 	j := slices.IndexFunc(ws, func(w string) bool { return slices.Contains(lx.Copulas, w) })
 	// "keep the walking to a minimum": a standard word after an article is no standard
 	if j < 1 || j > 6 || slices.Contains([]string{"a", "an", "the", "to"}, ws[j-1]) || slices.Contains(lx.Deictic, ws[0]) || slices.Contains(lx.NotThings, ws[0]) || slices.Contains([]string{"the", "your", "his", "her", "their"}, ws[0]) ||
@@ -775,7 +778,9 @@ func (lx *lexicon) predicate(r reading, ws []string, lasting bool) (reading, boo
 			}
 			r.pick = r.bare && (obj[0] == "a" || obj[0] == "an") && !slices.Contains(lx.Tastes, k) // "I like a firm mattress" is a taste
 			words := slices.Clone(ws)
-			if aux1 == "" && (i == 0 || ws[i-1] != "not") { // the cue is the first verb: conjugate it
+			if i > 1 && ws[i-1] == "to" && (ws[i-2] == "try" || ws[i-2] == "tend") { // "i try to make time for a hike": "tries to make"
+				words = slices.Concat(ws[:i-2], []string{thirdPerson(ws[i-2]), "to"}, ws[i:])
+			} else if aux1 == "" && (i == 0 || ws[i-1] != "not") { // the cue is the first verb: conjugate it
 				words = slices.Concat(ws[:i], strings.Fields(cmp.Or(verb, lx.Cues[k])), obj)
 			} else if aux1 == "do" && !negative { // "i do love a good spa": the "do" only stresses it
 				words = slices.Concat(slices.DeleteFunc(slices.Clone(ws[:i]), func(w string) bool { return w == "do" }), strings.Fields(cmp.Or(verb, lx.Cues[k])), obj)

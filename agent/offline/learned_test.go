@@ -1028,6 +1028,21 @@ func TestFactsToldInPassing(t *testing.T) {
 		{"solo traveller. always have been, always will be", "Usually travels solo."},
 		{"any tips for a solo traveller in Lima?", ""},
 		{"IHG Platinum Elite (comes with my credit card), fyi", "Has IHG Platinum Elite status."},
+		// "like" before an amount is a hedge; a condition makes "don't mind" a trade-off, no shrug.
+		{"food budget is like 40 bucks a day for me", "Food budget is 40 bucks a day on this trip."},
+		{"i don't mind layovers if it saves more than 200 dollars", "Is fine with layovers if it saves more than 200 dollars."},
+		{"we don't mind layovers as long as they're short", "Is fine with layovers as long as they are short."},
+		{"I don't mind either way", ""},
+		{"I like 2 beds", "Likes 2 beds."},
+		// A limit said as the traveler's own, for most places, lasts.
+		{"Hotels under £150 a night, that's my ceiling for most cities", "Hotels under £150 a night, that is their budget for most cities."},
+		{"Ideally no more than one stopover, two is my absolute limit", "Ideally no more than one stopover, two is their absolute limit."},
+		// A want that holds everywhere or after every long flight is a habit.
+		{"I need a hotel that accepts service dogs, mine goes everywhere with me", "Needs a hotel that accepts service dogs, theirs goes everywhere with them."},
+		{"jet lag hits me hard, need a rest day after long flights", "Jet lag hits them hard, needs a rest day after long flights."},
+		// Whose verdict it is may come first; "try to" takes the third person, not the verb after it.
+		{"For me mountains is the best.", "Prefers mountains."},
+		{"I try to make some hiking every trip", "Tries to make some hiking every trip."},
 		{"mum comes with me on most trips now that dad's gone", "Travels with their mum."},
 		{"I hate being rushed — give me at least 90 minutes for any connection", "Hates being rushed, wants at least 90 minutes for any connection."},
 		{"For long-haul I go premium economy — business is too pricey and economy wrecks my back.", "Prefers premium economy."},
