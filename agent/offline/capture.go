@@ -1013,7 +1013,21 @@ func (t *table) normalise(s string) string {
 	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                 // "vienna in december: christmas markets are the whole point"
 	s = reSinceThen.ReplaceAllString(s, "$1, $2")                          // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
 	s = reLikeAmount.ReplaceAllString(s, "$1 about $2")                    // "food budget is like 40 bucks a day": the hedge is "about"
-	s = reMindIf.ReplaceAllStringFunc(s, func(m string) string {           // "i don't mind layovers if they save me $200": a trade-off they hold to, no shrug
+	s = reOrElse.ReplaceAllStringFunc(s, func(m string) string {           // "blackout curtains or i am up at 5am": the thing is a need, the rest why
+		g := reOrElse.FindStringSubmatch(m)
+		if first, _, _ := strings.Cut(g[1], " "); slices.Contains(t.lex.First, first) || slices.Contains(t.lex.Possessive, first) {
+			return m // "i need quiet rooms or i do not sleep" says it already
+		}
+		return "i need " + g[1] + ", otherwise " + g[2]
+	})
+	s = reStateNow.ReplaceAllStringFunc(s, func(m string) string { // "gave up meat last year, vegetarian now": what they are now
+		g := reStateNow.FindStringSubmatch(m)
+		if !slices.Contains(t.lex.States, g[3]) {
+			return m
+		}
+		return g[1] + "i am " + g[2] + g[3] + " now"
+	})
+	s = reMindIf.ReplaceAllStringFunc(s, func(m string) string { // "i don't mind layovers if they save me $200": a trade-off they hold to, no shrug
 		g := reMindIf.FindStringSubmatch(m)
 		return map[string]string{"i": "i am", "we": "we are"}[g[1]] + " fine with " + g[2]
 	})
@@ -1183,6 +1197,14 @@ var reKidsAre = mustPattern(`^(?:my|our) (kids|children|boys|girls|sons|daughter
 // like $200 a night", "if they save me a lot, like 200+"), not a taste
 // ("i like 2 beds") or a want ("we would like 2 rooms").
 var reLikeAmount = mustPattern(`(\b(?:is|are|be|of|at|around|for|pay|spend|max|budget)|,) like ((?:[$£€¥]\s?)?\d)`)
+
+// reOrElse is a thing the traveler cannot do without, said with what
+// happens to them otherwise ("blackout curtains or i am up at 5am").
+var reOrElse = mustPattern(`^((?:an? |the )?[a-z][a-z -]{2,40}?),? or (?:else )?((?:i|we) (?:am|are|will|get|cannot|do not|wake|end up)\b)`)
+
+// reStateNow is what the traveler is now, said without "i am" after a
+// change ("gave up meat, fully veggie now").
+var reStateNow = mustPattern(`(^|[,;] )((?:fully|strictly|completely|totally) )?([a-z-]+) now\b`)
 
 // reMindIf is what the traveler does not mind on a condition ("i do not
 // mind layovers if they save me a lot"): a trade-off, not indifference.

@@ -1043,6 +1043,10 @@ func TestFactsToldInPassing(t *testing.T) {
 		// Whose verdict it is may come first; "try to" takes the third person, not the verb after it.
 		{"For me mountains is the best.", "Prefers mountains."},
 		{"I try to make some hiking every trip", "Tries to make some hiking every trip."},
+		// A thing said with what happens otherwise is a need; a state after a change is what they are now.
+		{"blackout curtains or I'm up at 5am", "Needs blackout curtains, otherwise they are up at 5am."},
+		{"window or aisle, I don't care", ""},
+		{"gave up meat last year, vegetarian now 🌱", "Gave up meat. | Is vegetarian."},
 		{"mum comes with me on most trips now that dad's gone", "Travels with their mum."},
 		{"I hate being rushed — give me at least 90 minutes for any connection", "Hates being rushed, wants at least 90 minutes for any connection."},
 		{"For long-haul I go premium economy — business is too pricey and economy wrecks my back.", "Prefers premium economy."},
