@@ -1015,8 +1015,8 @@ func (t *table) normalise(s string) string {
 	s = reLikeAmount.ReplaceAllString(s, "$1 about $2")                    // "food budget is like 40 bucks a day": the hedge is "about"
 	s = reOrElse.ReplaceAllStringFunc(s, func(m string) string {           // "blackout curtains or i am up at 5am": the thing is a need, the rest why
 		g := reOrElse.FindStringSubmatch(m)
-		if first, _, _ := strings.Cut(g[1], " "); slices.Contains(t.lex.First, first) || slices.Contains(t.lex.Possessive, first) {
-			return m // "i need quiet rooms or i do not sleep" says it already
+		if first, _, _ := strings.Cut(g[1], " "); slices.Contains(t.lex.First, first) || slices.Contains(t.lex.Possessive, first) || t.re["questions"].MatchString(m) {
+			return m // "i need quiet rooms or i do not sleep" says it already; "is it rome or i am confused" asks
 		}
 		return "i need " + g[1] + ", otherwise " + g[2]
 	})
@@ -1029,7 +1029,10 @@ func (t *table) normalise(s string) string {
 	})
 	s = reMindIf.ReplaceAllStringFunc(s, func(m string) string { // "i don't mind layovers if they save me $200": a trade-off they hold to, no shrug
 		g := reMindIf.FindStringSubmatch(m)
-		return map[string]string{"i": "i am", "we": "we are"}[g[1]] + " fine with " + g[2]
+		if g[1] == "we" {
+			return "we are fine with " + g[2]
+		}
+		return "i am fine with " + g[2]
 	})
 	s = reAndMaybe.ReplaceAllString(s, "; $1 ")                                   // "i want to see the autumn leaves and maybe do one temple stay": the hedged wish is a clause of its own
 	s = reNowThat.ReplaceAllString(s, "; now that ")                              // "mum comes with me on most trips now that dad's gone": so is why

@@ -1046,6 +1046,8 @@ func TestFactsToldInPassing(t *testing.T) {
 		// A thing said with what happens otherwise is a need; a state after a change is what they are now.
 		{"blackout curtains or I'm up at 5am", "Needs blackout curtains, otherwise they are up at 5am."},
 		{"window or aisle, I don't care", ""},
+		{"is it Rome or am I confused?", ""},
+		{"is it rome or i am confused", ""},
 		{"gave up meat last year, vegetarian now 🌱", "Gave up meat. | Is vegetarian."},
 		{"mum comes with me on most trips now that dad's gone", "Travels with their mum."},
 		{"I hate being rushed — give me at least 90 minutes for any connection", "Hates being rushed, wants at least 90 minutes for any connection."},
