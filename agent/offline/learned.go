@@ -686,9 +686,12 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	plain = plainNames.Replace(plain)
 	// "if i am somewhere for more than a week i always work from a coworking
 	// space": a habit under a condition, no hypothetical
+	// "we like to travel slowly, at least a week in one place": a taste of
+	// the traveler's own, whose time or company is part of it
+	taste := who == "first" && subj >= 0 && matchAt(ws, subj+1, t.lex.Tastes)+matchAt(ws, subj+1, t.lex.Aversions)+matchAt(ws, subj+1, t.lex.HabitAdverbs) != ""
 	hypothetical := t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) && !(habit && reIfMain.MatchString(cl) && !t.re["hypothetical"].MatchString(cl[3:]))
 	if hypothetical || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit && !(trip && t.words["trip_orders"][ws[0]]) ||
-		trip && t.tripDetailsOnly(cl) || !habit && !trip && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" && matchAt(ws, 0, t.lex.Conditions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil) && !t.re["budget_trait"].MatchString(cl)) || who != "first" && t.lex.has(cl, t.lex.Moment, lasts) {
+		trip && t.tripDetailsOnly(cl) || !habit && !trip && !taste && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" && matchAt(ws, 0, t.lex.Conditions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil) && !t.re["budget_trait"].MatchString(cl)) || who != "first" && t.lex.has(cl, t.lex.Moment, lasts) {
 		return true
 	}
 	if who == "" && len(ws) >= 2 && len(ws) <= 4 && ws[0] == "just" && slices.Contains([]string{"a", "an", "the"}, ws[1]) {

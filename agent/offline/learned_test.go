@@ -1048,6 +1048,11 @@ func TestFactsToldInPassing(t *testing.T) {
 		{"window or aisle, I don't care", ""},
 		{"is it Rome or am I confused?", ""},
 		{"is it rome or i am confused", ""},
+		// A taste keeps its time and company; a wedding or a retirement is a change of state.
+		{"My husband and I like to travel slowly, at least a week in one place.", "Likes to travel slowly with their husband, at least a week in one place."},
+		{"Got married in June! So it's two of us from now on.", "Is married."},
+		{"I retired in June, so I can travel midweek and off-season now.", "Is retired, can travel midweek and off-season now."},
+		{"my parents got married in Rome", ""},
 		{"gave up meat last year, vegetarian now 🌱", "Gave up meat. | Is vegetarian."},
 		{"mum comes with me on most trips now that dad's gone", "Travels with their mum."},
 		{"I hate being rushed — give me at least 90 minutes for any connection", "Hates being rushed, wants at least 90 minutes for any connection."},
