@@ -76,7 +76,7 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 			message = message[:m[0]] + "."
 		}
 	}
-	if first := strings.TrimSpace(message); strings.HasPrefix(first, "got ") || strings.HasPrefix(first, "Got ") { // most messages open otherwise: the regexp is not run
+	if first := strings.TrimSpace(message); strings.HasPrefix(first, "got ") || strings.HasPrefix(first, "Got ") || strings.HasPrefix(first, "have ") || strings.HasPrefix(first, "Have ") { // most messages open otherwise: the regexp is not run
 		message = reGotPass.ReplaceAllString(message, "I have $1") // "Got Global Entry and PreCheck": what they hold
 	}
 	if loc := yesFirst(message); loc != nil && !reBareYes.MatchString(message[loc[2]:]) {
@@ -1095,8 +1095,9 @@ var reTight = mustPattern(`^(flights|hotels|the flights|the hotels) (?:are|is) (
 // reBudgetWords are other words for a budget.
 var reBudgetWords = mustPattern(`\b(?:(?:total|overall|whole) budget|(my |our )(?:ceiling|cap|upper limit|spending limit))\b`)
 
-// reGotPass is a trusted-traveler pass said with "got" and no "I".
-var reGotPass = regexp.MustCompile(`(?i)^\s*(?:finally )?got (?:my |our )?((?:global entry|precheck|pre-check|tsa precheck|nexus|clear)\b)(?: (?:last (?:week|month|year)|recently|this (?:week|month|year)))?`)
+// reGotPass is a trusted-traveler pass said with "got" or "have" and no
+// "I" ("have global entry").
+var reGotPass = regexp.MustCompile(`(?i)^\s*(?:finally )?(?:got|have) (?:my |our )?((?:global entry|precheck|pre-check|tsa precheck|nexus|clear)\b)(?: (?:last (?:week|month|year)|recently|this (?:week|month|year)))?`)
 
 // reNoDeal is a need said as what its lack costs ("no AC = no deal", "no
 // wifi, no booking").
