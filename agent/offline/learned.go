@@ -708,7 +708,9 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	if habit || wants || t.lex.has(cl, t.lex.Preferring, nil) {
 		lasts = passingHaveTo[:1+len(lasts)] // "on weekdays i have to be online at 8am, even when travelling": a constraint, not today's errand
 	}
-	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || t.lex.has(cl, t.lex.Passing, lasts)
+	// "we will stay at «the Beachside Apartments»": a booking made, no wish
+	booked := plan && !habit && (strings.Contains(cl, " stay at «") || strings.Contains(cl, " stay at the «"))
+	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || booked || t.lex.has(cl, t.lex.Passing, lasts)
 }
 
 // The passing words a clause may hold and still last (keepsNothing):
