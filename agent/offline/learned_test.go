@@ -1003,6 +1003,8 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"could we do the Amalfi coast by scooter instead of the bus?", "Wants scooter instead of the bus on this trip."},
 		{"can we do the Lisbon–Porto stretch by train instead of the car?", "Wants train instead of the car on this trip."},
 		{"Paris – Louvre on day one", "Louvre on day one on this trip."},
+		{"Madrid → Barcelona by train not plane", "Wants Madrid to Barcelona by train instead of plane on this trip."},
+		{"Lisbon to Porto by train, not the bus", "Wants Lisbon to Porto by train instead of the bus on this trip."},
 		{"give me options in Paris", ""},
 		{"Paris with the in-laws: the hotel must have a lift, they're in their 80s", "Needs a hotel with a lift on this trip."},
 		{"Istanbul — a hammam experience please, a traditional one", "A hammam experience, a traditional one on this trip."},
