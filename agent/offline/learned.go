@@ -1100,8 +1100,8 @@ func (t *table) ownParts(message string, trip, wish bool) []ownPart {
 			}
 			c.text, c.ws, who = tail, strings.Fields(tail), cmp.Or(t.subject(tail), "first")
 		}
-		if i > 0 && (who == "" || c.pleads) && c.begs && len(parts) > 0 || i > 0 && strings.TrimSpace(reKeepOnFile.ReplaceAllString(c.text, "")) == "" || t.tripOnly(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") {
-			continue // "we never fly, so trains please": the fact is kept, the request is not; "Paris this time" is the trip's; "window or aisle, honestly don't care"
+		if i > 0 && (who == "" || c.pleads) && c.begs && len(parts) > 0 || i > 0 && strings.TrimSpace(reKeepOnFile.ReplaceAllString(c.text, "")) == "" || t.tripOnly(c.text) || t.re["make_lasting"].MatchString(c.text) || indifferent && strings.Contains(c.text, " or ") || i > 0 && c.so && len(c.ws) > 2 && (c.ws[1] == "me" || c.ws[1] == "us") {
+			continue // "we never fly, so trains please": the fact is kept, the request is not ("…, so fly me out of MAN"); "Paris this time" is the trip's; "window or aisle, honestly don't care"
 		}
 		ws, text := c.ws, c.text
 		if m := reFrontHabit.FindStringSubmatch(strings.Join(ws, " ")); m != nil {

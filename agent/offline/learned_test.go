@@ -1053,6 +1053,8 @@ func TestFactsToldInPassing(t *testing.T) {
 		// A taste keeps its time and company; a wedding or a retirement is a change of state.
 		{"My husband and I like to travel slowly, at least a week in one place.", "Likes to travel slowly with their husband, at least a week in one place."},
 		{"Got married in June! So it's two of us from now on.", "Is married."},
+		// An order after "so" is the request the fact leads to, no note.
+		{"I live in Manchester now btw, so fly me out of MAN for the Croatia bit", "Lives in Manchester."},
 		{"I retired in June, so I can travel midweek and off-season now.", "Is retired, can travel midweek and off-season now."},
 		{"my parents got married in Rome", ""},
 		{"gave up meat last year, vegetarian now 🌱", "Gave up meat. | Is vegetarian."},
