@@ -1056,6 +1056,9 @@ func TestFactsToldInPassing(t *testing.T) {
 		// A taste keeps its time and company; a wedding or a retirement is a change of state.
 		{"My husband and I like to travel slowly, at least a week in one place.", "Likes to travel slowly with their husband, at least a week in one place."},
 		{"Got married in June! So it's two of us from now on.", "Is married."},
+		// What a place is supposed to be, or what a site keeps doing, is a remark on the world.
+		{"Kyoto's supposed to be stunning in autumn", ""},
+		{"grr the site keeps timing out", ""},
 		// An order after "so" is the request the fact leads to, no note.
 		{"I live in Manchester now btw, so fly me out of MAN for the Croatia bit", "Lives in Manchester."},
 		{"I retired in June, so I can travel midweek and off-season now.", "Is retired, can travel midweek and off-season now."},
