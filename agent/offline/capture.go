@@ -1026,7 +1026,7 @@ func (t *table) normalise(s string) string {
 		if !slices.Contains(t.lex.States, g[3]) {
 			return m
 		}
-		return g[1] + "i am " + g[2] + g[3] + " now"
+		return g[1] + "i am " + g[2] + g[3] + " " + g[4]
 	})
 	s = reMindIf.ReplaceAllStringFunc(s, func(m string) string { // "i don't mind layovers if they save me $200": a trade-off they hold to, no shrug
 		g := reMindIf.FindStringSubmatch(m)
@@ -1213,8 +1213,9 @@ var reLikeAmount = mustPattern(`(\b(?:is|are|be|of|at|around|for|pay|spend|max|b
 var reOrElse = mustPattern(`^((?:an? |the )?[a-z][a-z -]{2,40}?),? or (?:else )?((?:i|we) (?:am|are|will|get|cannot|do not|wake|end up)\b)`)
 
 // reStateNow is what the traveler is now, said without "i am" after a
-// change ("gave up meat, fully veggie now").
-var reStateNow = mustPattern(`(^|[,;] )((?:fully|strictly|completely|totally) )?([a-z-]+) now\b`)
+// change or with when it began ("gave up meat, fully veggie now", "vegan
+// since last summer").
+var reStateNow = mustPattern(`(^|[,;] )((?:fully|strictly|completely|totally) )?([a-z-]+) (now|since)\b`)
 
 // reMindIf is what the traveler does not mind on a condition ("i do not
 // mind layovers if they save me a lot"): a trade-off, not indifference.

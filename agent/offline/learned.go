@@ -708,6 +708,10 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	if habit || wants || t.lex.has(cl, t.lex.Preferring, nil) {
 		lasts = passingHaveTo[:1+len(lasts)] // "on weekdays i have to be online at 8am, even when travelling": a constraint, not today's errand
 	}
+	// "i would like to see «Lisbon» and «Porto»": where the trip goes, which update_trip keeps
+	if rePlacesWanted.MatchString(cl) {
+		return true
+	}
 	// "we will stay at «the Beachside Apartments»": a booking made, no wish
 	booked := plan && !habit && (strings.Contains(cl, " stay at «") || strings.Contains(cl, " stay at the «"))
 	return !wants && !t.lex.has(cl, t.lex.Preferring, nil) && subj >= 0 && t.lex.has(cl, t.lex.BareWants, nil) || (now || plan && !wants && !habit) && !trip || booked || t.lex.has(cl, t.lex.Passing, lasts)
@@ -728,6 +732,10 @@ var reMakesNervous = regexp.MustCompile(`\b(?:makes?|gets?|get) (?:me|us) (?:rea
 // reSinceWhen is when a change of the traveler's began ("since «February»",
 // "since last year").
 var reSinceWhen = regexp.MustCompile(`\bsince (?:«[^»]+»|last \S+|\S+)`)
+
+// rePlacesWanted is a want of places alone ("i would like to see «Lisbon»
+// and «Porto»"): the trip's destinations.
+var rePlacesWanted = regexp.MustCompile(`^(?:i|we) (?:would (?:like|love) to|want to|would like to|hope to|plan to) (?:see|visit|go to) «[^»]+»(?:,? (?:and )?«[^»]+»)*\s*[.!]?$`)
 
 // reIfMain is a condition of the traveler's followed by a main clause of
 // their own ("if i am away for a week, i always …").

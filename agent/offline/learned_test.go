@@ -1008,6 +1008,9 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"could we do the sleeper from Vienna to Venice instead of flying?", "Wants the sleeper from Vienna to Venice instead of flying on this trip."},
 		{"can we take the ferry instead of the bus?", "Wants the ferry instead of the bus on this trip."},
 		{"can we do this instead of that?", ""},
+		// Places alone are where the trip goes: update_trip keeps them.
+		{"I'd like to see Lisbon and Porto.", ""},
+		{"I want to see the Alhambra", "Wants to see the Alhambra on this trip."},
 		{"give me options in Paris", ""},
 		{"Paris with the in-laws: the hotel must have a lift, they're in their 80s", "Needs a hotel with a lift on this trip."},
 		{"Istanbul — a hammam experience please, a traditional one", "A hammam experience, a traditional one on this trip."},
@@ -1064,6 +1067,10 @@ func TestFactsToldInPassing(t *testing.T) {
 		{"I retired in June, so I can travel midweek and off-season now.", "Is retired, can travel midweek and off-season now."},
 		{"my parents got married in Rome", ""},
 		{"gave up meat last year, vegetarian now 🌱", "Gave up meat. | Is vegetarian."},
+		// "since last year" dates a state that holds now; it is no past.
+		{"I've been vegan since last year", "Is vegan."},
+		{"vegan since last summer, and yes that means no honey either", "Is vegan since last summer."},
+		{"I was vegan since last year", ""},
 		{"mum comes with me on most trips now that dad's gone", "Travels with their mum."},
 		{"I hate being rushed — give me at least 90 minutes for any connection", "Hates being rushed, wants at least 90 minutes for any connection."},
 		{"For long-haul I go premium economy — business is too pricey and economy wrecks my back.", "Prefers premium economy."},
