@@ -1026,7 +1026,10 @@ func (t *table) normalise(s string) string {
 		if !slices.Contains(t.lex.States, g[3]) {
 			return m
 		}
-		return g[1] + "i am " + g[2] + g[3] + " " + g[4]
+		if g[4] == "since" {
+			return g[1] + "i have been " + g[2] + g[3] + " since" // "vegan since last summer": "i have been vegan since …"
+		}
+		return g[1] + "i am " + g[2] + g[3] + " now"
 	})
 	s = reMindIf.ReplaceAllStringFunc(s, func(m string) string { // "i don't mind layovers if they save me $200": a trade-off they hold to, no shrug
 		g := reMindIf.FindStringSubmatch(m)

@@ -1069,7 +1069,7 @@ func TestFactsToldInPassing(t *testing.T) {
 		{"gave up meat last year, vegetarian now 🌱", "Gave up meat. | Is vegetarian."},
 		// "since last year" dates a state that holds now; it is no past.
 		{"I've been vegan since last year", "Is vegan."},
-		{"vegan since last summer, and yes that means no honey either", "Is vegan since last summer."},
+		{"vegan since last summer, and yes that means no honey either", "Has been vegan since last summer."},
 		{"I was vegan since last year", ""},
 		{"mum comes with me on most trips now that dad's gone", "Travels with their mum."},
 		{"I hate being rushed — give me at least 90 minutes for any connection", "Hates being rushed, wants at least 90 minutes for any connection."},
