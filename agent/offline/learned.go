@@ -734,8 +734,9 @@ var reMakesNervous = regexp.MustCompile(`\b(?:makes?|gets?|get) (?:me|us) (?:rea
 var reSinceWhen = regexp.MustCompile(`\bsince (?:«[^»]+»|last \S+|\S+)`)
 
 // rePlacesWanted is a want of places alone ("i would like to see «Lisbon»
-// and «Porto»"): the trip's destinations.
-var rePlacesWanted = regexp.MustCompile(`^(?:i|we) (?:would (?:like|love) to|want to|would like to|hope to|plan to) (?:see|visit|go to) «[^»]+»(?:,? (?:and )?«[^»]+»)*\s*[.!]?$`)
+// and «Porto»"): the trip's destinations. Every clause the fallback keeps
+// runs it, so it skips those without a name.
+var rePlacesWanted = mustPattern(`^(?:i|we) (?:would (?:like|love) to|want to|would like to|hope to|plan to) (?:see|visit|go to) «[^»]+»(?:,? (?:and )?«[^»]+»)*\s*[.!]?$`)
 
 // reIfMain is a condition of the traveler's followed by a main clause of
 // their own ("if i am away for a week, i always …").
