@@ -996,25 +996,26 @@ func (t *table) normalise(s string) string {
 	}
 	// Shapes read as their plain forms; each pattern knows the words its
 	// matches need, so most sentences run none of them.
-	s = reKeepThe.ReplaceAllString(s, "could the $1 stay ")                     // "keep the paris days light": asked of the trip's days
-	s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1")                 // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
-	s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ")            // "flights are tight on this one, under 500 per person": a budget
-	s = reBudgetWords.ReplaceAllString(s, "${1}budget")                         // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
-	s = reNoDeal.ReplaceAllString(s, "i need $1")                               // "no ac = no deal": a need
-	s = reFirmNo.ReplaceAllString(s, "${1}i never want ")                       // "make that a firm no on connections through CDG": "i never want connections …"
-	s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3")               // "is there a natural history museum we could slot in?": "could we slot in a …"
-	s = reAnyWay.ReplaceAllString(s, "${1}could we $2")                         // "is there any way to see the sunrise …?"
-	s = reAnyChance.ReplaceAllString(s, "could we ")                            // "any chance we could do a wine tasting?"
-	s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")                  // "mendoza — any chance of a wine tasting?"
-	s = reChanceOfIng.ReplaceAllString(s, "${1}could we $2 ")                   // "any chance of catching a match while we're in madrid?"
-	s = reBeDoable.ReplaceAllString(s, "could we do $1")                        // "would a fado evening in lisbon be doable?"
-	s = reHoping.ReplaceAllString(s, "we want to $1 ")                          // "hoping to catch the cherry blossoms on this tokyo trip"
-	s = reSqueezeInto.ReplaceAllString(s, "could we $1 in $2 during the ")      // "could we squeeze a pottery workshop into the kyoto days?"
-	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                      // "vienna in december: christmas markets are the whole point"
-	s = reSinceThen.ReplaceAllString(s, "$1, $2")                               // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
-	s = reLegBy.ReplaceAllString(s, "could we do $1 to $2 by $3 instead of $4") // "madrid → barcelona by train, not the plane": how the trip goes from one to the other
-	s = reLikeAmount.ReplaceAllString(s, "$1 about $2")                         // "food budget is like 40 bucks a day": the hedge is "about"
-	s = reOrElse.ReplaceAllStringFunc(s, func(m string) string {                // "blackout curtains or i am up at 5am": the thing is a need, the rest why
+	s = reKeepThe.ReplaceAllString(s, "could the $1 stay ")                         // "keep the paris days light": asked of the trip's days
+	s = reWeekendFirst.ReplaceAllString(s, "for this trip, $1")                     // "this weekend we need a hotel with parking": the trip's want; "… this weekend and will need a bus ticket" books
+	s = reTight.ReplaceAllString(s, "${2} our budget for $1 is $3 ")                // "flights are tight on this one, under 500 per person": a budget
+	s = reBudgetWords.ReplaceAllString(s, "${1}budget")                             // "total budget for peru is $4k", "my ceiling for a round trip is $800": a budget
+	s = reNoDeal.ReplaceAllString(s, "i need $1")                                   // "no ac = no deal": a need
+	s = reFirmNo.ReplaceAllString(s, "${1}i never want ")                           // "make that a firm no on connections through CDG": "i never want connections …"
+	s = reThereToFit.ReplaceAllString(s, "${1}could we $4 $2 $3")                   // "is there a natural history museum we could slot in?": "could we slot in a …"
+	s = reAnyWay.ReplaceAllString(s, "${1}could we $2")                             // "is there any way to see the sunrise …?"
+	s = reAnyChance.ReplaceAllString(s, "could we ")                                // "any chance we could do a wine tasting?"
+	s = reChanceOf.ReplaceAllString(s, "${1}could we do ${2}")                      // "mendoza — any chance of a wine tasting?"
+	s = reChanceOfIng.ReplaceAllString(s, "${1}could we $2 ")                       // "any chance of catching a match while we're in madrid?"
+	s = reBeDoable.ReplaceAllString(s, "could we do $1")                            // "would a fado evening in lisbon be doable?"
+	s = reHoping.ReplaceAllString(s, "we want to $1 ")                              // "hoping to catch the cherry blossoms on this tokyo trip"
+	s = reSqueezeInto.ReplaceAllString(s, "could we $1 in $2 during the ")          // "could we squeeze a pottery workshop into the kyoto days?"
+	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                          // "vienna in december: christmas markets are the whole point"
+	s = reSinceThen.ReplaceAllString(s, "$1, $2")                                   // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
+	s = reLegBy.ReplaceAllString(s, "${1}could we do $2 to $3 by $4 instead of $5") // "madrid → barcelona by train, not the plane": how the trip goes from one to the other
+	s = reByNot.ReplaceAllString(s, "${1}could we do the $2 instead of the $3")     // "…in may, by train not plane": how this trip goes
+	s = reLikeAmount.ReplaceAllString(s, "$1 about $2")                             // "food budget is like 40 bucks a day": the hedge is "about"
+	s = reOrElse.ReplaceAllStringFunc(s, func(m string) string {                    // "blackout curtains or i am up at 5am": the thing is a need, the rest why
 		g := reOrElse.FindStringSubmatch(m)
 		if first, _, _ := strings.Cut(g[1], " "); slices.Contains(t.lex.First, first) || slices.Contains(t.lex.Possessive, first) || t.re["questions"].MatchString(m) {
 			return m // "i need quiet rooms or i do not sleep" says it already; "is it rome or i am confused" asks
@@ -1203,8 +1204,14 @@ var reKidsAre = mustPattern(`^(?:my|our) (kids|children|boys|girls|sons|daughter
 
 // reLegBy is a leg of the trip and how to travel it, with what it is
 // instead of ("madrid → barcelona by train not plane", "«Chur» → «Tirano» on
-// the «Bernina Express» instead of the normal train").
-var reLegBy = mustPattern(`^((?:«[^»]+»|[a-z]+)) (?:→|->|–>|to) («[^»]+»|[a-z]+) (?:by|on) ([^,]{2,40}?),? (?:not|instead of|rather than) (.{2,40})$`)
+// the «Bernina Express» instead of the normal train"), opening the message
+// or after a comma ("vegan since last summer, and madrid → barcelona by …").
+var reLegBy = mustPattern(`(^|, (?:and |also |plus )?|; )((?:«[^»]+»|[a-z]+)) (?:→|->|–>|to) («[^»]+»|[a-z]+) (?:by|on) ([^,]{2,40}?),? (?:not|instead of|rather than) (.{2,40})$`)
+
+// reByNot is how to travel, with what it is instead of, told after the
+// trip's clause ("going from madrid to barcelona in may, by train not
+// plane").
+var reByNot = mustPattern(`(, )(?:and |but |preferably |ideally )?by ([a-z]+(?: [a-z]+)?),? (?:not|instead of|rather than) (?:by |a |the )?([a-z]+(?: [a-z]+)?)$`)
 
 // reLikeAmount is "like" said as a hedge before an amount ("my budget is
 // like $200 a night", "if they save me a lot, like 200+"), not a taste

@@ -1016,6 +1016,11 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"Istanbul — a hammam experience please, a traditional one", "A hammam experience, a traditional one on this trip."},
 		{"i wanna see the northern lights in Tromso this trip", "Wants to see the northern lights in Tromso on this trip."},
 		{"Coming back from Budapest by train instead of flying", "Wants train instead of flying on this trip."},
+		// A leg after a comma, and how to travel told after the trip's clause.
+		{"vegan since last summer, and Madrid → Barcelona by train not plane", "Is vegan. | Wants Madrid to Barcelona by train instead of plane on this trip."},
+		{"I'm going from Madrid to Barcelona in May, by train not plane", "Wants the train instead of the plane on this trip."},
+		{"we're heading to Lyon next week, ideally by train rather than a flight", "Wants the train instead of the flight on this trip."},
+		{"I always travel by train, not plane", "Always travels by train."},
 	})
 }
 

@@ -319,6 +319,9 @@ func TestAskedForComesFirst(t *testing.T) {
 		{"For the Christmas markets I want a hotel near the cathedral", "", 0},
 		{"we always travel together", "", 0},
 		{"bulkhead w the baby", "", 0},
+		{"We're thinking of Lisbon in April, me and my two kids (they're 9 and 12)", "Lisbon", 3},
+		{"Rome in June with my three kids", "Rome", 4},
+		{"Madrid → Barcelona by train not plane", "Barcelona", 0},
 	} {
 		tr := trip{}
 		model.table.updateTrip(tr, c.say, "")

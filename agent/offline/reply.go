@@ -172,7 +172,8 @@ type heard struct {
 // heardIn reads a message's trip (heard), once per message.
 func (t *table) heardIn(msg string) heard {
 	return t.heard.Get(msg, func() heard {
-		msg = t.lex.until.ReplaceAllString(msg, "") // "until the end of March" ends a note, not the trip
+		msg = t.lex.until.ReplaceAllString(msg, "")             // "until the end of March" ends a note, not the trip
+		msg = reArrowLeg.ReplaceAllString(msg, "from $1 to $2") // "Madrid → Barcelona": where it starts and where it goes
 		low := strings.ToLower(msg)
 		h := heard{msg: msg, moves: t.re["intents.new_destination"].MatchString(low), change: t.re["intents.change"].MatchString(low), purpose: t.purposeOf(low),
 			found: map[string]string{"to": t.place(t.re["trip.destination"], msg), "from": t.place(t.re["trip.origin"], msg),
@@ -270,6 +271,10 @@ func (t *table) lowerPlace(low string) string {
 	}
 	return ""
 }
+
+// reArrowLeg is a leg typed with an arrow between two capitalised places
+// ("Madrid → Barcelona", "Lisbon -> Porto").
+var reArrowLeg = regexp.MustCompile(`\b(\p{Lu}[\p{L}'-]+(?: \p{Lu}[\p{L}'-]+)?) ?(?:→|->|–>|—>) ?(\p{Lu}[\p{L}'-]+(?: \p{Lu}[\p{L}'-]+)?)`)
 
 // reMonthTyped is a month name as typed in a message's dates.
 var reMonthTyped = regexp.MustCompile(`\b(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\b`)

@@ -388,6 +388,9 @@ func partySize(s string) int {
 			n++
 		}
 	}
+	if n > 0 && strings.HasPrefix(s, "you and your") {
+		n++ // "you and your two kids": the traveler and the two
+	}
 	return n
 }
 
