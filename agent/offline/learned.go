@@ -757,10 +757,13 @@ var reFrontHabit = regexp.MustCompile(`^((?:wherever|whenever) (?:we|i) \S+) ((?
 var reFindThing = regexp.MustCompile(`^(?:please |pls )?(?:find|get|look for) (?:me |us )?((?:something|somewhere|a place|a hotel|a room|a villa|an apartment|a house|a cabin) (?:with|near|close to|that has|within) .+)$`)
 
 // placePicked reports whether a clause prefers a place and nothing more
-// ("actually, I prefer Chicago"): a pick among the places on offer, not a
-// taste that lasts.
+// ("actually, I prefer Chicago", "I prefer the Vacation Inn Phoenix"): a
+// pick among the places on offer, not a taste that lasts.
 func (t *table) placePicked(ws []string) bool {
 	n := len(ws)
+	if n >= 4 && slices.Contains(t.lex.First, ws[0]) && (ws[1] == "prefer" || ws[1] == "like") && ws[2] == "the" && strings.HasPrefix(ws[3], "«") && strings.HasSuffix(strings.TrimRight(ws[n-1], ".!"), "»") && strings.Count(strings.Join(ws[3:], " "), "«") == 1 {
+		return true // "I prefer the Vacation Inn Phoenix.": one of the named places on offer
+	}
 	return n >= 3 && slices.Contains(t.lex.First, ws[n-3]) && (ws[n-2] == "prefer" || ws[n-2] == "like") && t.placeNamed(strings.Trim(ws[n-1], "«».,!")) != nil
 }
 

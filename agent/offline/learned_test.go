@@ -282,7 +282,7 @@ func TestOwnWords(t *testing.T) {
 		{"hotel budget 150 a night", "Hotel budget is 150 a night on this trip."},
 		{"My usual hotel budget is 120 euros a night.", "Usual hotel budget is 120 euros a night."},
 		{"I quit drinking in January — no wine pairings or minibar stuff for me anymore.", "Has quit drinking, no wine pairings or minibar stuff for them anymore."},
-		{"Could we push that later? I genuinely don't function before 10am, so no flights earlier than that, ever.", "Avoids flights earlier than that, does not function before 10am."},
+		{"Could we push that later? I genuinely don't function before 10am, so no flights earlier than that, ever.", "Does not function before 10am, no flights earlier than that, ever."},
 		{"I don't mind if it's an apartment or a hotel", ""},
 		{"honestly I'm easy, hotel or apartment, whichever is cheaper", ""},
 		{"heavy sleeper, blackout curtains pls", "Heavy sleeper, blackout curtains."},
@@ -1021,6 +1021,10 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"I'm going from Madrid to Barcelona in May, by train not plane", "Wants the train instead of the plane on this trip."},
 		{"we're heading to Lyon next week, ideally by train rather than a flight", "Wants the train instead of the flight on this trip."},
 		{"I always travel by train, not plane", "Always travels by train."},
+		// A named place preferred and nothing more is a pick among those on offer.
+		{"I prefer the Vacation Inn Phoenix. I'm looking for a room for one day.", ""},
+		{"I prefer the Hilton.", ""},
+		{"I prefer the Hilton, it has a gym.", "Wants a gym at the hotel."},
 	})
 }
 
