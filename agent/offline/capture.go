@@ -963,8 +963,8 @@ func (t *table) normalise(s string) string {
 	last, start := 0, len(s)-len(strings.TrimLeft(s, " \"'("))
 	for _, loc := range reName.FindAllStringIndex(s, -1) {
 		name := strings.TrimRight(s[loc[0]:loc[1]], " .,")
-		if slices.Contains(t.lex.Acronyms, strings.ToLower(name)) {
-			continue // "prices in AUD": a currency, not a name
+		if slices.Contains(t.lex.Acronyms, strings.ToLower(name)) || t.lex.Units[strings.ToLower(name)] != "" {
+			continue // "prices in AUD", "50 Mbps": a currency or a unit, not a name
 		}
 		if loc[0] == start {
 			first, rest, two := strings.Cut(name, " ")
@@ -982,7 +982,7 @@ func (t *table) normalise(s string) string {
 	}
 	b.WriteString(t.plain(s[last:]))
 	s = reFrontedReason.ReplaceAllString(strings.Join(strings.Fields(b.String()), " "), "$3$4 $1 $2$5")
-	if strings.Contains(s, " over ") && strings.Contains(s, " would ") {
+	if strings.Contains(s, " over ") && (strings.Contains(s, " would ") || strings.Contains(s, " any day")) {
 		s = reWouldPick.ReplaceAllStringFunc(s, func(m string) string { // "i would take a guesthouse over a resort": a taste; "the Hilton over the Marriott" is a pick
 			g := reWouldPick.FindStringSubmatch(m)
 			if first, _, _ := strings.Cut(g[2], " "); first != "the" && !slices.Contains(t.lex.Deictic, first) {
@@ -1013,9 +1013,21 @@ func (t *table) normalise(s string) string {
 	s = reWholePoint.ReplaceAllString(s, "${1}we want $2")                          // "vienna in december: christmas markets are the whole point"
 	s = reSinceThen.ReplaceAllString(s, "$1, $2")                                   // "since i had my knee done i can't manage stairs": the fact starts at the second "i"
 	s = reLegBy.ReplaceAllString(s, "${1}could we do $2 to $3 by $4 instead of $5") // "madrid → barcelona by train, not the plane": how the trip goes from one to the other
-	s = reByNot.ReplaceAllString(s, "${1}could we do the $2 instead of the $3")     // "…in may, by train not plane": how this trip goes
-	s = reLikeAmount.ReplaceAllString(s, "$1 about $2")                             // "food budget is like 40 bucks a day": the hedge is "about"
-	s = reOrElse.ReplaceAllStringFunc(s, func(m string) string {                    // "blackout curtains or i am up at 5am": the thing is a need, the rest why
+	s = reWantThere.ReplaceAllStringFunc(s, func(m string) string {                 // "«barcelona» hotel should have a rooftop pool": the place names the trip
+		g := reWantThere.FindStringSubmatch(m)
+		place, wish := g[1], "the "+g[2]+" "+g[3]+" "+g[4]
+		if g[6] != "" {
+			place, wish = g[6], g[5]+" it "+g[7]
+		}
+		if low := strings.ToLower(place); reMonthTyped.MatchString(low) || slices.Contains(t.lex.Weekdays, low) || t.lex.has(m, t.lex.HabitAdverbs, nil) {
+			return m // "«May» days should be slow": when, not where; "«London» hotels must always have a gym": a habit there
+		}
+		return "for «" + place + "», " + wish
+	})
+	s = reThatsWhat.ReplaceAllString(s, "$2 $3 $1$4")                           // "spas and saunas, that is what i look for in a hotel": the thing said first
+	s = reByNot.ReplaceAllString(s, "${1}could we do the $2 instead of the $3") // "…in may, by train not plane": how this trip goes
+	s = reLikeAmount.ReplaceAllString(s, "$1 about $2")                         // "food budget is like 40 bucks a day": the hedge is "about"
+	s = reOrElse.ReplaceAllStringFunc(s, func(m string) string {                // "blackout curtains or i am up at 5am": the thing is a need, the rest why
 		g := reOrElse.FindStringSubmatch(m)
 		if first, _, _ := strings.Cut(g[1], " "); slices.Contains(t.lex.First, first) || slices.Contains(t.lex.Possessive, first) || t.re["questions"].MatchString(m) {
 			return m // "i need quiet rooms or i do not sleep" says it already; "is it rome or i am confused" asks
@@ -1208,6 +1220,21 @@ var reKidsAre = mustPattern(`^(?:my|our) (kids|children|boys|girls|sons|daughter
 // or after a comma ("vegan since last summer, and madrid → barcelona by …").
 var reLegBy = mustPattern(`(^|, (?:and |also |plus )?|; )((?:«[^»]+»|[a-z]+)) (?:→|->|–>|to) («[^»]+»|[a-z]+) (?:by|on) ([^,]{2,40}?),? (?:not|instead of|rather than) (.{2,40})$`)
 
+// reWantThere is a want of the trip's that names its place before the
+// thing ("«Barcelona» hotel should have a rooftop pool", "can the
+// «Marrakech» part be a riad instead of a hotel"); normalise fronts the
+// place, as "for «Barcelona», …", which names the trip. A want that names
+// its place after the thing ("i want a hotel with a pool in «Las Vegas»")
+// is left as it is: the development sets' writers call it a booking as
+// often as the trip's wish.
+var reWantThere = mustPattern(`^(?:the )?«([^»]+)» (hotel|apartment|villa|stay|part|leg|days?) (should|must|needs? to|has to|could) (.+)$` +
+	`|^(can|could) the «([^»]+)» (?:part|leg|bit|days?|stay) (be .+)$`)
+
+// reThatsWhat is a thing said first and pointed back to ("spas and
+// saunas, that is what i look for in a hotel", "a good bed, that is all i
+// care about").
+var reThatsWhat = mustPattern(`^([a-z][^,;.?]{2,60}), that is (?:what|all|the one thing) (i|we) (look for|want|need|care about|ask for|insist on)\b(.*)$`)
+
 // reByNot is how to travel, with what it is instead of, told after the
 // trip's clause ("going from madrid to barcelona in may, by train not
 // plane").
@@ -1327,8 +1354,9 @@ func (t *table) personNamed(low, rest string) bool {
 var reFrontedReason = regexp.MustCompile(`^(because of|due to|what with) ((?:my|our) [^,;]+?),? ((?:i|we) [a-z]+)\b([^,;.!?]*)(.*)$`)
 
 // reWouldPick is a choice between kinds of things ("i would pick trains
-// over planes"): normalise reads it as the preference it is.
-var reWouldPick = regexp.MustCompile(`\b(i|we) would (?:pick|take|choose|go for|opt for) ([^,;.]+?) over `)
+// over planes", "i will take «Uber» over local taxis any day"): normalise
+// reads it as the preference it is.
+var reWouldPick = regexp.MustCompile(`\b(i|we) (?:would|will) (?:pick|take|choose|go for|opt for) ([^,;.]+?) over `)
 
 // plainMarks are the typographic quotes normalise reads as plain ones, and
 // a temperature's unit, which is no name.

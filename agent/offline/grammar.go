@@ -38,6 +38,7 @@ type lexicon struct {
 	Bookings       []string          `yaml:"bookings"`
 	BareIdentities []string          `yaml:"bare_identities"`
 	Acronyms       []string          `yaml:"acronyms"`
+	Units          map[string]string `yaml:"units"`
 	ThirdVerbs     []string          `yaml:"third_verbs"`
 	Joining        []string          `yaml:"joining"` // after "<Name> is": someone who comes along ("Sarah is coming with us")
 	Limits         []string          `yaml:"limits"`
@@ -917,12 +918,15 @@ func (lx *lexicon) finish(r reading, text string, obj []string) (reading, bool) 
 }
 
 // capitals writes the acronyms a note was read with in lower case in
-// capitals: "needs ac" → "needs AC", "under 5k usd" → "under 5k USD".
+// capitals and units in their own way: "needs ac" → "needs AC", "under 5k
+// usd" → "under 5k USD", "50 mbps" → "50 Mbps".
 func (lx *lexicon) capitals(text string) string {
 	words := strings.Fields(text)
 	for i, w := range words {
 		if a := strings.TrimRight(w, ",.;:!?"); slices.Contains(lx.Acronyms, a) {
 			words[i] = strings.ToUpper(a) + w[len(a):]
+		} else if u := lx.Units[a]; u != "" {
+			words[i] = u + w[len(a):]
 		}
 	}
 	return strings.Join(words, " ")

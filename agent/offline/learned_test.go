@@ -1025,6 +1025,15 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"I prefer the Vacation Inn Phoenix. I'm looking for a room for one day.", ""},
 		{"I prefer the Hilton.", ""},
 		{"I prefer the Hilton, it has a gym.", "Wants a gym at the hotel."},
+		// A thing said first and pointed back to; a unit is no name; "any day" is a taste.
+		{"Spas and saunas, that's what I look for in a hotel", "Looks for spas and saunas in a hotel."},
+		{"Hi. I work remote, need stable wifi minimum 50 Mbps, this is critical.", "Works remote, need stable wifi minimum 50 Mbps, this is critical."},
+		{"I'll take Uber over local taxis any day.", "Prefers Uber over local taxis any day."},
+		{"I'll take the Hilton over the Marriott.", ""},
+		// The trip's place named before the thing it wants.
+		{"Barcelona hotel should have a rooftop pool if poss.", "Wants a hotel with a pool on this trip."},
+		{"can the Marrakech part be a riad instead of a hotel", "Wants a riad instead of a hotel on this trip."},
+		{"we'd like a table at Nobu", ""},
 	})
 }
 
