@@ -1024,6 +1024,13 @@ func (t *table) normalise(s string) string {
 		}
 		return "for «" + place + "», " + wish
 	})
+	s = reHowAbout.ReplaceAllStringFunc(s, func(m string) string { // "how about a boat day on «Friday» instead of the city tour?", "train instead of the flight?": a swap asked for
+		g := reHowAbout.FindStringSubmatch(m)
+		if !strings.Contains(g[2], " ") && !slices.Contains(t.lex.TravelNouns, strings.TrimSuffix(g[2], "s")) || t.lex.has(s, t.lex.HabitAdverbs, nil) {
+			return m // "someone instead of me"; "trains rather than planes, always": a habit
+		}
+		return g[1] + "could we do " + g[2] + " instead of "
+	})
 	s = reThatsWhat.ReplaceAllString(s, "$2 $3 $1$4")                           // "spas and saunas, that is what i look for in a hotel": the thing said first
 	s = reByNot.ReplaceAllString(s, "${1}could we do the $2 instead of the $3") // "…in may, by train not plane": how this trip goes
 	s = reLikeAmount.ReplaceAllString(s, "$1 about $2")                         // "food budget is like 40 bucks a day": the hedge is "about"
@@ -1171,7 +1178,7 @@ var (
 	reWholePoint  = mustPattern(`(^|[:;—–-] )((?:[a-z«][\p{L}«»'-]* ){0,4}[a-z«][\p{L}«»'-]*) (?:is|are) the (?:whole point|main point|entire point|whole reason|main reason)(?: (?:of|for) (?:this|the|our|my) (?:trip|holiday|visit|one))?(?: for (?:me|us))?\b`)
 	reChanceOf    = mustPattern(`(^|[,:;—–-] )any chance (?:of|for) (an? |some )`)
 	reChanceOfIng = mustPattern(`(^|[,:;—–-] )any chance (?:of|for) (?:us |me )?(catch|see|do|visit|try|watch)ing `)
-	reAnyWay      = mustPattern(`(^|, )(?:is there )?(?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in)\b`)
+	reAnyWay      = mustPattern(`(^|, )(?:is there )?(?:any|a) way (?:we could |we can |to )(see|visit|do|catch|watch|fit in|squeeze in|avoid|skip)\b`)
 	reBeDoable    = mustPattern(`^would (an? [^?,]{3,50}?) be (?:doable|possible|feasible|an option)\b`)
 )
 
@@ -1229,6 +1236,11 @@ var reLegBy = mustPattern(`(^|, (?:and |also |plus )?|; )((?:«[^»]+»|[a-z]+))
 // often as the trip's wish.
 var reWantThere = mustPattern(`^(?:the )?«([^»]+)» (hotel|apartment|villa|stay|part|leg|days?) (should|must|needs? to|has to|could) (.+)$` +
 	`|^(can|could) the «([^»]+)» (?:part|leg|bit|days?|stay) (be .+)$`)
+
+// reHowAbout is a swap in the plan asked for without a verb ("how about a
+// boat day on «Friday» instead of the city tour?", "train instead of the
+// flight for «Madrid» to «Barcelona»?").
+var reHowAbout = mustPattern(`^((?:so |and |ok |okay )?)(?:how about |what about )?((?:a|an|the|some) [^,;.?]{2,60}?|[a-z]+) (?:instead of|rather than) `)
 
 // reThatsWhat is a thing said first and pointed back to ("spas and
 // saunas, that is what i look for in a hotel", "a good bed, that is all i

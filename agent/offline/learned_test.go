@@ -1034,6 +1034,14 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"Barcelona hotel should have a rooftop pool if poss.", "Wants a hotel with a pool on this trip."},
 		{"can the Marrakech part be a riad instead of a hotel", "Wants a riad instead of a hotel on this trip."},
 		{"we'd like a table at Nobu", ""},
+		// Skips and swaps asked for.
+		{"could we skip the museum day?", "Wants to skip the museum day on this trip."},
+		{"Is there any way to avoid overnight layovers on the return?", "Wants to avoid overnight layovers on the return on this trip."},
+		{"how about a boat day around the islands on Friday instead of the city tour?", "Wants a boat day around the islands on Friday instead of the city tour on this trip."},
+		{"what about the ferry instead of the bus", "Wants the ferry instead of the bus on this trip."},
+		{"trains rather than planes, always", "Prefers trains rather than planes."},
+		{"someone instead of me", ""},
+		{"can I skip the queue?", ""},
 	})
 }
 
