@@ -941,6 +941,10 @@ func (t *table) stripFillers(cl string) string {
 	return strings.TrimSpace(t.re["fillers"].ReplaceAllString(cl, ""))
 }
 
+// reContracted is a word that opens a sentence with a pronoun and its
+// verb ("We're", "It's"), not a name's first word ("Paris's").
+var reContracted = regexp.MustCompile(`^(?i:[a-z]+['’](?:re|m|d|ll|ve)|(?:it|that|he|she|there|here|let|what)['’]s)$`)
+
 // reName matches runs of capitalised words; "I", "I'm" and "I'd" are not names.
 var reName = regexp.MustCompile(`\b(?:(?:[A-HJ-Z][\p{L}'&.-]*|I[\p{L}&.-][\p{L}'&.-]*)[ ]?)+`)
 
@@ -971,7 +975,7 @@ func (t *table) normalise(s string) string {
 			if low := strings.ToLower(name); !two && (t.placeIndex[low] == nil || slices.Contains(t.lex.WordPlaces, low)) && !t.personNamed(low, s[loc[1]:]) {
 				continue // a capitalised first word is just a first word, unless it is a place ("Paris hotel rooms are tiny") or a person ("Sarah doesn't eat pork")
 			}
-			if t.words["openers"][strings.ToLower(first)] { // "For Havana, …": the name is Havana
+			if t.words["openers"][strings.ToLower(first)] || two && reContracted.MatchString(first) { // "For Havana, …", "We're Hilton people": the name is Havana, Hilton
 				b.WriteString(t.plain(s[last:loc[0]+len(first)]) + " «" + rest + "» ")
 				last = loc[0] + len(name)
 				continue
@@ -982,7 +986,7 @@ func (t *table) normalise(s string) string {
 	}
 	b.WriteString(t.plain(s[last:]))
 	s = reFrontedReason.ReplaceAllString(strings.Join(strings.Fields(b.String()), " "), "$3$4 $1 $2$5")
-	if strings.Contains(s, " over ") && (strings.Contains(s, " would ") || strings.Contains(s, " any day")) {
+	if strings.Contains(s, " over ") && (strings.Contains(s, " would ") || reEveryTime.MatchString(s)) {
 		s = reWouldPick.ReplaceAllStringFunc(s, func(m string) string { // "i would take a guesthouse over a resort": a taste; "the Hilton over the Marriott" is a pick
 			g := reWouldPick.FindStringSubmatch(m)
 			if first, _, _ := strings.Cut(g[2], " "); first != "the" && !slices.Contains(t.lex.Deictic, first) {
@@ -1031,6 +1035,10 @@ func (t *table) normalise(s string) string {
 		}
 		return g[1] + "could we do " + g[2] + " instead of "
 	})
+	s = reWePeople.ReplaceAllStringFunc(s, func(m string) string { // "we are «Hilton» people", "we are early morning people": the household's kind, said of the traveler
+		g := reWePeople.FindStringSubmatch(m)
+		return g[1] + "i am " + g[2] + article(g[3]) + " " + g[3] + " person"
+	})
 	s = reThatsWhat.ReplaceAllString(s, "$2 $3 $1$4")                           // "spas and saunas, that is what i look for in a hotel": the thing said first
 	s = reByNot.ReplaceAllString(s, "${1}could we do the $2 instead of the $3") // "…in may, by train not plane": how this trip goes
 	s = reLikeAmount.ReplaceAllString(s, "$1 about $2")                         // "food budget is like 40 bucks a day": the hedge is "about"
@@ -1074,11 +1082,9 @@ func (t *table) normalise(s string) string {
 		if slices.Contains(t.lex.NotIntro, ws[0]) || slices.Contains(t.lex.Deictic, ws[0]) {
 			return m
 		}
-		a := "a "
+		a := article(ws[0]) + " "
 		if len(ws) == 1 && slices.Contains(t.lex.States, ws[0]) {
 			a = "" // "coeliac here": "i am coeliac"
-		} else if strings.ContainsRune("aeiou", rune(ws[0][0])) {
-			a = "an "
 		}
 		if strings.HasPrefix(g[2], " ") {
 			return "i am " + a + g[1] + "," + g[2] // "vegan here and for this one …": the fact ends where "and" starts
@@ -1242,6 +1248,19 @@ var reWantThere = mustPattern(`^(?:the )?«([^»]+)» (hotel|apartment|villa|sta
 // flight for «Madrid» to «Barcelona»?").
 var reHowAbout = mustPattern(`^((?:so |and |ok |okay )?)(?:how about |what about )?((?:a|an|the|some) [^,;.?]{2,60}?|[a-z]+) (?:instead of|rather than) `)
 
+// article is the indefinite article before word, by its first letter
+// ("a beach person", "an early riser").
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// reWePeople is the household's kind of traveler ("we are beach people",
+// "we are not cruise people", "we are «Hilton» people").
+var reWePeople = mustPattern(`(^|, |\band )we are (not )?((?:«[^»]+»|[a-z][a-z-]+)(?: [a-z]+)?) people\b`)
+
 // reThatsWhat is a thing said first and pointed back to ("spas and
 // saunas, that is what i look for in a hotel", "a good bed, that is all i
 // care about").
@@ -1367,7 +1386,9 @@ var reFrontedReason = regexp.MustCompile(`^(because of|due to|what with) ((?:my|
 
 // reWouldPick is a choice between kinds of things ("i would pick trains
 // over planes", "i will take «Uber» over local taxis any day"): normalise
-// reads it as the preference it is.
+// reads it as the preference it is; "will" needs reEveryTime to be one.
+var reEveryTime = regexp.MustCompile(`\b(?:any day|every (?:single )?time|always)\b`)
+
 var reWouldPick = regexp.MustCompile(`\b(i|we) (?:would|will) (?:pick|take|choose|go for|opt for) ([^,;.]+?) over `)
 
 // plainMarks are the typographic quotes normalise reads as plain ones, and

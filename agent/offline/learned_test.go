@@ -1042,6 +1042,15 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"trains rather than planes, always", "Prefers trains rather than planes."},
 		{"someone instead of me", ""},
 		{"can I skip the queue?", ""},
+		// A verdict of hell or heaven, the household's kind, a pick every time, the gate.
+		{"All-inclusive resorts are my idea of hell.", "Avoids all-inclusive resorts."},
+		{"Camping is my idea of fun", "Likes camping."},
+		{"We're Hilton people", "Is a Hilton person."},
+		{"we are early morning people", "Is an early morning person."},
+		{"the locals are friendly people", ""},
+		{"I'll take a direct flight over a cheaper one with connections every single time.", "Prefers a direct flight over a cheaper one with connections every single time."},
+		{"I'm at the gate now", ""},
+		{"I hate waiting at the gate", "Hates waiting at the gate."},
 	})
 }
 
