@@ -7,6 +7,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -93,6 +94,7 @@ type lexicon struct {
 	Access        []string          `yaml:"access"`
 	Remarks       []string          `yaml:"remarks"`
 	PlaceRemarks  []string          `yaml:"place_remarks"`
+	Judgements    []string          `yaml:"judgements"`
 	WordPlaces    []string          `yaml:"word_places"`
 	Kin           []string          `yaml:"kin"`
 	Aversions     []string          `yaml:"aversions"`
@@ -966,6 +968,31 @@ func (lx *lexicon) lastingNeed(norm string) bool {
 // standsAlone reports whether a note's keyword makes it a fact of its own,
 // never the reason for the note before it ("…, I'm vegetarian").
 func (lx *lexicon) standsAlone(keyword string) bool { return slices.Contains(lx.OwnFacts, keyword) }
+
+// peopleOnly reports whether a clause names nothing but people of the
+// traveler's, with their number ("our two boys", "me, my wife and the
+// kids").
+func (lx *lexicon) peopleOnly(ws []string) bool {
+	named := false
+	for _, w := range ws {
+		w = strings.Trim(w, ".,!:;")
+		switch _, err := strconv.Atoi(w); {
+		case slices.Contains(lx.People, w) || slices.Contains(partyYoung, w):
+			named = true
+		case err == nil || w == "" || slices.Contains(lx.Possessive, w) || slices.Contains(lx.First, w) || slices.Contains(partyGlue, w):
+		default:
+			return false
+		}
+	}
+	return named
+}
+
+// partyYoung are the children a party names ("our 3 girls").
+var partyYoung = []string{"boys", "girls", "sons", "daughters", "twins", "toddler", "toddlers", "baby", "kid", "teens", "teenagers", "grandkids"}
+
+// partyGlue are the words between the people of a party ("me, my wife and
+// our two boys").
+var partyGlue = []string{"and", "&", "+", "the", "just", "plus", "two", "three", "four", "five", "six"}
 
 // othersTaste reports whether a clause about someone else tells a taste,
 // a habit or a state, as the traveler's would ("Sarah doesn't eat pork"):

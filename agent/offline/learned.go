@@ -697,6 +697,9 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	if who == "" && len(ws) >= 2 && len(ws) <= 4 && ws[0] == "just" && slices.Contains([]string{"a", "an", "the"}, ws[1]) {
 		return true // "just a nap": an answer to what was offered, not a habit
 	}
+	if t.lex.peopleOnly(ws) {
+		return true // "our two boys", "me, my wife and our two boys": who is coming, which update_trip keeps
+	}
 	if who != "first" {
 		return false
 	}
@@ -1205,7 +1208,7 @@ func (t *table) remark(c ownClause, who string) bool {
 	ws := c.ws
 	return who == "" && len(ws) > 2 && !slices.Contains(t.lex.People, ws[0]) && !slices.Contains(t.lex.Negators, ws[0]) && slices.ContainsFunc(ws[1:min(4, len(ws))], func(w string) bool {
 		return slices.Contains(t.lex.Remarks, w) || strings.HasPrefix(ws[0], "«") && slices.Contains(t.lex.PlaceRemarks, w)
-	}) && !t.lex.has(c.text, t.lex.HabitAdverbs, nil) || who == "" && t.thingsRemark(ws)
+	}) && !t.lex.has(c.text, t.lex.HabitAdverbs, nil) || who == "" && (t.thingsRemark(ws) || t.lex.has(c.text, t.lex.Judgements, nil))
 }
 
 // thingsRemark reports whether a clause says how things of a kind are

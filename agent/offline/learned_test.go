@@ -1051,6 +1051,12 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"I'll take a direct flight over a cheaper one with connections every single time.", "Prefers a direct flight over a cheaper one with connections every single time."},
 		{"I'm at the gate now", ""},
 		{"I hate waiting at the gate", "Hates waiting at the gate."},
+		// Who is coming is the trip's; a verdict on how things are is a remark.
+		{"it's me, my wife and our two boys", ""},
+		{"We're 5: me, my husband, our 3 girls", ""},
+		{"I travel with my two boys", "Travels with their two boys."},
+		{"airlines charging for seat selection is a scam tbh", ""},
+		{"I find resort fees a scam, I avoid hotels that charge them", "Finds resort fees a scam, avoids hotels that charge them."},
 	})
 }
 
