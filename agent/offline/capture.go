@@ -83,11 +83,21 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 		message = message[loc[2]:] // "yes i smoke": the answer's "yes" says nothing the fact does not; "yes I wanna" tells nothing
 	}
 	seen := map[string]bool{}
-	// "Travel insurance? I never buy it": the topic asked first is what "it" is.
+	// "Travel insurance? I never buy it", "Heathrow connections? I don't do
+	// those anymore": the topic asked first is what "it" is.
 	if strings.Contains(message, "? I ") || strings.Contains(message, "? i ") { // most messages ask no topic first: the regexp is not run
 		message = reTopicAsked.ReplaceAllStringFunc(message, func(m string) string {
 			g := reTopicAsked.FindStringSubmatch(m)
 			return g[2] + lowerFirst(g[1])
+		})
+	}
+	if slices.ContainsFunc(topicVerdictKeys, func(k string) bool { return strings.Contains(message, k) }) {
+		message = reTopicVerdict.ReplaceAllStringFunc(message, func(m string) string {
+			topic := reTopicVerdict.FindStringSubmatch(m)[1]
+			if first, _, _ := strings.Cut(strings.ToLower(topic), " "); t.placeNamed(strings.ToLower(topic)) != nil || slices.Contains(t.lex.Deictic, first) || reVerbInTopic.MatchString(topic) {
+				return m // "Paris? No way, too expensive": where the trip goes, not a thing avoided; "That price is insane, no way": a remark
+			}
+			return "I avoid " + lowerFirst(topic) + "."
 		})
 	}
 	// "give me mountains any day": a taste, said as an order.
@@ -1039,6 +1049,12 @@ func (t *table) normalise(s string) string {
 		g := reWePeople.FindStringSubmatch(m)
 		return g[1] + "i am " + g[2] + article(g[3]) + " " + g[3] + " person"
 	})
+	s = reKeepOff.ReplaceAllStringFunc(s, func(m string) string { // "keep me off turboprops": what they avoid
+		if g := reKeepOff.FindStringSubmatch(m); !strings.Contains(g[1], "«") && !strings.Contains(g[1], "list") {
+			return "i avoid " + g[1]
+		}
+		return m // "keep us away from the strip in «Vegas»": the trip's; "keep me off the list": no travel
+	})
 	s = reThatsWhat.ReplaceAllString(s, "$2 $3 $1$4")                           // "spas and saunas, that is what i look for in a hotel": the thing said first
 	s = reByNot.ReplaceAllString(s, "${1}could we do the $2 instead of the $3") // "…in may, by train not plane": how this trip goes
 	s = reLikeAmount.ReplaceAllString(s, "$1 about $2")                         // "food budget is like 40 bucks a day": the hedge is "about"
@@ -1261,6 +1277,11 @@ func article(word string) string {
 // "we are not cruise people", "we are «Hilton» people").
 var reWePeople = mustPattern(`(^|, |\band )we are (not )?((?:«[^»]+»|[a-z][a-z-]+)(?: [a-z]+)?) people\b`)
 
+// reKeepOff is an order, opening a sentence, to keep the traveler off a
+// kind of thing ("keep me off turboprops", "please keep us off budget
+// airlines").
+var reKeepOff = mustPattern(`^(?:please |pls )?keep (?:me|us) (?:off|away from) (?:of )?([a-z].+)$`)
+
 // reThatsWhat is a thing said first and pointed back to ("spas and
 // saunas, that is what i look for in a hotel", "a good bed, that is all i
 // care about").
@@ -1342,7 +1363,19 @@ var reGiveMe = regexp.MustCompile(`(?i)\bgive me ([^,.;!?]+?) (any ?day|any ?tim
 
 // reTopicAsked is a topic named as a question and then told of as "it"
 // ("Travel insurance? I never buy it").
-var reTopicAsked = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z' -]{2,30}?)\s*\?\s+([Ii]\b[^.?!]*?\b)(?:it|them)\b`)
+var reTopicAsked = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z' -]{2,30}?)\s*\?\s+([Ii]\b[^.?!]*?\b)(?:it|them|those)\b`)
+
+// reTopicVerdict is a topic and a verdict on it without a verb ("Cruises?
+// Not my thing.", "Buses - never.", "Hot humid places, no thanks."): the
+// traveler avoids the topic.
+var reTopicVerdict = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z' -]{2,30}?)\s*(?:\?|,|:| -| –| —)\s+(?i:not my thing|not for me|no thanks|no thank you|never(?: again)?|hard pass|no way)\s*(?:[.!]+|,|$)`)
+
+// reVerbInTopic is a verb that makes a topic a clause of its own.
+var reVerbInTopic = regexp.MustCompile(`(?i)\b(?:is|are|was|were|looks?|seems?|sounds?)\b|'s\b`)
+
+// topicVerdictKeys are the words one of which every match of
+// reTopicVerdict holds: a message without them does not run it.
+var topicVerdictKeys = []string{"thing", "for me", "thank", "ever", "pass", "way"}
 
 // reAlwaysMe is who the traveler's party always is ("it's always me and my
 // husband travelling together").

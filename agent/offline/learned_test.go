@@ -1057,6 +1057,15 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"I travel with my two boys", "Travels with their two boys."},
 		{"airlines charging for seat selection is a scam tbh", ""},
 		{"I find resort fees a scam, I avoid hotels that charge them", "Finds resort fees a scam, avoids hotels that charge them."},
+		// A topic and a verdict on it without a verb; an order to keep them off a thing.
+		{"Cruises? Not my thing.", "Avoids cruises."},
+		{"Hot humid places, no thanks. I just wilt.", "Avoids hot humid places."},
+		{"Heathrow connections? I don't do those anymore, missed too many.", "Does not do heathrow connections anymore, missed too many."},
+		{"Paris? No way, too expensive this time", ""},
+		{"Rome, never been, would love to go", ""},
+		{"That price is insane, no way", ""},
+		{"Keep me off turboprops.", "Avoids turboprops."},
+		{"keep me off the list", ""},
 	})
 }
 
