@@ -1038,10 +1038,20 @@ func (t *table) normalise(s string) string {
 		}
 		return "for «" + place + "», " + wish
 	})
+	s = reSkipOrder.ReplaceAllStringFunc(s, func(m string) string { // "skip the pyramids", "avoid «Frankfurt» this time": the trip's plan
+		g := reSkipOrder.FindStringSubmatch(m)
+		if g[2] == "avoid" && !strings.Contains(s, "this time") && !strings.Contains(s, "this trip") {
+			return m // "avoid red-eyes please": a lasting aversion
+		}
+		return g[1] + "we want to " + strings.TrimPrefix(m, g[1])
+	})
+	if (strings.Contains(s, " there") || strings.Contains(s, " in town")) && reAskedOrLoved.MatchString(s) && !t.lex.has(s, t.lex.HabitAdverbs, nil) {
+		s = reWhileThere.ReplaceAllString(s, " on this trip") // "could we fit in a day trip while we are there?": the trip at hand; "i always rent a bike when i am there" is a habit
+	}
 	s = reHowAbout.ReplaceAllStringFunc(s, func(m string) string { // "how about a boat day on «Friday» instead of the city tour?", "train instead of the flight?": a swap asked for
 		g := reHowAbout.FindStringSubmatch(m)
-		if !strings.Contains(g[2], " ") && !slices.Contains(t.lex.TravelNouns, strings.TrimSuffix(g[2], "s")) || t.lex.has(s, t.lex.HabitAdverbs, nil) {
-			return m // "someone instead of me"; "trains rather than planes, always": a habit
+		if !strings.Contains(g[2], " ") && !slices.Contains(t.lex.TravelNouns, strings.TrimSuffix(g[2], "s")) || t.lex.has(s, t.lex.HabitAdverbs, nil) || strings.HasSuffix(g[2], " one") {
+			return m // "someone instead of me"; "trains rather than planes, always": a habit; "the second one instead of the first": a pick
 		}
 		return g[1] + "could we do " + g[2] + " instead of "
 	})
@@ -1259,10 +1269,24 @@ var reLegBy = mustPattern(`(^|, (?:and |also |plus )?|; )((?:«[^»]+»|[a-z]+))
 var reWantThere = mustPattern(`^(?:the )?«([^»]+)» (hotel|apartment|villa|stay|part|leg|days?) (should|must|needs? to|has to|could) (.+)$` +
 	`|^(can|could) the «([^»]+)» (?:part|leg|bit|days?|stay) (be .+)$`)
 
+// reAskedOrLoved is a thing asked of the plan or a wish ("could we …",
+// "we would love …"), not a booking ("i need a hotel while i am there").
+var reAskedOrLoved = regexp.MustCompile(`^(?:(?:can|could) (?:we|i)|(?:i|we) would love)\b`)
+
+// reSkipOrder is an order to skip or avoid a thing of the plan, opening a
+// clause ("skip the pyramids", "«Mexico City» - skip the pyramids"); "skip
+// tourist traps" is a taste.
+var reSkipOrder = mustPattern(`(^|, | [-—–] )(skip|avoid) (?:the |«)`)
+
+// reWhileThere is the trip at hand said as where the party will be
+// ("while we are there"); "when i am there" is as often a habit.
+var reWhileThere = mustPattern(`,? while (?:we are|i am|we will be|i will be) (?:there|in town)\b`)
+
 // reHowAbout is a swap in the plan asked for without a verb ("how about a
 // boat day on «Friday» instead of the city tour?", "train instead of the
-// flight for «Madrid» to «Barcelona»?").
-var reHowAbout = mustPattern(`^((?:so |and |ok |okay )?)(?:how about |what about )?((?:a|an|the|some) [^,;.?]{2,60}?|[a-z]+) (?:instead of|rather than) `)
+// flight for «Madrid» to «Barcelona»?") or as "let's" ("we want to do the
+// coastal route instead of the motorway").
+var reHowAbout = mustPattern(`^((?:so |and |ok |okay )?)(?:how about |what about |we want to do )?((?:a|an|the|some) [^,;.?]{2,60}?|[a-z]+) (?:instead of|rather than) `)
 
 // article is the indefinite article before word, by its first letter
 // ("a beach person", "an early riser").

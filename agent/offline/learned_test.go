@@ -265,7 +265,7 @@ func TestOwnWords(t *testing.T) {
 		{"if i ever go to japan, i want to see kyoto", ""},
 		// What the traveler tells the trip to leave out or hold to is its
 		// wish, in their words.
-		{"skip the hiking this time, sprained ankle", "Skip the hiking this time, sprained ankle."},
+		{"skip the hiking this time, sprained ankle", "Wants to skip the hiking on this trip."},
 		{"Cap the flights at 600 per person for this one", "Cap the flights at 600 per person on this trip."},
 		// A want after the place of the trip ("in porto", "during the
 		// Vienna stay", "for Japan this spring") is the trip's.
@@ -1066,6 +1066,13 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"That price is insane, no way", ""},
 		{"Keep me off turboprops.", "Avoids turboprops."},
 		{"keep me off the list", ""},
+		// The plan's skips, swaps said with "let's", and the trip at hand said as "while we're there".
+		{"mexico city - skip the pyramids, seen em", "Wants to skip the pyramids, seen em on this trip."},
+		{"skip tourist traps, local spots pls", "Skips tourist traps, local spots."},
+		{"Let's do the coastal route instead of the motorway, no rush", "Wants the coastal route instead of the motorway on this trip."},
+		{"let's do the second one instead of the first", ""},
+		{"Yes Amsterdam. Could we fit in a day trip to the tulip fields while we're there?", "Wants a day trip to the tulip fields on this trip."},
+		{"I always rent a bike when I'm there", "Always rents a bike when they are there."},
 	})
 }
 
