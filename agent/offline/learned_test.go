@@ -85,7 +85,7 @@ func scoreHeldOut(t *testing.T) map[string]*heldOut {
 	// scored by the trained gate for their totals only (their misses are
 	// never printed): what speech nobody here read gets (see
 	// labelled/README.md).
-	for _, name := range []string{"blind_en_27", "blind_en_29", "blind_en_32", "blind_en_33", "blind_en_37", "blind_en_42", "blind_en_43", "blind_en_44", "blind_en_45", "blind_en_49", "blind_en_50", "blind_en_51", "blind_en_58", "blind_en_59"} {
+	for _, name := range []string{"blind_en_27", "blind_en_29", "blind_en_32", "blind_en_33", "blind_en_37", "blind_en_42", "blind_en_43", "blind_en_44", "blind_en_45", "blind_en_49", "blind_en_50", "blind_en_51", "blind_en_58", "blind_en_59", "blind_en_60", "blind_en_61", "blind_en_62", "blind_en_63"} {
 		raw, err := os.ReadFile("testdata/" + name + ".jsonl")
 		if err != nil {
 			t.Fatal(err)
