@@ -792,10 +792,11 @@ func (t *table) namingTrip(norm string) string {
 func (t *table) nameTrip(norm string) string {
 	if slices.ContainsFunc(occasionWords, func(w string) bool { return strings.Contains(norm, w) }) { // most sentences have none
 		norm = t.re["trip_occasions"].ReplaceAllStringFunc(norm, func(m string) string {
-			if t.re["trip_dated_week"].MatchString(m) || t.re["trip_other"].MatchString(m) {
-				return m // "for the first week of May" dates the trip, it names no occasion; "on the last trip" was another
+			at := strings.Index(norm, m)
+			if t.re["trip_dated_week"].MatchString(m) || t.re["trip_other"].MatchString(m) || at > 0 && norm[at-1] == '-' {
+				return m // "for the first week of May" dates the trip, it names no occasion; "on the last trip" was another; "carry-on this trip": no "on"
 			}
-			if after, _, _ := strings.Cut(norm[strings.Index(norm, m)+len(m):], ","); (strings.Contains(" "+m, " our ") || strings.Contains(" "+m, " my ")) &&
+			if after, _, _ := strings.Cut(norm[at+len(m):], ","); (strings.Contains(" "+m, " our ") || strings.Contains(" "+m, " my ")) &&
 				(t.lex.has(after, t.lex.HabitAdverbs, nil) || t.re["durable_markers"].MatchString(after)) {
 				return m // "our trip budget is always about 2k", "on our one big holiday each year": their trips, not this one
 			}

@@ -1073,6 +1073,10 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"let's do the second one instead of the first", ""},
 		{"Yes Amsterdam. Could we fit in a day trip to the tulip fields while we're there?", "Wants a day trip to the tulip fields on this trip."},
 		{"I always rent a bike when I'm there", "Always rents a bike when they are there."},
+		// "carry-on this trip" holds no "on this trip" to rename ("carry-for" was written).
+		{"I'll only take carry-on this trip", "Will only take carry-on on this trip."},
+		{"only carry-on this trip", "Wants only carry-on on this trip."},
+		{"I have precheck", "Has precheck."},
 	})
 }
 
