@@ -1056,6 +1056,7 @@ func (t *table) normalise(s string) string {
 		}
 		return g[1] + "could we do " + g[2] + " instead of "
 	})
+	s = reSoPlease.ReplaceAllString(s, "so $1")                    // "i work nights so pls no flights before noon": the need, not an order
 	s = reWePeople.ReplaceAllStringFunc(s, func(m string) string { // "we are «Hilton» people", "we are early morning people": the household's kind, said of the traveler
 		g := reWePeople.FindStringSubmatch(m)
 		return g[1] + "i am " + g[2] + article(g[3]) + " " + g[3] + " person"
@@ -1297,6 +1298,11 @@ func article(word string) string {
 	}
 	return "a"
 }
+
+// reSoPlease is a "please" between a fact and the need it brings ("i
+// work nights so pls no flights before noon"): the need is said, not
+// asked.
+var reSoPlease = mustPattern(`\bso (?:please|pls|plz) (no|never|only|nothing)\b`)
 
 // reWePeople is the household's kind of traveler ("we are beach people",
 // "we are not cruise people", "we are «Hilton» people").

@@ -1077,6 +1077,9 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"I'll only take carry-on this trip", "Will only take carry-on on this trip."},
 		{"only carry-on this trip", "Wants only carry-on on this trip."},
 		{"I have precheck", "Has precheck."},
+		// A "please" between a fact and the need it brings.
+		{"i work nights so pls no flights before noon, im basically dead in the mornings", "Works nights so no flights before noon, is dead in the mornings."},
+		{"so please book it", ""},
 	})
 }
 
