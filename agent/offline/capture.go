@@ -1448,11 +1448,13 @@ func (t *table) personNamed(low, rest string) bool {
 // clause, so that "because" is no filler and "my back" no subject.
 var reFrontedReason = regexp.MustCompile(`^(because of|due to|what with) ((?:my|our) [^,;]+?),? ((?:i|we) [a-z]+)\b([^,;.!?]*)(.*)$`)
 
-// reWouldPick is a choice between kinds of things ("i would pick trains
-// over planes", "i will take «Uber» over local taxis any day"): normalise
-// reads it as the preference it is; "will" needs reEveryTime to be one.
+// reEveryTime makes a choice said with "will" a rule of the traveler's
+// ("i will take «Uber» over local taxis any day").
 var reEveryTime = regexp.MustCompile(`\b(?:any day|every (?:single )?time|always)\b`)
 
+// reWouldPick is a choice between kinds of things ("i would pick trains
+// over planes", "i will take «Uber» over local taxis any day"): normalise
+// reads it as the preference it is, with "will" only beside reEveryTime.
 var reWouldPick = regexp.MustCompile(`\b(i|we) (?:would|will) (?:pick|take|choose|go for|opt for) ([^,;.]+?) over `)
 
 // plainMarks are the typographic quotes normalise reads as plain ones, and
