@@ -978,7 +978,7 @@ func (t *table) normalise(s string) string {
 	last, start := 0, len(s)-len(strings.TrimLeft(s, " \"'("))
 	for _, loc := range reName.FindAllStringIndex(s, -1) {
 		name := strings.TrimRight(s[loc[0]:loc[1]], " .,")
-		if slices.Contains(t.lex.Acronyms, strings.ToLower(name)) || t.lex.Units[strings.ToLower(name)] != "" {
+		if low := strings.ToLower(name); slices.Contains(t.lex.Acronyms, low) || t.lex.Units[low] != "" {
 			continue // "prices in AUD", "50 Mbps": a currency or a unit, not a name
 		}
 		if loc[0] == start {
@@ -1406,7 +1406,7 @@ var reVerbInTopic = regexp.MustCompile(`(?i)\b(?:is|are|was|were|looks?|seems?|s
 
 // topicVerdictKeys are the words one of which every match of
 // reTopicVerdict holds: a message without them does not run it.
-var topicVerdictKeys = []string{"thing", "for me", "thank", "ever", "pass", "way"}
+var topicVerdictKeys = []string{"thing", "for me", "thank", "never", "Never", "NEVER", "pass", "way"}
 
 // reAlwaysMe is who the traveler's party always is ("it's always me and my
 // husband travelling together").

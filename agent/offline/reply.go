@@ -172,8 +172,10 @@ type heard struct {
 // heardIn reads a message's trip (heard), once per message.
 func (t *table) heardIn(msg string) heard {
 	return t.heard.Get(msg, func() heard {
-		msg = t.lex.until.ReplaceAllString(msg, "")             // "until the end of March" ends a note, not the trip
-		msg = reArrowLeg.ReplaceAllString(msg, "from $1 to $2") // "Madrid → Barcelona": where it starts and where it goes
+		msg = t.lex.until.ReplaceAllString(msg, "")                   // "until the end of March" ends a note, not the trip
+		if strings.Contains(msg, ">") || strings.Contains(msg, "→") { // most messages hold no arrow: the regexp is not run
+			msg = reArrowLeg.ReplaceAllString(msg, "from $1 to $2") // "Madrid → Barcelona": where it starts and where it goes
+		}
 		low := strings.ToLower(msg)
 		h := heard{msg: msg, moves: t.re["intents.new_destination"].MatchString(low), change: t.re["intents.change"].MatchString(low), purpose: t.purposeOf(low),
 			found: map[string]string{"to": t.place(t.re["trip.destination"], msg), "from": t.place(t.re["trip.origin"], msg),
