@@ -93,11 +93,13 @@ func (t *table) captureIn(message, fallback string, known map[string]bool) (c ca
 	}
 	if slices.ContainsFunc(topicVerdictKeys, func(k string) bool { return strings.Contains(message, k) }) {
 		message = reTopicVerdict.ReplaceAllStringFunc(message, func(m string) string {
-			topic := reTopicVerdict.FindStringSubmatch(m)[1]
-			if first, _, _ := strings.Cut(strings.ToLower(topic), " "); t.placeNamed(strings.ToLower(topic)) != nil || slices.Contains(t.lex.Deictic, first) || reVerbInTopic.MatchString(topic) {
-				return m // "Paris? No way, too expensive": where the trip goes, not a thing avoided; "That price is insane, no way": a remark
+			g := reTopicVerdict.FindStringSubmatch(m)
+			topic := g[2]
+			if first, _, _ := strings.Cut(strings.ToLower(topic), " "); t.placeNamed(strings.ToLower(topic)) != nil || slices.Contains(t.lex.Deictic, first) || reVerbInTopic.MatchString(topic) ||
+				g[3] == "?" && strings.Contains(strings.ToLower(g[4]), "thank") {
+				return m // "Paris? No way, too expensive": where the trip goes, not a thing avoided; "That price is insane, no way": a remark; "Travel insurance? No thanks.": an offer turned down
 			}
-			return "I avoid " + lowerFirst(topic) + "."
+			return g[1] + "I avoid " + lowerFirst(topic) + "."
 		})
 	}
 	// "give me mountains any day": a taste, said as an order.
@@ -1396,10 +1398,11 @@ var reGiveMe = regexp.MustCompile(`(?i)\bgive me ([^,.;!?]+?) (any ?day|any ?tim
 // ("Travel insurance? I never buy it").
 var reTopicAsked = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z' -]{2,30}?)\s*\?\s+([Ii]\b[^.?!]*?\b)(?:it|them|those)\b`)
 
-// reTopicVerdict is a topic and a verdict on it without a verb ("Cruises?
-// Not my thing.", "Buses - never.", "Hot humid places, no thanks."): the
-// traveler avoids the topic.
-var reTopicVerdict = regexp.MustCompile(`^\s*([A-Za-z][A-Za-z' -]{2,30}?)\s*(?:\?|,|:| -| –| —)\s+(?i:not my thing|not for me|no thanks|no thank you|never(?: again)?|hard pass|no way)\s*(?:[.!]+|,|$)`)
+// reTopicVerdict is a topic and a verdict on it without a verb, opening a
+// sentence ("Cruises? Not my thing.", "Buses - never.", "Hot humid
+// places, no thanks."): the traveler avoids the topic. "Travel insurance?
+// No thanks." turns down an offer.
+var reTopicVerdict = regexp.MustCompile(`(^|[.!)]\s+)\s*([A-Za-z][A-Za-z' -]{2,30}?)\s*(\?|,|:| -| –| —)\s+((?i:not my thing|not for me|no thanks|no thank you|never(?: again)?|hard pass|no way))\s*(?:[.!]+|,|$)`)
 
 // reVerbInTopic is a verb that makes a topic a clause of its own.
 var reVerbInTopic = regexp.MustCompile(`(?i)\b(?:is|are|was|were|looks?|seems?|sounds?)\b|'s\b`)

@@ -1059,7 +1059,9 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		{"I find resort fees a scam, I avoid hotels that charge them", "Finds resort fees a scam, avoids hotels that charge them."},
 		// A topic and a verdict on it without a verb; an order to keep them off a thing.
 		{"Cruises? Not my thing.", "Avoids cruises."},
+		{"We're thinking of Lisbon in April, me and my two kids (they're 9 and 12). Cruises? Not my thing.", "Avoids cruises."},
 		{"Hot humid places, no thanks. I just wilt.", "Avoids hot humid places."},
+		{"Travel insurance? No thanks.", ""},
 		{"Heathrow connections? I don't do those anymore, missed too many.", "Does not do heathrow connections anymore, missed too many."},
 		{"Paris? No way, too expensive this time", ""},
 		{"Rome, never been, would love to go", ""},
