@@ -742,8 +742,8 @@ func (t *table) listItems(s string) []string {
 	for _, part := range reListSep.Split(t.re["list_stop"].ReplaceAllString(s, ""), -1) {
 		var kept []string
 		ws := strings.Fields(part)
-		if len(out) > 0 && slices.ContainsFunc(ws, func(w string) bool { return t.words["list_ends"][w] }) {
-			break // "…, like properly allergic, epipen and all": the list is over
+		if len(out) > 0 && (slices.ContainsFunc(ws, func(w string) bool { return t.words["list_ends"][w] }) || len(ws) == 1 && strings.HasSuffix(ws[0], "ly")) {
+			break // "…, like properly allergic, epipen and all", "kiwi, weirdly": the list is over
 		}
 		for _, w := range ws {
 			if !t.words["list_fillers"][w] {
@@ -1058,6 +1058,13 @@ func (t *table) normalise(s string) string {
 		}
 		return g[1] + "could we do " + g[2] + " instead of "
 	})
+	s = reKeepDoing.ReplaceAllStringFunc(s, func(m string) string { // "i keep reading conflicting answers": what keeps happening, no habit of theirs
+		if g := reKeepDoing.FindStringSubmatch(m); g[2] != "going" && g[2] != "coming" && g[2] != "returning" {
+			return g[1] + " am " + g[2]
+		}
+		return m // "we keep going back to «Crete»": a habit
+	})
+	s = reNameHere.ReplaceAllString(s, "")                         // "hi, «Priya» here!": a greeting, no fact
 	s = reSoPlease.ReplaceAllString(s, "so $1")                    // "i work nights so pls no flights before noon": the need, not an order
 	s = reWePeople.ReplaceAllStringFunc(s, func(m string) string { // "we are «Hilton» people", "we are early morning people": the household's kind, said of the traveler
 		g := reWePeople.FindStringSubmatch(m)
@@ -1300,6 +1307,14 @@ func article(word string) string {
 	}
 	return "a"
 }
+
+// reKeepDoing is what keeps happening to the traveler ("i keep reading
+// conflicting answers", "i keep getting seated by the toilets").
+var reKeepDoing = mustPattern(`\b(i|we) keep ([a-z]+ing)\b`)
+
+// reNameHere is a traveler's greeting with their name ("hi, «Priya»
+// here!"); "«JetBlue Mosaic» here" tells a status.
+var reNameHere = mustPattern(`^(?:hi|hey|hello|hiya),? «[^» ]+» here\b[,!.]*\s*`)
 
 // reSoPlease is a "please" between a fact and the need it brings ("i
 // work nights so pls no flights before noon"): the need is said, not

@@ -301,6 +301,9 @@ func (lx *lexicon) read(cl string, carried, fronted bool) (reading, bool) {
 		}
 		if i > 1 && (matchAt(ws, i, lx.ObjectStops) != "" || strings.HasSuffix(ws[i-1], ",") && !lx.amount(ws[i:]) && limit != i-1) {
 			ws = ws[:i]
+			for len(ws) > 2 && slices.Contains(danglers, ws[len(ws)-1]) {
+				ws = ws[:len(ws)-1] // "happy to do fewer stops if [that is what it takes]": no "if" left hanging
+			}
 			break
 		}
 	}
@@ -986,6 +989,9 @@ func (lx *lexicon) peopleOnly(ws []string) bool {
 	}
 	return named
 }
+
+// danglers are the words an object cut at a stop must not end on.
+var danglers = []string{"if", "when", "unless", "and", "or", "but", "as", "because"}
 
 // partyYoung are the children a party names ("our 3 girls").
 var partyYoung = []string{"boys", "girls", "sons", "daughters", "twins", "toddler", "toddlers", "baby", "kid", "teens", "teenagers", "grandkids"}

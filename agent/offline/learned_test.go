@@ -84,8 +84,10 @@ func scoreHeldOut(t *testing.T) map[string]*heldOut {
 	// "blind": the sets written blind to the rules and never trained on,
 	// scored by the trained gate for their totals only (their misses are
 	// never printed): what speech nobody here read gets (see
-	// labelled/README.md).
-	for _, name := range []string{"blind_en_27", "blind_en_29", "blind_en_32", "blind_en_33", "blind_en_37", "blind_en_42", "blind_en_43", "blind_en_44", "blind_en_45", "blind_en_49", "blind_en_50", "blind_en_51", "blind_en_58", "blind_en_59", "blind_en_60", "blind_en_61", "blind_en_62", "blind_en_63"} {
+	// labelled/README.md). "opened_en_64" (long messages) is scored the
+	// same way, but its misses are printed: the rules are mended from it,
+	// and it is not trained on.
+	for _, name := range []string{"blind_en_27", "blind_en_29", "blind_en_32", "blind_en_33", "blind_en_37", "blind_en_42", "blind_en_43", "blind_en_44", "blind_en_45", "blind_en_49", "blind_en_50", "blind_en_51", "blind_en_58", "blind_en_59", "blind_en_60", "blind_en_61", "blind_en_62", "blind_en_63", "blind_en_65", "opened_en_64"} {
 		raw, err := os.ReadFile("testdata/" + name + ".jsonl")
 		if err != nil {
 			t.Fatal(err)
@@ -1082,6 +1084,12 @@ func TestTripWishesAskedOtherwise(t *testing.T) {
 		// A "please" between a fact and the need it brings.
 		{"i work nights so pls no flights before noon, im basically dead in the mornings", "Works nights so no flights before noon, is dead in the mornings."},
 		{"so please book it", ""},
+		// Long messages: a list ended by an adverb, a greeting with a name, what keeps happening, an "if" left hanging.
+		{"I'm allergic to kiwi, weirdly, so please pass that on to the kitchen too.", "Is allergic to kiwi, weirdly."},
+		{"Hi, Priya here! I have a sesame allergy", "Has a sesame allergy."},
+		{"I keep reading conflicting answers on forums", ""},
+		{"we keep going back to Crete, love it", "Keeps going back to Crete."},
+		{"Happy to do fewer stops if that's what it takes.", "Is happy to do fewer stops."},
 	})
 }
 
