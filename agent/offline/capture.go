@@ -1058,12 +1058,7 @@ func (t *table) normalise(s string) string {
 		}
 		return g[1] + "could we do " + g[2] + " instead of "
 	})
-	s = reKeepDoing.ReplaceAllStringFunc(s, func(m string) string { // "i keep reading conflicting answers": what keeps happening, no habit of theirs
-		if g := reKeepDoing.FindStringSubmatch(m); g[2] != "going" && g[2] != "coming" && g[2] != "returning" {
-			return g[1] + " am " + g[2]
-		}
-		return m // "we keep going back to «Crete»": a habit
-	})
+	s = reKeepDoing.ReplaceAllString(s, "$1 am $2")                // "i keep reading conflicting answers": what keeps happening, no habit of theirs
 	s = reNameHere.ReplaceAllString(s, "")                         // "hi, «Priya» here!": a greeting, no fact
 	s = reSoPlease.ReplaceAllString(s, "so $1")                    // "i work nights so pls no flights before noon": the need, not an order
 	s = reWePeople.ReplaceAllStringFunc(s, func(m string) string { // "we are «Hilton» people", "we are early morning people": the household's kind, said of the traveler
@@ -1309,8 +1304,10 @@ func article(word string) string {
 }
 
 // reKeepDoing is what keeps happening to the traveler ("i keep reading
-// conflicting answers", "i keep getting seated by the toilets").
-var reKeepDoing = mustPattern(`\b(i|we) keep ([a-z]+ing)\b`)
+// conflicting answers", "i keep getting seated by the toilets"); "i keep
+// saying no to party hostels" and "we keep going back to «Crete»" are
+// habits, "i keep everything under 50€" a rule.
+var reKeepDoing = mustPattern(`\b(i|we) keep (reading|seeing|hearing|thinking|wondering|getting|forgetting|losing|changing)\b`)
 
 // reNameHere is a traveler's greeting with their name ("hi, «Priya»
 // here!"); "«JetBlue Mosaic» here" tells a status.
