@@ -690,7 +690,7 @@ func (t *table) keepsNothing(cl string, ws []string, who string, trip, wants boo
 	// the traveler's own, whose time or company is part of it
 	taste := who == "first" && subj >= 0 && matchAt(ws, subj+1, t.lex.Tastes)+matchAt(ws, subj+1, t.lex.Aversions)+matchAt(ws, subj+1, t.lex.HabitAdverbs) != ""
 	hypothetical := t.re["hypothetical"].MatchString(cl) && !t.lex.conditionHolds(cl) && !(habit && reIfMain.MatchString(cl) && !t.re["hypothetical"].MatchString(cl[3:]))
-	if hypothetical || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit && !(trip && t.words["trip_orders"][ws[0]]) ||
+	if hypothetical || t.re["indifferent"].MatchString(cl) || past || t.re["picks"].MatchString(cl) || t.placePicked(ws) || rePickNamed.MatchString(cl) || who == "" && t.opensOnPlace(cl) || t.lex.Cues[ws[0]] != "" && !trip || t.isRequest(cl) && !((trip || wants) && who == "first") && !habit && !(trip && t.words["trip_orders"][ws[0]]) ||
 		trip && t.tripDetailsOnly(cl) || !habit && !trip && !taste && (t.re["trip.dates"].MatchString(plain) || t.re["trip.party"].MatchString(plain) && matchAt(ws, subj+1, t.lex.Companions) == "" && matchAt(ws, 0, t.lex.Conditions) == "" || t.lex.has(cl, t.lex.TripAttributes, nil) && !t.re["budget_trait"].MatchString(cl)) || who != "first" && t.lex.has(cl, t.lex.Moment, lasts) {
 		return true
 	}
@@ -736,6 +736,10 @@ var reMakesNervous = regexp.MustCompile(`\b(?:makes?|gets?|get) (?:me|us) (?:rea
 // "since last year").
 var reSinceWhen = regexp.MustCompile(`\bsince (?:«[^»]+»|last \S+|\S+)`)
 
+// rePickNamed prefers a named place and nothing more ("i prefer the
+// «Vacation Inn Phoenix»"): one of the places on offer.
+var rePickNamed = mustPattern(`^(?:i|we) (?:prefer|like) the «[^»]+»\s*[.!]?$`)
+
 // rePlacesWanted is a want of places alone ("i would like to see «Lisbon»
 // and «Porto»"): the trip's destinations. Every clause the fallback keeps
 // runs it, so it skips those without a name.
@@ -760,13 +764,10 @@ var reFrontHabit = regexp.MustCompile(`^((?:wherever|whenever) (?:we|i) \S+) ((?
 var reFindThing = regexp.MustCompile(`^(?:please |pls )?(?:find|get|look for) (?:me |us )?((?:something|somewhere|a place|a hotel|a room|a villa|an apartment|a house|a cabin) (?:with|near|close to|that has|within) .+)$`)
 
 // placePicked reports whether a clause prefers a place and nothing more
-// ("actually, I prefer Chicago", "I prefer the Vacation Inn Phoenix"): a
-// pick among the places on offer, not a taste that lasts.
+// ("actually, I prefer Chicago"): a pick among the places on offer, not a
+// taste that lasts.
 func (t *table) placePicked(ws []string) bool {
 	n := len(ws)
-	if n >= 4 && slices.Contains(t.lex.First, ws[0]) && (ws[1] == "prefer" || ws[1] == "like") && ws[2] == "the" && strings.HasPrefix(ws[3], "«") && strings.HasSuffix(strings.TrimRight(ws[n-1], ".!"), "»") && strings.Count(strings.Join(ws[3:], " "), "«") == 1 {
-		return true // "I prefer the Vacation Inn Phoenix.": one of the named places on offer
-	}
 	return n >= 3 && slices.Contains(t.lex.First, ws[n-3]) && (ws[n-2] == "prefer" || ws[n-2] == "like") && t.placeNamed(strings.Trim(ws[n-1], "«».,!")) != nil
 }
 
